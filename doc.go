@@ -1,0 +1,36 @@
+// Package optimist is a DynamoDB library for Go services in which several
+// processes write the same items. It has no code of its own: this page is
+// the map of its packages.
+//
+//   - [github.com/optimist-dynamo/optimist/mapper] maps structs to tables
+//     with struct tags. A field tagged `dynamo:",version"` makes every write
+//     conditional on the version read, so a stale copy can never overwrite a
+//     newer one; Table.Modify is the retry-on-conflict loop, done with one
+//     read however many conflicts it meets.
+//   - [github.com/optimist-dynamo/optimist/version] is the vocabulary of
+//     optimistic concurrency: ErrConflict, ConflictError (with the current
+//     item, read by DynamoDB in the same call), IsConflict.
+//   - [github.com/optimist-dynamo/optimist/dynamolocal] runs AWS DynamoDB
+//     Local for tests and examples, installing it on first use.
+//
+// A first program:
+//
+//	type Account struct {
+//		ID      string `dynamo:"id,hash"`
+//		Balance int64  `dynamo:"balance"`
+//		Version int64  `dynamo:"v,version"`
+//	}
+//
+//	accounts, err := mapper.NewTable[Account](client, "accounts")
+//	// Create: version 0 means "must not exist yet"; it is stored as version 1.
+//	err = accounts.Put(ctx, &Account{ID: "alice", Balance: 100})
+//	// Change it safely, however many processes do the same at once.
+//	acct, err := accounts.Modify(ctx, Account{ID: "alice"}, func(a *Account) error {
+//		a.Balance -= 30
+//		return nil
+//	})
+//
+// Every operation documents which DynamoDB API it calls and how many times.
+// Errors are matched with errors.Is and errors.As: version.ErrConflict,
+// mapper.ErrNotFound, mapper.ErrUnknownOutcome, mapper.ErrConditionFailed.
+package optimist

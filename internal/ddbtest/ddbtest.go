@@ -1,0 +1,104 @@
+package ddbtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/dynamolocal"
+)
+
+// Server returns the DynamoDB Local server shared by the test binary; see
+// [dynamolocal.New].
+func Server(t testing.TB) *dynamolocal.Server {
+	t.Helper()
+	return dynamolocal.New(t)
+}
+
+// maxNameStem bounds the part of a table name taken from the test name; the
+// suffix adds at most 30 bytes and DynamoDB allows 255.
+const maxNameStem = 200
+
+var tableSeq atomic.Int64
+
+// TableName returns a table name unique to this call: the test's name with
+// every character outside [a-zA-Z0-9_.-] replaced by '_', cut to 200 bytes,
+// then a counter of the process and a random part, so that test binaries
+// sharing one server (DYNAMODB_ENDPOINT) do not collide either.
+func TableName(t testing.TB) string {
+	t.Helper()
+	stem := strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '_', r == '.', r == '-':
+			return r
+		}
+		return '_'
+	}, t.Name())
+	if len(stem) > maxNameStem {
+		stem = stem[:maxNameStem] // only ASCII is left, so bytes are runes
+	}
+	return fmt.Sprintf("%s-%d-%08x", stem, tableSeq.Add(1), rand.Uint32())
+}
+
+// opTimeout bounds each control-plane call the helpers make.
+const opTimeout = 30 * time.Second
+
+// CreateTable creates an on-demand (PAY_PER_REQUEST) table named by
+// [TableName] with the given key schema (rangeKey "" for none), waits until it
+// is ACTIVE, and registers t.Cleanup to delete it. It returns the name. It
+// calls CreateTable, then DescribeTable until ACTIVE. Failures end the test
+// with t.Fatalf.
+func CreateTable(t testing.TB, c *dynamodb.Client, hashKey string, hashType types.ScalarAttributeType,
+	rangeKey string, rangeType types.ScalarAttributeType) string {
+	t.Helper()
+	name := TableName(t)
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(hashKey), AttributeType: hashType},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(hashKey), KeyType: types.KeyTypeHash},
+		},
+	}
+	if rangeKey != "" {
+		in.AttributeDefinitions = append(in.AttributeDefinitions,
+			types.AttributeDefinition{AttributeName: aws.String(rangeKey), AttributeType: rangeType})
+		in.KeySchema = append(in.KeySchema,
+			types.KeySchemaElement{AttributeName: aws.String(rangeKey), KeyType: types.KeyTypeRange})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if _, err := c.CreateTable(ctx, in); err != nil {
+		t.Fatalf("ddbtest: create table %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+		defer cancel()
+		_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		var notFound *types.ResourceNotFoundException
+		if err != nil && !errors.As(err, &notFound) { // a test may delete its table itself
+			t.Errorf("ddbtest: delete table %s: %v", name, err)
+		}
+	})
+	// DynamoDB Local makes tables ACTIVE at once; the waiter's default first
+	// delay of 20 s only matters against a slower endpoint, so shorten it.
+	w := dynamodb.NewTableExistsWaiter(c, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 100 * time.Millisecond
+		o.MaxDelay = time.Second
+	})
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, opTimeout); err != nil {
+		t.Fatalf("ddbtest: wait for table %s: %v", name, err)
+	}
+	return name
+}

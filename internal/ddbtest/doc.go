@@ -1,0 +1,9 @@
+// Package ddbtest holds the test helpers shared by optimist's test packages:
+// the per-process DynamoDB Local server, tables made per test, a client that
+// counts calls, and an HTTP transport that loses responses.
+//
+// Every test uses the one server of its test binary ([Server]) and a table of
+// its own ([CreateTable]), so tests can run in parallel and never see each
+// other's items. Faults are injected below the SDK ([DropTransport]), so the
+// SDK's real retry logic runs against DynamoDB Local's real behaviour.
+package ddbtest

@@ -1,0 +1,86 @@
+// Package mapper maps Go structs to DynamoDB items, with optimistic locking
+// on every write of a versioned type.
+//
+// # Struct tags
+//
+// Fields are read from the `dynamo` tag, `dynamo:"name,opt,opt"`, once per
+// type (the result is cached):
+//
+//	type Order struct {
+//		Customer string    `dynamo:"pk,hash"`       // partition key
+//		ID       int64     `dynamo:"sk,range"`      // sort key (optional)
+//		Version  int64     `dynamo:"v,version"`     // turns on optimistic locking
+//		Items    []string  `dynamo:"items"`
+//		Tags     []string  `dynamo:"tags,stringset"`
+//		Placed   time.Time `dynamo:"placed,unixtime"`
+//		Note     string    `dynamo:",omitempty"`    // attribute "Note"
+//		Cache    string    `dynamo:"-"`             // not stored
+//	}
+//
+// The name may be empty (the field name is used); "-" skips the field.
+// The options hash, range and version are the mapper's own; every option
+// attributevalue understands (omitempty, omitemptyelem, nullempty,
+// nullemptyelem, string, stringset, numberset, binaryset, unixtime) is passed
+// through, and fields are encoded exactly as attributevalue would with
+// TagKey "dynamo" (custom attributevalue.Marshaler types included). The
+// `dynamodbav` tag is read for fields without a `dynamo` tag.
+//
+// [NewTable] refuses, with a [*SchemaError] matching [ErrInvalidSchema],
+// what attributevalue would silently accept or drop: an unknown, empty or
+// repeated option (a typo like "hsh" would otherwise lose the key), no hash
+// key, a second hash, range or version field, a version field that is not
+// an integer, a key of a type that cannot be stored as S, N or B, two fields
+// with one attribute name at the same depth, options that contradict each
+// other, unexported tagged fields, and channels or functions.
+//
+// # Versions and conflicts
+//
+// Versions are integers; a new item is written with version 1.
+//
+//   - [Table.Put]: version 0 in the struct means create (condition
+//     attribute_not_exists on the hash key), version n means replace version
+//     n (condition v = n); the item is written with version n+1, and the
+//     struct gets it only after success.
+//   - [Table.Delete]: with a non-zero version, only that version is deleted.
+//   - [Table.Modify]: read, change, write, and on a conflict change the item
+//     that came back with the conflict, with no second read.
+//
+// Conditions of the caller's own ([If]) are ANDed with the version check,
+// never replace it. Every conditional write asks DynamoDB for the item as
+// it was (ReturnValuesOnConditionCheckFailure=ALL_OLD), so a refused write
+// returns a [*version.ConflictError] whose Item is the current item, at no
+// extra cost. A refusal by the caller's own condition while the version
+// matched is a [*ConditionError] instead, which Modify does not retry.
+//
+// # Lost responses
+//
+// When a write's response is lost (a timeout, a reset connection, a 5xx),
+// the SDK retries it. If the first attempt had landed, the retry fails its
+// own condition, and a naive mapper reports a conflict with itself; worse,
+// a retry loop then applies the change twice. The mapper watches the SDK's
+// attempts of each call and stores a token unique to each conditional write
+// in the item ([TableOptions.TokenAttribute]). When a call had an ambiguous
+// attempt and its condition then fails, the token decides: ours means the
+// write landed (success); not ours means the outcome is unknown, an error
+// matching [ErrUnknownOutcome]. Items are never compared by content: two
+// concurrent increments often compute identical items.
+//
+// # Empty collections
+//
+// DynamoDB has no empty sets, and a NULL where a list is expected makes a
+// later list_append fail. Unless tagged nullempty, a top-level nil slice is
+// stored as an empty list, a nil map as an empty map, and an empty set is
+// not stored (DynamoDB's ADD and DELETE treat a missing set as empty). Such
+// fields read back empty rather than nil.
+//
+// # Cost
+//
+// Every method names the DynamoDB call it makes. Get, Put and Delete make
+// one call each. Modify makes one GetItem and one PutItem per attempt; with
+// 16 goroutines incrementing one item it averaged 2.5 to 2.7 calls per
+// increment on DynamoDB Local, against 12.9 for the usual hand-written loop
+// that re-reads after each conflict. Building a Put request takes a third of
+// the time of attributevalue.MarshalMap plus the expression builder, because
+// plain fields are encoded without reflection through attributevalue and
+// the condition strings are fixed per table (see bench/).
+package mapper
