@@ -10,10 +10,9 @@ FUZZTIME ?= 10s
 
 .PHONY: demo test lint fuzz bench tools
 
-## demo: the voting example against a DynamoDB Local that starts by itself
+## demo: the voting example against a DynamoDB Local that starts by itself (ARGS="-voters 200")
 demo:
-	@echo "optimist: the voting example (examples/voting) is not written yet; see issue 3."
-	@echo "Meanwhile: make test runs the end-to-end suite against DynamoDB Local."
+	$(GO) run ./examples/voting $(ARGS)
 
 ## test: vet, staticcheck, the whole suite with the race detector, a short fuzz run, the bench module's checks
 test: lint
@@ -23,7 +22,7 @@ test: lint
 
 ## lint: gofmt, go vet, staticcheck
 lint: tools
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@unformatted=$$(gofmt -l .); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
@@ -32,6 +31,7 @@ lint: tools
 ## fuzz: run each fuzz target briefly (FUZZTIME, default 10s)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTag$$' -fuzztime $(FUZZTIME) ./mapper
+	$(GO) test -run '^$$' -fuzz '^FuzzParsePath$$' -fuzztime $(FUZZTIME) ./update
 
 ## bench: side-by-side benchmarks against peers, summarised by benchstat
 bench: tools

@@ -7,6 +7,10 @@
 //     conditional on the version read, so a stale copy can never overwrite a
 //     newer one; Table.Modify is the retry-on-conflict loop, done with one
 //     read however many conflicts it meets.
+//   - [github.com/optimist-dynamo/optimist/update] builds update expressions
+//     (list_append, ADD, SET, REMOVE, DELETE) that are checked before they
+//     are sent; Table.Update applies them atomically, with no read, and
+//     moves the version in the same request.
 //   - [github.com/optimist-dynamo/optimist/version] is the vocabulary of
 //     optimistic concurrency: ErrConflict, ConflictError (with the current
 //     item, read by DynamoDB in the same call), IsConflict.
@@ -29,6 +33,8 @@
 //		a.Balance -= 30
 //		return nil
 //	})
+//	// Or, for a change DynamoDB can make itself, with no read at all:
+//	acct, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", -30))
 //
 // Every operation documents which DynamoDB API it calls and how many times.
 // Errors are matched with errors.Is and errors.As: version.ErrConflict,

@@ -88,7 +88,11 @@ type Server struct {
 // ends, until [Server.Close] or until the calling process exits (on Linux).
 func Start(ctx context.Context) (*Server, error) {
 	if ep := os.Getenv(EnvEndpoint); ep != "" {
-		return attach(ctx, ep)
+		s, err := Attach(ctx, ep)
+		if err != nil {
+			return nil, fmt.Errorf("dynamolocal: %s: %w", EnvEndpoint, err)
+		}
+		return s, nil
 	}
 	// Look for java first: without it a 56 MB download would be wasted.
 	java, err := lookJava()
@@ -106,15 +110,18 @@ func Start(ctx context.Context) (*Server, error) {
 	return launch(ctx, java, emu)
 }
 
-// attach returns a Server for an endpoint that something else runs.
-func attach(ctx context.Context, endpoint string) (*Server, error) {
+// Attach returns a Server for a DynamoDB Local that something else runs at
+// endpoint ("http://localhost:8000", or just "localhost:8000"), once it
+// answers a ListTables call (it waits up to 30 s, or until ctx ends). Its
+// Close does nothing. Start does the same when DYNAMODB_ENDPOINT is set.
+func Attach(ctx context.Context, endpoint string) (*Server, error) {
 	if !strings.Contains(endpoint, "://") {
 		endpoint = "http://" + endpoint
 	}
 	endpoint = strings.TrimRight(endpoint, "/")
 	s := newServer(endpoint)
 	if err := s.waitReady(ctx, 0); err != nil {
-		return nil, fmt.Errorf("dynamolocal: %s=%s: %w", EnvEndpoint, endpoint, err)
+		return nil, fmt.Errorf("dynamolocal: %s: %w", endpoint, err)
 	}
 	return s, nil
 }

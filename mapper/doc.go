@@ -41,6 +41,9 @@
 //     attribute_not_exists on the hash key), version n means replace version
 //     n (condition v = n); the item is written with version n+1, and the
 //     struct gets it only after success.
+//   - [Table.Update]: an update expression (package update) applied on the
+//     server with one UpdateItem, no read; it increments the version in the
+//     same request, and checks it when the key carries one.
 //   - [Table.Delete]: with a non-zero version, only that version is deleted.
 //   - [Table.Modify]: read, change, write, and on a conflict change the item
 //     that came back with the conflict, with no second read.
@@ -75,8 +78,8 @@
 //
 // # Cost
 //
-// Every method names the DynamoDB call it makes. Get, Put and Delete make
-// one call each. Modify makes one GetItem and one PutItem per attempt; with
+// Every method names the DynamoDB call it makes. Get, Put, Update and
+// Delete make one call each. Modify makes one GetItem and one PutItem per attempt; with
 // 16 goroutines incrementing one item it averaged 2.5 to 2.7 calls per
 // increment on DynamoDB Local, against 12.9 for the usual hand-written loop
 // that re-reads after each conflict. Building a Put request takes a third of

@@ -15,6 +15,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/update"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -132,4 +133,41 @@ func ExampleTable_Modify() {
 	// Output:
 	// balance 100 after 10 versions
 	// true
+}
+
+type Poll struct {
+	ID      string   `dynamo:"id,hash"`
+	Votes   int      `dynamo:"votes"`
+	VotedBy []string `dynamo:"votedBy"`
+	Version int64    `dynamo:"v,version"`
+}
+
+// Update changes an item on the server, with no read: here 20 voters vote
+// at once, one UpdateItem each, and none is lost. The version moves with
+// every update, so a full Put from an older copy would still conflict.
+func ExampleTable_Update() {
+	ctx := context.Background()
+	polls, err := mapper.NewTable[Poll](exampleTable("polls"), "polls")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			voter := fmt.Sprintf("voter-%d", i)
+			if _, err := polls.Update(ctx, Poll{ID: "best-editor"}, update.Append("votedBy", voter).Add("votes", 1)); err != nil {
+				log.Print(err)
+			}
+		}()
+	}
+	wg.Wait()
+
+	p, err := polls.Get(ctx, Poll{ID: "best-editor"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(p.Votes, "votes,", len(p.VotedBy), "voters, version", p.Version)
+	// Output: 20 votes, 20 voters, version 20
 }

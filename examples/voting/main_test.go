@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+)
+
+// TestVoting runs the example: the two safe strategies lose no vote, and
+// the atomic one makes one call per vote.
+func TestVoting(t *testing.T) {
+	const voters = 25
+	client := ddbtest.Server(t).Client()
+	results, err := Run(context.Background(), client, ddbtest.TableName(t), voters)
+	require.NoError(t, err)
+	require.Len(t, results, 3)
+
+	naive, modify, atomic := results[0], results[1], results[2]
+	assert.Equal(t, voters, naive.Cast)
+	assert.LessOrEqual(t, naive.Recorded, voters)
+	assert.Equal(t, int64(2*voters), naive.Calls, "a read and a write per vote")
+
+	assert.Equal(t, int64(0), modify.GaveUp, "25 voters stay within Modify's attempts")
+	assert.Equal(t, voters, modify.Recorded, "Modify loses nothing")
+	assert.Equal(t, 0, modify.Lost())
+	assert.Equal(t, int64(2*voters)+modify.Conflicts, modify.Calls, "a read per vote, a write per attempt")
+
+	assert.Equal(t, voters, atomic.Recorded, "Update loses nothing")
+	assert.Equal(t, int64(voters), atomic.Calls, "one call per vote")
+	assert.Equal(t, int64(0), atomic.Conflicts)
+
+	var out bytes.Buffer
+	Print(&out, voters, results)
+	t.Logf("\n%s", out.String())
+	assert.Contains(t, out.String(), "votes recorded")
+	assert.Contains(t, out.String(), "atomic: Update (Append + Add)")
+}
