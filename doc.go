@@ -11,6 +11,9 @@
 //     (list_append, ADD, SET, REMOVE, DELETE) that are checked before they
 //     are sent; Table.Update applies them atomically, with no read, and
 //     moves the version in the same request.
+//   - [github.com/optimist-dynamo/optimist/txn] commits several writes at
+//     once (TransactWriteItems), checked against DynamoDB's limits before
+//     sending, explained op by op when canceled, retried idempotently.
 //   - [github.com/optimist-dynamo/optimist/version] is the vocabulary of
 //     optimistic concurrency: ErrConflict, ConflictError (with the current
 //     item, read by DynamoDB in the same call), IsConflict.

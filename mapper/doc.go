@@ -45,6 +45,9 @@
 //     server with one UpdateItem, no read; it increments the version in the
 //     same request, and checks it when the key carries one.
 //   - [Table.Delete]: with a non-zero version, only that version is deleted.
+//   - [Table.PutOp], [Table.UpdateOp], [Table.DeleteOp], [Table.CheckOp]: the
+//     same writes as actions of one transaction (package txn); CheckOp
+//     asserts that an item read but not written still has its version.
 //   - [Table.Modify]: read, change, write, and on a conflict change the item
 //     that came back with the conflict, with no second read.
 //

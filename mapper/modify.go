@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -79,7 +78,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		if attempt >= cfg.maxAttempts {
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
-		if err := sleep(ctx, backoff(attempt, cfg.base, cfg.max)); err != nil {
+		if err := retry.Sleep(ctx, retry.Backoff(attempt, cfg.base, cfg.max)); err != nil {
 			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, err, ce)
 		}
 		if ce.Item == nil {
@@ -121,29 +120,4 @@ func sameKeyAttr(a, b types.AttributeValue) bool {
 		return ok && string(a.Value) == string(b.Value)
 	}
 	return false
-}
-
-func backoff(attempt int, base, max time.Duration) time.Duration {
-	d := max
-	if attempt-1 < 32 && base<<(attempt-1) < max && base<<(attempt-1) > 0 {
-		d = base << (attempt - 1)
-	}
-	if d <= 0 {
-		return 0
-	}
-	return rand.N(d)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }

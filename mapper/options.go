@@ -84,6 +84,9 @@ type writeConfig struct {
 	unversioned bool
 	fence       *fence
 	err         error
+	// inTxn: the write is a transaction op, made idempotent by the
+	// transaction's client request token, so it needs no write token.
+	inTxn bool
 }
 
 type fence struct {

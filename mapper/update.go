@@ -107,7 +107,7 @@ func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConf
 	if w.fence != nil {
 		ub = ub.Set(expression.NameNoDotSplit(w.fence.attr), expression.Value(w.fence.token))
 	}
-	guard := t.opts.TokenAttribute != ""
+	guard := t.opts.TokenAttribute != "" && !w.inTxn
 	if guard {
 		r.token = newToken()
 		ub = ub.Set(expression.NameNoDotSplit(t.opts.TokenAttribute), expression.Value(r.token))

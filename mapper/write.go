@@ -185,7 +185,7 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 	}
 	if cond != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-		if t.opts.TokenAttribute != "" {
+		if t.opts.TokenAttribute != "" && !w.inTxn {
 			r.token = newToken()
 			av[t.opts.TokenAttribute] = a.S(r.token)
 		}
@@ -239,28 +239,13 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	if w.err != nil {
 		return w.err
 	}
-	v := reflect.ValueOf(&item).Elem()
-	key, err := t.c.keyOf(v)
-	if err != nil {
-		return err
-	}
-	r := &writeReq{op: "DeleteItem", key: key, deleting: true}
-	a := &arena{}
-	if vf := t.s.version; vf != nil && !w.unversioned {
-		if r.expected, err = versionOf(v.FieldByIndex(vf.index)); err != nil {
-			return err
-		}
-		if r.expected != 0 {
-			r.check = checkVersion
-		}
-	}
-	cond, names, values, err := t.condition(&w, r, a)
+	r, cond, names, values, err := t.keyedReq(reflect.ValueOf(&item).Elem(), &w, "DeleteItem", noCheck)
 	if err != nil {
 		return err
 	}
 	in := &dynamodb.DeleteItemInput{
 		TableName:                 t.nameP,
-		Key:                       key,
+		Key:                       r.key,
 		ConditionExpression:       cond,
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -273,6 +258,45 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 		return err
 	}
 	return nil
+}
+
+// keyedReq prepares a write addressed by key alone (a delete, or a
+// transaction's condition check): the key of v, the version check (zero is
+// the check to make when v's version is 0) and the condition.
+func (t *Table[T]) keyedReq(v reflect.Value, w *writeConfig, op string, zero check) (r *writeReq, cond *string, names map[string]string, values map[string]types.AttributeValue, err error) {
+	key, err := t.c.keyOf(v)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	r = &writeReq{op: op, key: key, deleting: op == "DeleteItem"}
+	if vf := t.s.version; vf != nil && !w.unversioned {
+		if r.expected, err = versionOf(v.FieldByIndex(vf.index)); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		r.check = checkVersion
+		if r.expected == 0 {
+			r.check = zero
+		}
+	}
+	cond, names, values, err = t.condition(w, r, &arena{})
+	return r, cond, names, values, err
+}
+
+// conflicted tells whether a write whose condition failed on item (as
+// stored, nil if none) lost its version check, and the version stored. If
+// not, the caller's own condition or fence failed.
+func (t *Table[T]) conflicted(r *writeReq, item map[string]types.AttributeValue) (bool, int64) {
+	var actual int64
+	if t.s.version != nil {
+		actual, _ = attrs.Int64(item[t.s.version.name])
+	}
+	switch r.check {
+	case checkCreate:
+		return item != nil, actual
+	case checkVersion:
+		return item == nil || actual != r.expected, actual
+	}
+	return false, actual
 }
 
 // failure turns the error of a write into what the caller gets: a conflict,
@@ -302,16 +326,10 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 			return nil, nil
 		}
 	}
-	var actual int64
-	if t.s.version != nil {
-		actual, _ = attrs.Int64(item[t.s.version.name])
-	}
 	var out error
-	switch {
-	case r.check == checkCreate && item != nil,
-		r.check == checkVersion && (item == nil || actual != r.expected):
+	if conflict, actual := t.conflicted(r, item); conflict {
 		out = &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, Item: item, Err: err}
-	default:
+	} else {
 		out = &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
 	}
 	if att.ambiguous {

@@ -70,3 +70,57 @@ func N(n int64) *types.AttributeValueMemberN {
 func S(s string) *types.AttributeValueMemberS {
 	return &types.AttributeValueMemberS{Value: s}
 }
+
+// ItemSize estimates the size of an item by DynamoDB's rules: the lengths
+// of attribute names plus the sizes of their values.
+func ItemSize(item map[string]types.AttributeValue) int {
+	n := 0
+	for k, v := range item {
+		n += len(k) + Size(v)
+	}
+	return n
+}
+
+// Size estimates the size of one attribute value: strings and binaries by
+// length, numbers by their digits (DynamoDB stores about one byte per two
+// digits plus one; the text length is an upper bound), containers by
+// their elements plus 3 bytes.
+func Size(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return len(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += 1 + Size(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		return 3 + ItemSize(v.Value)
+	}
+	return 0
+}

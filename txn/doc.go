@@ -1,0 +1,51 @@
+// Package txn wraps DynamoDB transactions (TransactWriteItems and
+// TransactGetItems): all-or-nothing writes to up to 100 items, checked
+// before they are sent, and explained op by op when DynamoDB cancels them.
+//
+//	tx := txn.New(client)
+//	tx.Add(
+//		accounts.PutOp(&from),                             // versioned, like Put
+//		accounts.PutOp(&to),
+//		ledger.UpdateOp(Entry{ID: day}, update.Add("count", 1)),
+//		limits.CheckOp(limit),                             // read, not written: must be unchanged
+//	)
+//	err := tx.Commit(ctx)
+//	if version.IsConflict(err) { /* one of them changed: read again, retry */ }
+//
+// Ops come from mapper.Table (PutOp, UpdateOp, DeleteOp, CheckOp), which
+// carry the same version checks as the table's single-item writes, or from
+// [Put], [Update], [Delete] and [Check] for attribute maps.
+//
+// # Before sending
+//
+// Commit refuses, with nothing sent: an empty transaction ([ErrEmpty]),
+// more ops than the limit ([ErrTooManyItems]; [MaxItems], default 100 as in
+// DynamoDB today; it was 25 until 2022 and some compatible services are
+// lower), two ops on one item ([ErrDuplicateItem]), an estimated request
+// over 4 MB ([ErrTooLarge]) and an op that could not be built (its Err).
+//
+// # Failures
+//
+// A canceled transaction is a [*CanceledError] with one [Reason] per op in
+// the order they were added: its code, message, the item as stored (every
+// conditional op asks for ALL_OLD) and whether it was a version conflict.
+// It matches version.ErrConflict when any op failed its version check, so
+// version.IsConflict covers single writes and transactions alike.
+//
+// # Retries and idempotency
+//
+// Every commit carries a client request token (random, or [Token]), the
+// same on every retry of that commit: the SDK's retry after a lost response
+// and Commit's own. DynamoDB applies a token's transaction at most once in
+// ten minutes, so a retried commit is never applied twice. Cancellations
+// caused only by other transactions (TransactionConflict) or throttling are
+// retried with jittered exponential backoff, up to [MaxAttempts] (default
+// 5); a condition failure is final. A Tx is committed once: afterwards, or
+// after a failed Commit, it answers [ErrDone].
+//
+// # Reads
+//
+// [Get] reads up to 100 items in one TransactGetItems: a consistent
+// snapshot, which two separate GetItems are not. mapper.Table.GetOp decodes
+// into structs.
+package txn

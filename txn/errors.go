@@ -1,0 +1,127 @@
+package txn
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/version"
+)
+
+// Cancellation reason codes DynamoDB uses (Reason.Code).
+const (
+	CodeNone                   = "None"
+	CodeConditionalCheckFailed = "ConditionalCheckFailed"
+	CodeTransactionConflict    = "TransactionConflict"
+	CodeThrottling             = "ThrottlingError"
+	CodeProvisionedThroughput  = "ProvisionedThroughputExceeded"
+	CodeValidation             = "ValidationError"
+)
+
+// CanceledError reports a transaction DynamoDB canceled: nothing was
+// written. Reasons has one entry per op, in the order the ops were added;
+// ops that did not cause the cancellation have Code "None".
+//
+// It matches [version.ErrConflict] (and so version.IsConflict is true) when
+// an op failed its version check, and unwraps to the SDK's
+// *types.TransactionCanceledException.
+type CanceledError struct {
+	Reasons  []Reason
+	Attempts int   // how many times Commit sent the transaction
+	Err      error // the SDK error
+}
+
+// Reason is why one op of a canceled transaction failed, or Code "None".
+type Reason struct {
+	Index   int // the op's position in the transaction
+	Table   string
+	Key     map[string]types.AttributeValue
+	Code    string
+	Message string
+	// Item is the item as stored when the op's condition failed (ALL_OLD),
+	// nil if there was none.
+	Item map[string]types.AttributeValue
+	// Conflict is true when the op failed its version check.
+	Conflict bool
+}
+
+func (e *CanceledError) Error() string {
+	var b strings.Builder
+	b.WriteString("txn: transaction canceled")
+	n := 0
+	for _, r := range e.Reasons {
+		if r.Code == CodeNone || r.Code == "" {
+			continue
+		}
+		if n++; n == 1 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "op %d (%s %s) %s", r.Index, r.Table, attrs.FormatKey(r.Key), r.Code)
+		if r.Conflict {
+			b.WriteString(" (version conflict)")
+		} else if r.Message != "" {
+			b.WriteString(": " + r.Message)
+		}
+	}
+	if e.Attempts > 1 {
+		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+	}
+	return b.String()
+}
+
+// Is reports whether target is version.ErrConflict and an op failed its
+// version check.
+func (e *CanceledError) Is(target error) bool {
+	return target == version.ErrConflict && len(e.Conflicts()) > 0
+}
+
+// Unwrap returns the SDK error.
+func (e *CanceledError) Unwrap() error { return e.Err }
+
+// Conflicts returns the reasons of the ops that failed their version check.
+func (e *CanceledError) Conflicts() []Reason {
+	var out []Reason
+	for _, r := range e.Reasons {
+		if r.Conflict {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// retryable: only other transactions and throttling got in the way.
+func (e *CanceledError) retryable() bool {
+	retry := false
+	for _, r := range e.Reasons {
+		switch r.Code {
+		case CodeNone, "":
+		case CodeTransactionConflict, CodeThrottling, CodeProvisionedThroughput:
+			retry = true
+		default:
+			return false
+		}
+	}
+	return retry
+}
+
+func (tx *Tx) canceled(tce *types.TransactionCanceledException, err error, attempt int) *CanceledError {
+	ce := &CanceledError{Attempts: attempt, Err: err}
+	for i, op := range tx.ops {
+		r := Reason{Index: i, Table: op.Table(), Key: op.Key, Code: CodeNone}
+		if i < len(tce.CancellationReasons) {
+			cr := tce.CancellationReasons[i]
+			r.Code, r.Message = aws.ToString(cr.Code), aws.ToString(cr.Message)
+			if len(cr.Item) > 0 {
+				r.Item = cr.Item
+			}
+			r.Conflict = r.Code == CodeConditionalCheckFailed && op.Conflict != nil && op.Conflict(r.Item)
+		}
+		ce.Reasons = append(ce.Reasons, r)
+	}
+	return ce
+}

@@ -1,0 +1,416 @@
+package txn
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/retry"
+)
+
+// Client is the part of the DynamoDB API transactions call, with the SDK's
+// exact signatures; *dynamodb.Client and mapper.Client satisfy it.
+type Client interface {
+	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	TransactGetItems(ctx context.Context, params *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
+}
+
+// Errors Commit returns before sending anything (each wrapped with detail;
+// match with errors.Is), and ErrDone.
+var (
+	// ErrTooManyItems: more ops than the limit ([MaxItems], default 100).
+	ErrTooManyItems = errors.New("txn: too many items")
+	// ErrDuplicateItem: two ops on one item (same table and key), which
+	// DynamoDB refuses in one transaction.
+	ErrDuplicateItem = errors.New("txn: two operations on one item")
+	// ErrEmpty: Commit of a transaction without ops.
+	ErrEmpty = errors.New("txn: empty transaction")
+	// ErrTooLarge: the estimated request is over DynamoDB's 4 MB limit.
+	ErrTooLarge = errors.New("txn: transaction too large")
+	// ErrDone: the Tx was committed, or its Commit failed; make a new one.
+	ErrDone = errors.New("txn: transaction already committed or failed")
+)
+
+// Limits of DynamoDB's TransactWriteItems.
+const (
+	// DefaultMaxItems is DynamoDB's limit of actions per transaction since
+	// 2022 (it was 25 before; some compatible services are lower still).
+	DefaultMaxItems = 100
+	// MaxBytes is DynamoDB's limit on the aggregate size of the items in
+	// one transaction.
+	MaxBytes = 4 << 20
+)
+
+// Op is one action of a transaction: a Put, Update, Delete or
+// ConditionCheck, with what is needed to check it before sending and to
+// explain its failure. Make ops with [Put], [Update], [Delete], [Check] for
+// attribute maps, or with mapper.Table's PutOp, UpdateOp, DeleteOp and
+// CheckOp for structs, which carry version checks.
+type Op struct {
+	// Write is the action: exactly one of its Put, Update, Delete and
+	// ConditionCheck is set.
+	Write types.TransactWriteItem
+	// Key is the primary key of the item the action touches.
+	Key map[string]types.AttributeValue
+	// Conflict, if set, tells whether a condition failure of this action,
+	// given the item as stored (nil if none), was a version conflict.
+	Conflict func(item map[string]types.AttributeValue) bool
+	// Committed, if set, runs after the transaction committed (the mapper
+	// sets the struct's new version there).
+	Committed func()
+	// Err is an error found while building the action; Add and Commit
+	// report it, and nothing is sent.
+	Err error
+}
+
+// Table returns the table the op writes to.
+func (op Op) Table() string {
+	w := op.Write
+	switch {
+	case w.Put != nil:
+		return aws.ToString(w.Put.TableName)
+	case w.Update != nil:
+		return aws.ToString(w.Update.TableName)
+	case w.Delete != nil:
+		return aws.ToString(w.Delete.TableName)
+	case w.ConditionCheck != nil:
+		return aws.ToString(w.ConditionCheck.TableName)
+	}
+	return ""
+}
+
+// kind names the action, for messages.
+func (op Op) kind() string {
+	w := op.Write
+	switch {
+	case w.Put != nil:
+		return "Put"
+	case w.Update != nil:
+		return "Update"
+	case w.Delete != nil:
+		return "Delete"
+	case w.ConditionCheck != nil:
+		return "ConditionCheck"
+	}
+	return "no action"
+}
+
+// Option configures a [Tx].
+type Option func(*config)
+
+type config struct {
+	maxItems    int
+	token       string
+	maxAttempts int
+	base, max   time.Duration
+	err         error
+}
+
+// MaxItems sets the most ops a transaction may hold (default 100).
+func MaxItems(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.err = fmt.Errorf("txn: MaxItems(%d): need at least 1", n)
+		}
+		c.maxItems = n
+	}
+}
+
+// Token sets the transaction's client request token (1 to 36 characters).
+// By default each Tx gets a random one. DynamoDB applies a token's
+// transaction at most once within 10 minutes, so a caller that does not
+// know whether a commit landed (its ctx ended, say) can commit the same ops
+// again in a new Tx with the same token: it is applied once.
+func Token(s string) Option {
+	return func(c *config) {
+		if len(s) < 1 || len(s) > 36 {
+			c.err = fmt.Errorf("txn: Token(%q): need 1 to 36 characters", s)
+		}
+		c.token = s
+	}
+}
+
+// MaxAttempts sets how many times Commit sends the transaction when it is
+// canceled by a TransactionConflict (another transaction was writing one of
+// its items) or finds a previous attempt still in progress (default 5).
+// Condition failures are never retried.
+func MaxAttempts(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.err = fmt.Errorf("txn: MaxAttempts(%d): need at least 1", n)
+		}
+		c.maxAttempts = n
+	}
+}
+
+// Backoff bounds the jittered exponential backoff between attempts
+// (defaults 25ms and 1s): before attempt k+1 Commit sleeps a random
+// duration below min(max, base<<(k-1)).
+func Backoff(base, max time.Duration) Option {
+	return func(c *config) {
+		if base < 0 || max < base {
+			c.err = fmt.Errorf("txn: Backoff(%v, %v): need 0 <= base <= max", base, max)
+		}
+		c.base, c.max = base, max
+	}
+}
+
+// Tx is a write transaction being assembled: ops are added with [Tx.Add]
+// and sent, all or nothing, with one TransactWriteItems by [Tx.Commit]. A Tx
+// is for one goroutine and one Commit.
+type Tx struct {
+	client Client
+	cfg    config
+	ops    []Op
+	err    error // the first error of Add
+	done   bool
+}
+
+// New returns an empty transaction that will commit through c.
+func New(c Client, opts ...Option) *Tx {
+	tx := &Tx{client: c, cfg: config{maxItems: DefaultMaxItems, maxAttempts: 5, base: 25 * time.Millisecond, max: time.Second}}
+	for _, o := range opts {
+		o(&tx.cfg)
+	}
+	if tx.cfg.token == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		tx.cfg.token = hex.EncodeToString(b[:]) // 32 characters
+	}
+	tx.err = tx.cfg.err
+	return tx
+}
+
+// Token returns the transaction's client request token.
+func (tx *Tx) Token() string { return tx.cfg.token }
+
+// Len returns the number of ops added.
+func (tx *Tx) Len() int { return len(tx.ops) }
+
+// Add adds ops to the transaction. It returns an error for an op that was
+// built with one (op.Err) or an op on an item already in the transaction
+// ([ErrDuplicateItem]), and [ErrDone] after Commit; the first such error is
+// also returned by Commit, so checking Add's result is optional. The limit
+// of items is checked by Commit.
+func (tx *Tx) Add(ops ...Op) error {
+	if tx.done {
+		return ErrDone
+	}
+	for _, op := range ops {
+		if err := tx.check(op); err != nil {
+			if tx.err == nil {
+				tx.err = err
+			}
+			return err
+		}
+		tx.ops = append(tx.ops, op)
+	}
+	return nil
+}
+
+func (tx *Tx) check(op Op) error {
+	i := len(tx.ops)
+	if op.Err != nil {
+		return fmt.Errorf("txn: op %d: %w", i, op.Err)
+	}
+	if n := countActions(op.Write); n != 1 {
+		return fmt.Errorf("txn: op %d: an op has exactly one action, this one has %d", i, n)
+	}
+	id := itemID(op)
+	for j, other := range tx.ops {
+		if itemID(other) == id {
+			return fmt.Errorf("%w: op %d (%s) and op %d (%s) both touch %s %s", ErrDuplicateItem,
+				j, other.kind(), i, op.kind(), op.Table(), attrs.FormatKey(op.Key))
+		}
+	}
+	return nil
+}
+
+func countActions(w types.TransactWriteItem) int {
+	n := 0
+	for _, set := range []bool{w.Put != nil, w.Update != nil, w.Delete != nil, w.ConditionCheck != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// itemID is a canonical text for an op's table and key: names sorted,
+// values typed (S "1" and N 1 differ), binary in hex.
+func itemID(op Op) string {
+	names := make([]string, 0, len(op.Key))
+	for k := range op.Key {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(op.Table())
+	for _, k := range names {
+		b.WriteByte(0)
+		b.WriteString(k)
+		b.WriteByte(0)
+		switch v := op.Key[k].(type) {
+		case *types.AttributeValueMemberS:
+			b.WriteString("S" + v.Value)
+		case *types.AttributeValueMemberN:
+			b.WriteString("N" + v.Value)
+		case *types.AttributeValueMemberB:
+			b.WriteString("B" + hex.EncodeToString(v.Value))
+		default:
+			fmt.Fprintf(&b, "%T", v)
+		}
+	}
+	return b.String()
+}
+
+// Commit sends the transaction with one TransactWriteItems: all its ops
+// are applied, or none.
+//
+// Before sending, it refuses an empty transaction ([ErrEmpty]), more ops
+// than the limit ([ErrTooManyItems]), two ops on one item
+// ([ErrDuplicateItem]), and an estimated request over 4 MB
+// ([ErrTooLarge]). Every op asks for the item as stored when its condition
+// fails (ALL_OLD), and the client request token is the same on every
+// retry, the SDK's and Commit's own, so the transaction is applied at most
+// once.
+//
+// A cancellation is a [*CanceledError] with one [Reason] per op, in the
+// order the ops were added. It matches [version.ErrConflict] when an op
+// failed its version check. Cancellations caused only by other
+// transactions (TransactionConflict) are retried with jittered backoff,
+// up to [MaxAttempts]; condition failures are not. After success, each op's
+// Committed hook runs (the mapper's PutOp sets the struct's new version);
+// after a failure, nothing changes. Either way the Tx is done: a second
+// Commit returns [ErrDone].
+func (tx *Tx) Commit(ctx context.Context) error {
+	if tx.done {
+		return ErrDone
+	}
+	tx.done = true
+	if err := tx.validate(); err != nil {
+		return err
+	}
+	in := &dynamodb.TransactWriteItemsInput{
+		TransactItems:      make([]types.TransactWriteItem, len(tx.ops)),
+		ClientRequestToken: aws.String(tx.cfg.token),
+	}
+	for i, op := range tx.ops {
+		in.TransactItems[i] = withAllOld(op.Write)
+	}
+	var err error
+	for attempt := 1; ; attempt++ {
+		_, err = tx.client.TransactWriteItems(ctx, in)
+		if err == nil {
+			for _, op := range tx.ops {
+				if op.Committed != nil {
+					op.Committed()
+				}
+			}
+			return nil
+		}
+		var tce *types.TransactionCanceledException
+		var inProgress *types.TransactionInProgressException
+		switch {
+		case errors.As(err, &tce):
+			ce := tx.canceled(tce, err, attempt)
+			if !ce.retryable() || attempt >= tx.cfg.maxAttempts {
+				return ce
+			}
+		case errors.As(err, &inProgress):
+			if attempt >= tx.cfg.maxAttempts {
+				return fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.token, attempt, err)
+			}
+		default:
+			return fmt.Errorf("txn: commit %s: %w", tx.cfg.token, err)
+		}
+		if err := retry.Sleep(ctx, retry.Backoff(attempt, tx.cfg.base, tx.cfg.max)); err != nil {
+			return fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.token, err, attempt, errFrom(tce, inProgress))
+		}
+	}
+}
+
+func errFrom(tce *types.TransactionCanceledException, ip *types.TransactionInProgressException) error {
+	if tce != nil {
+		return tce
+	}
+	return ip
+}
+
+func (tx *Tx) validate() error {
+	switch {
+	case tx.err != nil:
+		return tx.err
+	case len(tx.ops) == 0:
+		return ErrEmpty
+	case len(tx.ops) > tx.cfg.maxItems:
+		return fmt.Errorf("%w: %d ops, the limit is %d", ErrTooManyItems, len(tx.ops), tx.cfg.maxItems)
+	}
+	total := 0
+	for _, op := range tx.ops {
+		total += opSize(op)
+	}
+	if total > MaxBytes {
+		return fmt.Errorf("%w: about %d bytes, the limit is %d", ErrTooLarge, total, MaxBytes)
+	}
+	return nil
+}
+
+// opSize estimates an op's share of the request, by DynamoDB's rules for
+// item sizes (names plus values), expressions included.
+func opSize(op Op) int {
+	w := op.Write
+	n := attrs.ItemSize(op.Key)
+	exprs := func(cond, update *string, values map[string]types.AttributeValue, names map[string]string) {
+		n += len(aws.ToString(cond)) + len(aws.ToString(update)) + attrs.ItemSize(values)
+		for k, v := range names {
+			n += len(k) + len(v)
+		}
+	}
+	switch {
+	case w.Put != nil:
+		n = attrs.ItemSize(w.Put.Item)
+		exprs(w.Put.ConditionExpression, nil, w.Put.ExpressionAttributeValues, w.Put.ExpressionAttributeNames)
+	case w.Update != nil:
+		exprs(w.Update.ConditionExpression, w.Update.UpdateExpression, w.Update.ExpressionAttributeValues, w.Update.ExpressionAttributeNames)
+	case w.Delete != nil:
+		exprs(w.Delete.ConditionExpression, nil, w.Delete.ExpressionAttributeValues, w.Delete.ExpressionAttributeNames)
+	case w.ConditionCheck != nil:
+		exprs(w.ConditionCheck.ConditionExpression, nil, w.ConditionCheck.ExpressionAttributeValues, w.ConditionCheck.ExpressionAttributeNames)
+	}
+	return n
+}
+
+// withAllOld returns a copy of w whose condition failure returns the item.
+func withAllOld(w types.TransactWriteItem) types.TransactWriteItem {
+	const allOld = types.ReturnValuesOnConditionCheckFailureAllOld
+	switch {
+	case w.Put != nil && w.Put.ConditionExpression != nil:
+		p := *w.Put
+		p.ReturnValuesOnConditionCheckFailure = allOld
+		w.Put = &p
+	case w.Update != nil && w.Update.ConditionExpression != nil:
+		u := *w.Update
+		u.ReturnValuesOnConditionCheckFailure = allOld
+		w.Update = &u
+	case w.Delete != nil && w.Delete.ConditionExpression != nil:
+		d := *w.Delete
+		d.ReturnValuesOnConditionCheckFailure = allOld
+		w.Delete = &d
+	case w.ConditionCheck != nil:
+		c := *w.ConditionCheck
+		c.ReturnValuesOnConditionCheckFailure = allOld
+		w.ConditionCheck = &c
+	}
+	return w
+}

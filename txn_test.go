@@ -1,0 +1,329 @@
+package optimist_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/txn"
+	"github.com/optimist-dynamo/optimist/update"
+	"github.com/optimist-dynamo/optimist/version"
+)
+
+func TestCommitUpToTheLimit(t *testing.T) {
+	f := newFixture(t)
+	counters := func(n int) []*Counter {
+		out := make([]*Counter, n)
+		for i := range out {
+			out[i] = &Counter{ID: "c" + strings.Repeat("x", i%3) + string(rune('A'+i/26)) + string(rune('a'+i%26)), N: i}
+		}
+		return out
+	}
+
+	items := counters(100)
+	tx := txn.New(f.calls)
+	for _, c := range items {
+		require.NoError(t, tx.Add(f.table.PutOp(c)))
+	}
+	require.NoError(t, tx.Commit(f.ctx))
+	assert.Equal(t, int64(1), f.calls.Count("TransactWriteItems"))
+	for _, c := range items {
+		assert.Equal(t, int64(1), c.Version, "each op's struct gets its new version")
+	}
+	assert.Equal(t, Counter{ID: items[99].ID, N: 99, Version: 1}, *f.storedCounter(t, items[99].ID))
+	assert.ErrorIs(t, tx.Commit(f.ctx), txn.ErrDone)
+	assert.ErrorIs(t, tx.Add(f.table.PutOp(&Counter{ID: "late"})), txn.ErrDone)
+
+	refused := []struct {
+		name string
+		tx   func() *txn.Tx
+		want error
+	}{
+		{"101 ops", func() *txn.Tx {
+			tx := txn.New(f.calls)
+			for _, c := range counters(101) {
+				c.ID += "-101"
+				tx.Add(f.table.PutOp(c))
+			}
+			return tx
+		}, txn.ErrTooManyItems},
+		{"26 ops with MaxItems(25)", func() *txn.Tx {
+			tx := txn.New(f.calls, txn.MaxItems(25))
+			for _, c := range counters(26) {
+				c.ID += "-26"
+				tx.Add(f.table.PutOp(c))
+			}
+			return tx
+		}, txn.ErrTooManyItems},
+		{"two ops on one item", func() *txn.Tx {
+			tx := txn.New(f.calls)
+			tx.Add(f.table.PutOp(&Counter{ID: "dup"}), f.table.UpdateOp(Counter{ID: "other"}, update.Add("n", 1)))
+			tx.Add(f.table.DeleteOp(Counter{ID: "dup"}))
+			return tx
+		}, txn.ErrDuplicateItem},
+		{"empty", func() *txn.Tx { return txn.New(f.calls) }, txn.ErrEmpty},
+		{"over 4 MB", func() *txn.Tx {
+			tx := txn.New(f.calls)
+			big := strings.Repeat("x", 390_000)
+			for i := range 11 {
+				tx.Add(f.table.PutOp(&Counter{ID: "big" + string(rune('a'+i)), Status: big}))
+			}
+			return tx
+		}, txn.ErrTooLarge},
+		{"op with a bad key", func() *txn.Tx {
+			tx := txn.New(f.calls)
+			tx.Add(f.table.PutOp(&Counter{}))
+			return tx
+		}, mapper.ErrInvalidKey},
+		{"op with a bad update", func() *txn.Tx {
+			tx := txn.New(f.calls)
+			tx.Add(f.table.UpdateOp(Counter{ID: "a"}, update.Add("version", 1)))
+			return tx
+		}, mapper.ErrInvalidUpdate},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			f.calls.Reset()
+			tx := tc.tx()
+			require.ErrorIs(t, tx.Commit(f.ctx), tc.want)
+			assert.Equal(t, int64(0), f.calls.Total(), "nothing sent")
+			assert.ErrorIs(t, tx.Commit(f.ctx), txn.ErrDone)
+		})
+	}
+	_, err := f.table.Get(f.ctx, Counter{ID: "dup"})
+	assert.ErrorIs(t, err, mapper.ErrNotFound)
+}
+
+// TestStaleCheckOpCancels: a transaction whose third op asserts a version
+// that is no longer stored is canceled with one reason per op, op 2 being
+// the conflict, with the current item.
+func TestStaleCheckOpCancels(t *testing.T) {
+	f := newFixture(t)
+	a, b, c := &Counter{ID: "a", N: 1}, &Counter{ID: "b", N: 2}, &Counter{ID: "c", N: 3}
+	for _, x := range []*Counter{a, b, c} {
+		require.NoError(t, f.table.Put(f.ctx, x))
+	}
+	readC := *c
+	c.N = 30
+	require.NoError(t, f.table.Put(f.ctx, c)) // c moves to version 2 behind our back
+
+	a.N, b.N = 10, 20
+	newItem := &Counter{ID: "d", N: 4}
+	tx := txn.New(f.table.Client())
+	require.NoError(t, tx.Add(
+		f.table.PutOp(a),
+		f.table.UpdateOp(Counter{ID: "b", Version: 1}, update.Set("n", 20)),
+		f.table.CheckOp(readC),
+		f.table.PutOp(newItem),
+	))
+	err := tx.Commit(f.ctx)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, version.ErrConflict)
+	assert.True(t, version.IsConflict(err))
+	var ce *txn.CanceledError
+	require.ErrorAs(t, err, &ce)
+	require.Len(t, ce.Reasons, 4)
+	for i, r := range ce.Reasons {
+		assert.Equal(t, i, r.Index)
+		assert.Equal(t, f.name, r.Table)
+		if i == 2 {
+			assert.True(t, r.Conflict)
+			assert.Equal(t, txn.CodeConditionalCheckFailed, r.Code)
+			require.NotNil(t, r.Item, "the current item comes with the reason")
+			assert.Equal(t, &types.AttributeValueMemberN{Value: "30"}, r.Item["n"])
+			assert.Equal(t, map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "c"}}, r.Key)
+			continue
+		}
+		assert.False(t, r.Conflict, "op %d", i)
+		assert.Equal(t, txn.CodeNone, r.Code, "op %d", i)
+	}
+	require.Len(t, ce.Conflicts(), 1)
+	assert.Contains(t, err.Error(), `op 2 (`+f.name+` {id="c"}) ConditionalCheckFailed (version conflict)`)
+	var tce *types.TransactionCanceledException
+	assert.ErrorAs(t, err, &tce)
+
+	// Nothing written, no struct changed.
+	assert.Equal(t, Counter{ID: "a", N: 1, Version: 1}, *f.storedCounter(t, "a"))
+	assert.Equal(t, Counter{ID: "b", N: 2, Version: 1}, *f.storedCounter(t, "b"))
+	assert.Empty(t, f.stored(t, "d"))
+	assert.Equal(t, int64(1), a.Version)
+	assert.Equal(t, int64(0), newItem.Version)
+}
+
+func TestTransactionOpsKeepVersionSemantics(t *testing.T) {
+	f := newFixture(t)
+	a := &Counter{ID: "a", N: 1}
+	require.NoError(t, f.table.Put(f.ctx, a))
+	stale := *a
+	require.NoError(t, f.table.Put(f.ctx, a)) // version 2
+
+	commit := func(ops ...txn.Op) error {
+		tx := txn.New(f.table.Client())
+		require.NoError(t, tx.Add(ops...))
+		return tx.Commit(f.ctx)
+	}
+	// A stale PutOp, a create over an existing item, a stale DeleteOp and a
+	// stale UpdateOp each conflict.
+	for name, op := range map[string]txn.Op{
+		"stale put":    f.table.PutOp(&stale),
+		"dup create":   f.table.PutOp(&Counter{ID: "a"}),
+		"stale delete": f.table.DeleteOp(stale),
+		"stale update": f.table.UpdateOp(stale, update.Add("n", 1)),
+	} {
+		err := commit(op)
+		assert.True(t, version.IsConflict(err), "%s: %v", name, err)
+	}
+	// A raw op's failed condition is not a version conflict.
+	err := commit(txn.Check(f.name, map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}},
+		expression.Name("n").Equal(expression.Value(99))))
+	var ce *txn.CanceledError
+	require.ErrorAs(t, err, &ce)
+	assert.False(t, version.IsConflict(err))
+	assert.Equal(t, txn.CodeConditionalCheckFailed, ce.Reasons[0].Code)
+
+	// Current versions commit: delete a, create b, update c.
+	require.NoError(t, f.table.Put(f.ctx, &Counter{ID: "c"}))
+	b := &Counter{ID: "b", N: 5}
+	require.NoError(t, commit(f.table.DeleteOp(*a), f.table.PutOp(b), f.table.UpdateOp(Counter{ID: "c", Version: 1}, update.Add("n", 7))))
+	assert.Empty(t, f.stored(t, "a"))
+	assert.Equal(t, int64(1), b.Version)
+	assert.Equal(t, Counter{ID: "c", N: 7, Version: 2}, *f.storedCounter(t, "c"))
+
+	// Raw ops, and a consistent multi-item read.
+	key := func(id string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id}}
+	}
+	require.NoError(t, commit(
+		txn.Put(f.name, key("r"), map[string]types.AttributeValue{"id": key("r")["id"], "n": &types.AttributeValueMemberN{Value: "1"}}),
+		txn.Update(f.name, key("b"), update.Add("n", 1), txn.If(expression.AttributeExists(expression.Name("id")))),
+		txn.Delete(f.name, key("c")),
+	))
+	var gotB, gotMissing *Counter
+	var rawR map[string]types.AttributeValue
+	require.NoError(t, txn.Get(f.ctx, f.table.Client(), f.table.GetOp(Counter{ID: "b"}, &gotB), f.table.GetOp(Counter{ID: "c"}, &gotMissing), txn.GetItem(f.name, key("r"), &rawR)))
+	assert.Equal(t, &Counter{ID: "b", N: 6, Version: 1}, gotB)
+	assert.Nil(t, gotMissing)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, rawR["n"])
+	assert.ErrorIs(t, txn.Get(f.ctx, f.table.Client()), txn.ErrEmpty)
+	assert.ErrorIs(t, txn.Get(f.ctx, f.table.Client(), f.table.GetOp(Counter{ID: "b"}, &gotB), f.table.GetOp(Counter{ID: "b"}, &gotB)), txn.ErrDuplicateItem)
+
+	// A raw Put whose item lacks the key is refused.
+	assert.Error(t, txn.Put(f.name, key("x"), map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "1"}}).Err)
+}
+
+// TestLostCommitResponseAppliesOnce: DynamoDB Local applies a transaction,
+// its response is lost, and the SDK retries with the same client request
+// token: the transaction is applied once.
+func TestLostCommitResponseAppliesOnce(t *testing.T) {
+	f := newFixture(t)
+	drop := &ddbtest.DropTransport{DropOps: map[string]int{"TransactWriteItems": 1}}
+	lossy := f.client(drop.Option())
+	tx := txn.New(lossy)
+	require.NoError(t, tx.Add(txn.Update(f.name, map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "n"}}, update.Add("n", 1))))
+	require.NoError(t, tx.Commit(f.ctx))
+	assert.Equal(t, 1, drop.Dropped())
+	assert.Equal(t, 2, drop.Calls("TransactWriteItems"), "the SDK retried")
+	assert.Equal(t, "1", f.stored(t, "n")["n"].(*types.AttributeValueMemberN).Value, "+1, not +2")
+}
+
+// conflictInjector makes the first k TransactWriteItems calls fail with a
+// TransactionConflict cancellation (DynamoDB Local never raises one) and
+// records the client request token of every call.
+type conflictInjector struct {
+	mu     sync.Mutex
+	k      int
+	tokens []string
+}
+
+func (c *conflictInjector) ID() string { return "injectTransactionConflict" }
+
+func (c *conflictInjector) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	p, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput)
+	if !ok {
+		return next.HandleInitialize(ctx, in)
+	}
+	c.mu.Lock()
+	c.tokens = append(c.tokens, aws.ToString(p.ClientRequestToken))
+	inject := len(c.tokens) <= c.k
+	c.mu.Unlock()
+	if !inject {
+		return next.HandleInitialize(ctx, in)
+	}
+	reasons := make([]types.CancellationReason, len(p.TransactItems))
+	for i := range reasons {
+		reasons[i].Code = aws.String(txn.CodeNone)
+	}
+	reasons[0].Code = aws.String(txn.CodeTransactionConflict)
+	reasons[0].Message = aws.String("Transaction is ongoing for the item")
+	return middleware.InitializeOutput{}, middleware.Metadata{}, &types.TransactionCanceledException{
+		Message: aws.String("Transaction cancelled"), CancellationReasons: reasons,
+	}
+}
+
+func (c *conflictInjector) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(c, middleware.Before) })
+}
+
+func TestTransactionConflictIsRetried(t *testing.T) {
+	f := newFixture(t)
+	inj := &conflictInjector{k: 2}
+	a := &Counter{ID: "a", N: 1}
+	tx := txn.New(f.client(inj.option), txn.Backoff(time.Millisecond, 5*time.Millisecond))
+	require.NoError(t, tx.Add(f.table.PutOp(a), txn.Update(f.name, map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "b"}}, update.Add("n", 1))))
+	require.NoError(t, tx.Commit(f.ctx))
+	require.Len(t, inj.tokens, 3, "two conflicts, then the commit")
+	assert.Equal(t, tx.Token(), inj.tokens[0])
+	assert.Equal(t, []string{tx.Token(), tx.Token(), tx.Token()}, inj.tokens, "the same token on every attempt")
+	assert.Equal(t, int64(1), a.Version)
+	assert.Equal(t, "1", f.stored(t, "b")["n"].(*types.AttributeValueMemberN).Value)
+}
+
+func TestPersistentTransactionConflictGivesUp(t *testing.T) {
+	f := newFixture(t)
+	inj := &conflictInjector{k: 1000}
+	tx := txn.New(f.client(inj.option), txn.MaxAttempts(4), txn.Backoff(time.Millisecond, 5*time.Millisecond))
+	require.NoError(t, tx.Add(f.table.PutOp(&Counter{ID: "a"})))
+	err := tx.Commit(f.ctx)
+	var ce *txn.CanceledError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 4, ce.Attempts)
+	assert.Len(t, inj.tokens, 4)
+	assert.Equal(t, txn.CodeTransactionConflict, ce.Reasons[0].Code)
+	assert.False(t, version.IsConflict(err), "another transaction in the way is not a version conflict")
+	assert.EqualError(t, err, `txn: transaction canceled: op 0 (`+f.name+` {id="a"}) TransactionConflict: Transaction is ongoing for the item (after 4 attempts)`)
+	assert.Empty(t, f.stored(t, "a"))
+}
+
+func TestConditionFailuresAreNotRetried(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.table.Put(f.ctx, &Counter{ID: "a"}))
+	tx := txn.New(f.calls)
+	require.NoError(t, tx.Add(f.table.PutOp(&Counter{ID: "a"})))
+	err := tx.Commit(f.ctx)
+	require.True(t, version.IsConflict(err))
+	assert.Equal(t, int64(1), f.calls.Count("TransactWriteItems"))
+}
+
+func TestCommitWithTheSameTokenAppliesOnce(t *testing.T) {
+	f := newFixture(t)
+	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "n"}}
+	for range 2 {
+		tx := txn.New(f.calls, txn.Token("transfer-42"))
+		require.NoError(t, tx.Add(txn.Update(f.name, key, update.Add("n", 1))))
+		require.NoError(t, tx.Commit(f.ctx))
+	}
+	assert.Equal(t, "1", f.stored(t, "n")["n"].(*types.AttributeValueMemberN).Value, "the second commit with the token was a no-op")
+	assert.Error(t, txn.New(f.calls, txn.Token("")).Commit(f.ctx))
+}
