@@ -58,7 +58,7 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 		return nil, err
 	}
 	item := map[string]types.AttributeValue(nil)
-	out, err := t.client.UpdateItem(ctx, in, r.att.option)
+	out, err := t.client.UpdateItem(ctx, in, r.att.Option)
 	if err == nil {
 		item = out.Attributes
 	} else if item, err = t.failure(err, r); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -40,7 +41,7 @@ type writeReq struct {
 	expected int64
 	token    string // our write token, "" if none was stored
 	deleting bool
-	att      attempts
+	att      attempt.Tracker
 }
 
 // conditionBuilder returns the condition of a write as an expression
@@ -123,7 +124,7 @@ func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) error {
 	if err != nil {
 		return err
 	}
-	if _, err = t.client.PutItem(ctx, in, r.att.option); err != nil {
+	if _, err = t.client.PutItem(ctx, in, r.att.Option); err != nil {
 		if _, err = t.failure(err, r); err != nil {
 			return err
 		}
@@ -253,7 +254,7 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	if cond != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	if _, err := t.client.DeleteItem(ctx, in, r.att.option); err != nil {
+	if _, err := t.client.DeleteItem(ctx, in, r.att.Option); err != nil {
 		_, err = t.failure(err, r)
 		return err
 	}
@@ -307,7 +308,7 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 	key := r.keyOf(t)
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
-		if att.ambiguous {
+		if att.Ambiguous {
 			return nil, &UnknownOutcomeError{Op: r.op, Table: t.name, Key: key, Err: err}
 		}
 		return nil, fmt.Errorf("mapper: %s on %s %s: %w", r.op, t.name, attrs.FormatKey(key), err)
@@ -316,7 +317,7 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 	if len(item) == 0 {
 		item = nil
 	}
-	if att.ambiguous {
+	if att.Ambiguous {
 		if r.token != "" && t.opts.TokenAttribute != "" {
 			if tok, ok := item[t.opts.TokenAttribute].(*types.AttributeValueMemberS); ok && tok.Value == r.token {
 				return item, nil // our earlier attempt landed; the retry saw our own write
@@ -332,7 +333,7 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 	} else {
 		out = &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
 	}
-	if att.ambiguous {
+	if att.Ambiguous {
 		return nil, &UnknownOutcomeError{Op: r.op, Table: t.name, Key: key, Err: out}
 	}
 	return nil, out

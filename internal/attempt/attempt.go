@@ -1,4 +1,6 @@
-package mapper
+// Package attempt watches the SDK's attempts of one call, to learn whether
+// a failed call may still have been applied.
+package attempt
 
 import (
 	"context"
@@ -10,7 +12,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
-// attempts watches the SDK's attempts of one call, to learn whether any of
+// Tracker watches the SDK's attempts of one call, to learn whether any of
 // them may have been applied without our hearing of it. The SDK retries a
 // conditional write whose response was lost; if the first attempt landed,
 // the retry fails its own condition, and without this record the caller
@@ -19,20 +21,28 @@ import (
 // The middleware sits right after the SDK's retry middleware, so it sees
 // each attempt's result. An attempt is ambiguous unless it ended with a 4xx
 // response (DynamoDB refused it) or failed to dial (nothing was sent).
-type attempts struct {
-	ambiguous bool
-	n         int
+//
+// Pass its Option to the call: client.PutItem(ctx, in, tracker.Option). A
+// Tracker is for one call; it is not safe for concurrent use.
+type Tracker struct {
+	// Ambiguous is set when an attempt may have been applied although the
+	// call did not hear of it.
+	Ambiguous bool
+	// N counts the attempts.
+	N int
 }
 
-func (a *attempts) ID() string { return "optimist.attempts" }
+// ID names the middleware.
+func (a *Tracker) ID() string { return "optimist.attempts" }
 
-func (a *attempts) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+// HandleFinalize records the outcome of one attempt.
+func (a *Tracker) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
 	middleware.FinalizeOutput, middleware.Metadata, error,
 ) {
 	out, md, err := next.HandleFinalize(ctx, in)
-	a.n++
+	a.N++
 	if err != nil && !definitelyNotApplied(err) {
-		a.ambiguous = true
+		a.Ambiguous = true
 	}
 	return out, md, err
 }
@@ -47,11 +57,12 @@ func definitelyNotApplied(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-func (a *attempts) option(o *dynamodb.Options) {
+// Option installs the tracker on one call's middleware stack.
+func (a *Tracker) Option(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, a.install)
 }
 
-func (a *attempts) install(s *middleware.Stack) error {
+func (a *Tracker) install(s *middleware.Stack) error {
 	if _, ok := s.Finalize.Get("Retry"); ok {
 		return s.Finalize.Insert(a, "Retry", middleware.After)
 	}
