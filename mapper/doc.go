@@ -71,6 +71,32 @@
 // matching [ErrUnknownOutcome]. Items are never compared by content: two
 // concurrent increments often compute identical items.
 //
+// # Reading and writing many items
+//
+// [Table.Query] and [Table.Scan] return iterators (iter.Seq2[*T, error])
+// that follow every page (a page ends at [PageSize] items or 1 MB); break
+// out of the loop to stop, with no further call. All reads share one
+// option type, [ReadOption]: [Index], [Filter], [Project], [Descending],
+// [Limit] (items in all), [PageSize] (DynamoDB's Limit per call),
+// [StartAfter], [Segments] (parallel scan) and [ConsistentRead]; an option
+// that does not apply to a call is an [ErrInvalidOption] before anything is
+// sent. To serve results a page at a time, take a [Cursor] with
+// [Table.CursorAfter] after the last item returned: an opaque, URL-safe
+// string that resumes the read after that item, in any process.
+//
+// [Table.GetAll] reads items by key with BatchGetItem, 100 keys per call,
+// returns them in the order of the keys, and reports the keys without an
+// item in a [*MissingError] (which matches [ErrNotFound]).
+// [Table.PutAll] and [Table.DeleteAll] write with BatchWriteItem, 25 items
+// per call. All three resend what DynamoDB leaves unprocessed, with backoff,
+// and stop with a [*BatchError] that lists what was not done. Batch writes
+// carry no conditions, so a versioned type is refused
+// ([ErrBatchVersioned]) unless [Unversioned] is given: write such items in
+// a transaction to keep their version checks.
+//
+// Types with encodings of their own (attributevalue.Marshaler and
+// Unmarshaler) work in every path, as keys too.
+//
 // # Empty collections
 //
 // DynamoDB has no empty sets, and a NULL where a list is expected makes a

@@ -42,6 +42,26 @@ var (
 	// ErrInvalidOption is returned, before anything is sent, for options
 	// that cannot work (MaxAttempts(0), a negative backoff, a nil condition).
 	ErrInvalidOption = errors.New("mapper: invalid option")
+
+	// ErrBatchVersioned is returned by [Table.PutAll] and [Table.DeleteAll],
+	// before anything is sent, for a type with a version field:
+	// BatchWriteItem cannot carry conditions, so the version checks that
+	// protect every other write would be silently skipped. Write such items
+	// in a transaction (package txn, with [Table.PutOp] and [Table.DeleteOp]),
+	// which checks every version, or pass [Unversioned] to write them
+	// unchecked on purpose.
+	ErrBatchVersioned = errors.New("mapper: batch writes cannot check versions")
+
+	// ErrDuplicateKey is returned by [Table.PutAll] and [Table.DeleteAll],
+	// before anything is sent, when two items have the same key: DynamoDB
+	// refuses a batch that writes one item twice.
+	ErrDuplicateKey = errors.New("mapper: two items with the same key in one batch")
+
+	// ErrUnprocessed is the cause in a [*BatchError] when DynamoDB kept
+	// returning items as unprocessed (UnprocessedKeys, UnprocessedItems):
+	// the table is throttled. The items left are listed in the BatchError;
+	// try them again later.
+	ErrUnprocessed = errors.New("mapper: DynamoDB left items unprocessed")
 )
 
 // ConditionError reports a conditional write refused by the caller's own

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -170,4 +173,203 @@ func ExampleTable_Update() {
 	}
 	fmt.Println(p.Votes, "votes,", len(p.VotedBy), "voters, version", p.Version)
 	// Output: 20 votes, 20 voters, version 20
+}
+
+// exampleRangeTable is exampleTable for a table with a string hash key and
+// a number sort key.
+func exampleRangeTable(name, hash, rng string) *dynamodb.Client {
+	localOnce.Do(func() {
+		var err error
+		if local, err = dynamolocal.Start(context.Background()); err != nil {
+			log.Fatal(err)
+		}
+	})
+	c := local.Client()
+	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(hash), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(rng), AttributeType: types.ScalarAttributeTypeN},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c
+}
+
+type Order struct {
+	Customer string `dynamo:"customer,hash"`
+	ID       int    `dynamo:"id,range"`
+	Total    int    `dynamo:"total"`
+}
+
+// Query follows every page by itself. To serve results a page at a time,
+// as an HTTP API does, return Limit items and a cursor taken after the
+// last one; the next request resumes with StartAfter, in any process.
+func ExampleTable_Query() {
+	ctx := context.Background()
+	orders, err := mapper.NewTable[Order](exampleRangeTable("orders", "customer", "id"), "orders")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var placed []*Order
+	for i := 1; i <= 7; i++ {
+		placed = append(placed, &Order{Customer: "alice", ID: i, Total: 10 * i})
+	}
+	if err := orders.PutAll(ctx, placed); err != nil {
+		log.Fatal(err)
+	}
+
+	alice := expression.Key("customer").Equal(expression.Value("alice"))
+	large := mapper.Filter(expression.Name("total").GreaterThan(expression.Value(30)))
+	var ids []int
+	for o, err := range orders.Query(ctx, alice, large, mapper.PageSize(2)) { // 4 calls of 2 orders
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids = append(ids, o.ID)
+	}
+	fmt.Println("over 30:", ids)
+
+	// A handler: the newest orders first, 3 per page. The cursor is an
+	// opaque URL-safe string; "" asks for the first page.
+	page := func(cursor mapper.Cursor) (ids []int, next mapper.Cursor) {
+		var last *Order
+		for o, err := range orders.Query(ctx, alice, mapper.Descending(), mapper.Limit(3), mapper.StartAfter(cursor)) {
+			if err != nil {
+				log.Fatal(err)
+			}
+			ids, last = append(ids, o.ID), o
+		}
+		if len(ids) == 3 {
+			if next, err = orders.CursorAfter(last); err != nil {
+				log.Fatal(err)
+			}
+		}
+		return ids, next
+	}
+	for cursor := mapper.Cursor(""); ; {
+		ids, next := page(cursor)
+		fmt.Println(ids)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	// Output:
+	// over 30: [4 5 6 7]
+	// [7 6 5]
+	// [4 3 2]
+	// [1]
+}
+
+// GetAll reads many items by key in a few calls and says which keys have
+// no item. Batch writes cannot check versions, so a versioned type is
+// written in a batch only with Unversioned (or checked, in a transaction).
+func ExampleTable_GetAll() {
+	ctx := context.Background()
+	accounts, err := mapper.NewTable[Account](exampleTable("accounts-getall"), "accounts-getall")
+	if err != nil {
+		log.Fatal(err)
+	}
+	opening := []*Account{{ID: "alice", Balance: 100}, {ID: "bob", Balance: 50}}
+	err = accounts.PutAll(ctx, opening)
+	fmt.Println("refused:", errors.Is(err, mapper.ErrBatchVersioned))
+	if err := accounts.PutAll(ctx, opening, mapper.Unversioned()); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("bob is at version", opening[1].Version)
+
+	got, err := accounts.GetAll(ctx, []Account{{ID: "bob"}, {ID: "carol"}, {ID: "alice"}})
+	var missing *mapper.MissingError
+	if errors.As(err, &missing) { // errors.Is(err, mapper.ErrNotFound) holds too
+		fmt.Println("no item for keys", missing.Keys)
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range got {
+		if a != nil {
+			fmt.Println(a.ID, a.Balance)
+		}
+	}
+	// Output:
+	// refused: true
+	// bob is at version 1
+	// no item for keys [1]
+	// bob 50
+	// alice 100
+}
+
+// PartNo is stored as one string, "BOLT-0007", through attributevalue's
+// Marshaler and Unmarshaler interfaces.
+type PartNo struct {
+	Line string
+	N    int
+}
+
+func (p PartNo) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return &types.AttributeValueMemberS{Value: fmt.Sprintf("%s-%04d", p.Line, p.N)}, nil
+}
+
+func (p *PartNo) UnmarshalDynamoDBAttributeValue(av types.AttributeValue) error {
+	s, ok := av.(*types.AttributeValueMemberS)
+	if !ok {
+		return fmt.Errorf("PartNo: want a string, got %T", av)
+	}
+	line, n, _ := strings.Cut(s.Value, "-")
+	num, err := strconv.Atoi(n)
+	*p = PartNo{Line: line, N: num}
+	return err
+}
+
+type Part struct {
+	No   PartNo `dynamo:"id,hash"`
+	Name string `dynamo:"name"`
+}
+
+// A type with its own encoding (attributevalue.Marshaler and Unmarshaler)
+// works wherever the mapper encodes or decodes: as a key of Get, GetAll,
+// Query and cursors, and in the items of Put, PutAll, Query and Scan.
+// Conditions and filters see the stored form.
+func Example_customEncoding() {
+	ctx := context.Background()
+	parts, err := mapper.NewTable[Part](exampleTable("parts"), "parts")
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = parts.PutAll(ctx, []*Part{
+		{No: PartNo{"BOLT", 7}, Name: "hex bolt"},
+		{No: PartNo{"BOLT", 8}, Name: "carriage bolt"},
+		{No: PartNo{"NUT", 7}, Name: "wing nut"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	got, err := parts.GetAll(ctx, []Part{{No: PartNo{"NUT", 7}}, {No: PartNo{"BOLT", 7}}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range got {
+		fmt.Printf("%s %d: %s\n", p.No.Line, p.No.N, p.Name)
+	}
+
+	bolts := 0
+	for _, err := range parts.Scan(ctx, mapper.Filter(expression.Name("id").BeginsWith("BOLT-"))) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		bolts++
+	}
+	fmt.Println(bolts, "bolts")
+	// Output:
+	// NUT 7: wing nut
+	// BOLT 7: hex bolt
+	// 2 bolts
 }

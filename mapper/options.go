@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/optimist-dynamo/optimist/update"
 )
 
 // TableOptions configure a [Table]; pass functions that change them to
@@ -31,7 +33,9 @@ type TableOptions struct {
 	// MaxAttempts is how many writes [Table.Modify] tries before it returns
 	// the last conflict (default 50), and BackoffBase and BackoffMax bound
 	// its jittered exponential backoff between them (defaults 5ms and
-	// 500ms). Per call, [MaxAttempts] and [Backoff] override them.
+	// 500ms). Per call, [MaxAttempts] and [Backoff] override them. The
+	// batch calls (GetAll, PutAll, DeleteAll) use the same settings for
+	// retrying what DynamoDB left unprocessed.
 	MaxAttempts int
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
@@ -50,21 +54,6 @@ const (
 	defaultBackoffMax  = 500 * time.Millisecond
 	defaultToken       = "optimist_token"
 )
-
-// A ReadOption changes how [Table.Get] reads.
-type ReadOption func(*readConfig)
-
-type readConfig struct {
-	consistent bool
-}
-
-// ConsistentRead sets whether Get reads strongly consistently. Get reads
-// consistently by default (a copy you read is a copy you will likely write
-// back, and a stale one only earns a conflict); ConsistentRead(false) halves
-// the read cost.
-func ConsistentRead(consistent bool) ReadOption {
-	return func(c *readConfig) { c.consistent = consistent }
-}
 
 // A WriteOption changes a single write (Put, Update, Delete, or a
 // transaction op). Every WriteOption is also a [RetryOption], so it can be
@@ -87,6 +76,7 @@ type writeConfig struct {
 	// inTxn: the write is a transaction op, made idempotent by the
 	// transaction's client request token, so it needs no write token.
 	inTxn bool
+	also  *update.Builder
 }
 
 type fence struct {
@@ -140,6 +130,15 @@ func Fence(attr string, token int64) WriteOption {
 		}
 		c.fence = &fence{attr: attr, token: token}
 	})
+}
+
+// Also adds the actions of u to a [Table.Save], in the same UpdateItem: for
+// attributes outside the struct, such as a counter kept beside it or the
+// attributes of a lock held in the item. They may not touch the struct's
+// attributes. The other writes refuse it ([ErrInvalidOption]): put the
+// actions in their own update instead.
+func Also(u *update.Builder) WriteOption {
+	return writeOpt(func(c *writeConfig) { c.also = u })
 }
 
 // MaxAttempts sets how many writes Modify tries in all (at least 1).

@@ -86,15 +86,20 @@ func (t *Table[T]) Client() Client { return t.client }
 
 // Get reads the item with the key of key (only its key fields are used) with
 // one GetItem, strongly consistent unless [ConsistentRead](false) is given.
-// A missing item is an error matching [ErrNotFound].
+// A missing item is an error matching [ErrNotFound]. Options:
+// [ConsistentRead], [Project] (the item is then partial: do not Put it back);
+// others are an error matching [ErrInvalidOption], and nothing is sent.
 func (t *Table[T]) Get(ctx context.Context, key T, opts ...ReadOption) (*T, error) {
-	cfg := readConfig{consistent: true}
-	for _, o := range opts {
-		o(&cfg)
+	cfg, err := newReadConfig(callGet, opts)
+	if err != nil {
+		return nil, err
 	}
 	k, err := t.c.keyOf(reflect.ValueOf(&key).Elem())
 	if err != nil {
 		return nil, err
+	}
+	if len(cfg.project) > 0 {
+		return t.getProjected(ctx, k, &cfg)
 	}
 	return t.get(ctx, k, cfg.consistent)
 }

@@ -23,6 +23,9 @@ func (t *Table[T]) txnWrite(opts []WriteOption) writeConfig {
 	for _, o := range opts {
 		o.applyWrite(&w)
 	}
+	if w.also != nil && w.err == nil {
+		w.err = errAlso
+	}
 	return w
 }
 

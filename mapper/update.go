@@ -73,9 +73,32 @@ func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConf
 	if err != nil {
 		return nil, nil, err
 	}
+	ub, err := t.actions(u, key, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &writeReq{op: "UpdateItem", key: key}
+	if vf := t.s.version; vf != nil {
+		if r.expected, err = versionOf(kv.FieldByIndex(vf.index)); err != nil {
+			return nil, nil, err
+		}
+		if r.expected != 0 && !w.unversioned {
+			r.check = checkVersion
+		}
+		ub = ub.Add(expression.NameNoDotSplit(vf.name), expression.Value(1))
+	}
+	if w.also != nil {
+		return nil, nil, errAlso
+	}
+	return t.finishUpdate(ub, r, w, types.ReturnValueAllNew)
+}
+
+// actions returns the actions of u, refusing those that touch a key, the
+// version, the write token or the fence.
+func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValue, w *writeConfig) (expression.UpdateBuilder, error) {
 	ub, err := u.UpdateBuilder()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+		return ub, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
 	}
 	for _, p := range u.Paths() {
 		attr := p.Attribute()
@@ -92,18 +115,14 @@ func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConf
 		default:
 			continue
 		}
-		return nil, nil, fmt.Errorf("%w: %s changes %s", ErrInvalidUpdate, p, what)
+		return ub, fmt.Errorf("%w: %s changes %s", ErrInvalidUpdate, p, what)
 	}
-	r := &writeReq{op: "UpdateItem", key: key}
-	if vf := t.s.version; vf != nil {
-		if r.expected, err = versionOf(kv.FieldByIndex(vf.index)); err != nil {
-			return nil, nil, err
-		}
-		if r.expected != 0 && !w.unversioned {
-			r.check = checkVersion
-		}
-		ub = ub.Add(expression.NameNoDotSplit(vf.name), expression.Value(1))
-	}
+	return ub, nil
+}
+
+// finishUpdate adds the fence and the write token to ub, and makes the
+// request with the write's conditions.
+func (t *Table[T]) finishUpdate(ub expression.UpdateBuilder, r *writeReq, w *writeConfig, rv types.ReturnValue) (*dynamodb.UpdateItemInput, *writeReq, error) {
 	if w.fence != nil {
 		ub = ub.Set(expression.NameNoDotSplit(w.fence.attr), expression.Value(w.fence.token))
 	}
@@ -122,12 +141,12 @@ func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConf
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 t.nameP,
-		Key:                       key,
+		Key:                       r.keyOf(t),
 		UpdateExpression:          e.Update(),
 		ConditionExpression:       e.Condition(),
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
-		ReturnValues:              types.ReturnValueAllNew,
+		ReturnValues:              rv,
 	}
 	if in.ConditionExpression != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld

@@ -25,6 +25,8 @@ const (
 	checkVersion       // version = expected
 )
 
+var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
+
 // The two plain version checks, as fixed expressions. They are variables
 // so that requests can point at them.
 var (
@@ -120,6 +122,9 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 }
 
 func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) error {
+	if w.also != nil {
+		return errAlso
+	}
 	in, r, next, err := t.buildPut(item, w)
 	if err != nil {
 		return err
@@ -239,6 +244,9 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	}
 	if w.err != nil {
 		return w.err
+	}
+	if w.also != nil {
+		return errAlso
 	}
 	r, cond, names, values, err := t.keyedReq(reflect.ValueOf(&item).Elem(), &w, "DeleteItem", noCheck)
 	if err != nil {

@@ -1,0 +1,460 @@
+package mapper
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/retry"
+)
+
+// DynamoDB's limits on one batch call.
+const (
+	maxBatchGet   = 100 // keys per BatchGetItem
+	maxBatchWrite = 25  // requests per BatchWriteItem
+)
+
+// MissingError is returned by [Table.GetAll], together with the items it
+// found, when some keys have no item. It matches [ErrNotFound].
+type MissingError struct {
+	Table string
+	// Keys are the indexes, in the keys given to GetAll, of the keys with no
+	// item, in ascending order.
+	Keys []int
+}
+
+func (e *MissingError) Error() string {
+	const show = 10
+	var b strings.Builder
+	fmt.Fprintf(&b, "mapper: no item in %s for %d of the keys (", e.Table, len(e.Keys))
+	for i, k := range e.Keys[:min(show, len(e.Keys))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "keys[%d]", k)
+	}
+	if len(e.Keys) > show {
+		b.WriteString(", ...")
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Is reports whether target is [ErrNotFound].
+func (e *MissingError) Is(target error) bool { return target == ErrNotFound }
+
+// BatchError reports a [Table.GetAll], [Table.PutAll] or [Table.DeleteAll]
+// that stopped before every item was processed: a call failed, ctx ended,
+// or DynamoDB kept leaving items unprocessed ([ErrUnprocessed]). The items
+// not in Pending were read or written. Items of a call that failed may or
+// may not have been written; batch writes carry no conditions, so writing
+// them again is safe.
+type BatchError struct {
+	Op    string // "BatchGetItem" or "BatchWriteItem"
+	Table string
+	// Pending are the indexes, in the slice given to the method, of the
+	// items not read or not written, in ascending order.
+	Pending []int
+	Err     error // why it stopped
+}
+
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("mapper: %s on %s stopped with %d items pending: %v", e.Op, e.Table, len(e.Pending), e.Err)
+}
+
+// Unwrap returns why the batch stopped.
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// GetAll reads the items with the keys of keys (only their key fields are
+// used) with BatchGetItem, 100 distinct keys per call, and returns them in
+// the order of keys: result[i] is the item for keys[i], nil if there is
+// none. When some are missing, the error is a [*MissingError] listing them
+// (it matches [ErrNotFound]), returned together with the items found. A key
+// given more than once is read once (DynamoDB refuses duplicates in a
+// batch) and decoded into a separate struct for each of its positions.
+//
+// Reads are strongly consistent unless [ConsistentRead](false) is given, as
+// with [Table.Get], and cost what as many GetItem calls would. DynamoDB
+// returns at most 16 MB per call and leaves the other keys unprocessed
+// (UnprocessedKeys; also under throttling): those are sent again with the
+// next call, after a short jittered backoff that grows, within the table's
+// BackoffBase and BackoffMax ([TableOptions]), while calls make no progress.
+// After the table's MaxAttempts calls in a row that processed none of their
+// keys ([ErrUnprocessed]), when ctx ends, or when a call fails, GetAll stops
+// with a [*BatchError] listing the keys not read, returned with the items
+// read so far. Options: [ConsistentRead], [Project]. Invalid keys and
+// options are refused before any call.
+func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]*T, error) {
+	c, err := newReadConfig(callGetAll, opts)
+	if err != nil {
+		return nil, err
+	}
+	e, projected, err := t.readExpression(&c, nil)
+	if err != nil {
+		return nil, err
+	}
+	// One entry per distinct key, with the positions in keys that want it.
+	type wanted struct {
+		key   map[string]types.AttributeValue
+		at    []int
+		found bool
+	}
+	var wants []wanted
+	byKey := make(map[string]int, len(keys))
+	for i := range keys {
+		k, err := t.c.keyOf(reflect.ValueOf(&keys[i]).Elem())
+		if err != nil {
+			return nil, fmt.Errorf("%w (GetAll keys[%d])", err, i)
+		}
+		ks := t.s.keyString(k)
+		if u, dup := byKey[ks]; dup {
+			wants[u].at = append(wants[u].at, i)
+			continue
+		}
+		byKey[ks] = len(wants)
+		wants = append(wants, wanted{key: k, at: []int{i}})
+	}
+	out := make([]*T, len(keys))
+	ka := types.KeysAndAttributes{ConsistentRead: aws.Bool(c.consistent)}
+	if projected {
+		ka.ProjectionExpression, ka.ExpressionAttributeNames = e.Projection(), e.Names()
+	}
+	pending, err := t.batch(ctx, len(wants), maxBatchGet, func(batch []int) ([]int, error) {
+		req := ka
+		req.Keys = make([]map[string]types.AttributeValue, len(batch))
+		for j, u := range batch {
+			req.Keys[j] = wants[u].key
+		}
+		res, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]types.KeysAndAttributes{t.name: req},
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range res.Responses[t.name] {
+			u, ok := byKey[t.s.keyString(item)]
+			if !ok || wants[u].found {
+				continue
+			}
+			for _, i := range wants[u].at {
+				if out[i], err = decodeItem[T](t.c, item); err != nil {
+					return nil, err
+				}
+			}
+			wants[u].found = true
+		}
+		var unprocessed []int
+		for _, k := range res.UnprocessedKeys[t.name].Keys {
+			if u, ok := byKey[t.s.keyString(k)]; ok {
+				unprocessed = append(unprocessed, u)
+			}
+		}
+		return unprocessed, nil
+	})
+	if err != nil {
+		be := &BatchError{Op: "BatchGetItem", Table: t.name, Err: err}
+		for _, u := range pending {
+			if !wants[u].found {
+				be.Pending = append(be.Pending, wants[u].at...)
+			}
+		}
+		slices.Sort(be.Pending)
+		return out, be
+	}
+	var missing []int
+	for _, w := range wants {
+		if !w.found {
+			missing = append(missing, w.at...)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return out, &MissingError{Table: t.name, Keys: missing}
+	}
+	return out, nil
+}
+
+// PutAll writes items with BatchWriteItem, 25 per call, each replacing the
+// whole stored item with no condition. Batch writes cannot carry
+// conditions, so for a type with a version field PutAll refuses with
+// [ErrBatchVersioned] unless [Unversioned] is given; it then writes each
+// item as Put(ctx, item, Unversioned()) would (version field + 1, whatever
+// is stored) and sets the item's version field once its write is
+// confirmed. For checked writes of many items use a transaction (package
+// txn, with [Table.PutOp]). [If] and [Fence] are refused ([ErrInvalidOption]),
+// as are two items with the same key ([ErrDuplicateKey]) and nil items;
+// nothing is sent then.
+//
+// Calls: one per 25 items, sequentially, plus one per round of items
+// DynamoDB leaves unprocessed (UnprocessedItems, under throttling), which
+// are sent again after a jittered backoff as in [Table.GetAll]. When it
+// stops early, the error is a [*BatchError] listing the items not written.
+// Each item costs what a PutItem would; a batch saves round trips, not
+// capacity.
+func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) error {
+	w, err := t.batchWriteConfig("PutAll", opts)
+	if err != nil {
+		return err
+	}
+	reqs := make([]types.WriteRequest, len(items))
+	next := make([]int64, len(items))
+	byKey := make(map[string]int, len(items))
+	for i, item := range items {
+		if item == nil {
+			return fmt.Errorf("mapper: PutAll of a nil item (items[%d])", i)
+		}
+		in, _, v, err := t.buildPut(item, &w)
+		if err != nil {
+			return fmt.Errorf("%w (PutAll items[%d])", err, i)
+		}
+		if err := t.addBatchKey("PutAll", byKey, in.Item, i); err != nil {
+			return err
+		}
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: in.Item}}
+		next[i] = v
+	}
+	var written func(int)
+	if vf := t.s.version; vf != nil {
+		written = func(i int) { setVersion(reflect.ValueOf(items[i]).Elem().FieldByIndex(vf.index), next[i]) }
+	}
+	return t.batchWrite(ctx, reqs, byKey, written)
+}
+
+// DeleteAll deletes the items with the keys of items with BatchWriteItem,
+// 25 per call, with no condition; deleting a missing item is not an error.
+// For a type with a version field it refuses with [ErrBatchVersioned]
+// unless [Unversioned] is given (the versions are then ignored); for
+// checked deletes use a transaction (package txn, with [Table.DeleteOp]).
+// [If] and [Fence] are refused ([ErrInvalidOption]), as are two items with
+// the same key ([ErrDuplicateKey]); nothing is sent then. Calls, retries of
+// unprocessed items and errors are as for [Table.PutAll].
+func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption) error {
+	if _, err := t.batchWriteConfig("DeleteAll", opts); err != nil {
+		return err
+	}
+	reqs := make([]types.WriteRequest, len(items))
+	byKey := make(map[string]int, len(items))
+	for i := range items {
+		k, err := t.c.keyOf(reflect.ValueOf(&items[i]).Elem())
+		if err != nil {
+			return fmt.Errorf("%w (DeleteAll items[%d])", err, i)
+		}
+		if err := t.addBatchKey("DeleteAll", byKey, k, i); err != nil {
+			return err
+		}
+		reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}}
+	}
+	return t.batchWrite(ctx, reqs, byKey, nil)
+}
+
+func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig, error) {
+	var w writeConfig
+	for _, o := range opts {
+		o.applyWrite(&w)
+	}
+	switch {
+	case w.err != nil:
+		return w, w.err
+	case len(w.conds) > 0:
+		return w, fmt.Errorf("%w: %s cannot take If: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
+	case w.fence != nil:
+		return w, fmt.Errorf("%w: %s cannot take Fence: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
+	case w.also != nil:
+		return w, errAlso
+	case t.s.version != nil && !w.unversioned:
+		return w, fmt.Errorf("%w: %v has a version field; write the items in a transaction (package txn, with Table.PutOp and Table.DeleteOp), which checks every version, or pass mapper.Unversioned() to %s without the checks",
+			ErrBatchVersioned, t.s.typ, op)
+	}
+	return w, nil
+}
+
+// addBatchKey records that item i of a batch write has the key of av, and
+// refuses a key seen before.
+func (t *Table[T]) addBatchKey(op string, byKey map[string]int, av map[string]types.AttributeValue, i int) error {
+	ks := t.s.keyString(av)
+	if j, dup := byKey[ks]; dup {
+		key := map[string]types.AttributeValue{}
+		for _, f := range t.keyAttrs() {
+			if f != nil {
+				key[f.name] = av[f.name]
+			}
+		}
+		return fmt.Errorf("%w: %s items[%d] and items[%d] both have the key %s", ErrDuplicateKey, op, j, i, attrs.FormatKey(key))
+	}
+	byKey[ks] = i
+	return nil
+}
+
+// batchWrite sends reqs with BatchWriteItem; written, if not nil, is called
+// with the index of each request once DynamoDB has processed it.
+func (t *Table[T]) batchWrite(ctx context.Context, reqs []types.WriteRequest, byKey map[string]int, written func(int)) error {
+	pending, err := t.batch(ctx, len(reqs), maxBatchWrite, func(batch []int) ([]int, error) {
+		wr := make([]types.WriteRequest, len(batch))
+		for j, i := range batch {
+			wr[j] = reqs[i]
+		}
+		res, err := t.client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+			RequestItems: map[string][]types.WriteRequest{t.name: wr},
+		})
+		if err != nil {
+			return nil, err
+		}
+		var unprocessed []int
+		for _, r := range res.UnprocessedItems[t.name] {
+			var k map[string]types.AttributeValue
+			switch {
+			case r.PutRequest != nil:
+				k = r.PutRequest.Item
+			case r.DeleteRequest != nil:
+				k = r.DeleteRequest.Key
+			}
+			if i, ok := byKey[t.s.keyString(k)]; ok {
+				unprocessed = append(unprocessed, i)
+			}
+		}
+		if written != nil {
+			for _, i := range batch {
+				if !slices.Contains(unprocessed, i) {
+					written(i)
+				}
+			}
+		}
+		return unprocessed, nil
+	})
+	if err != nil {
+		slices.Sort(pending)
+		return &BatchError{Op: "BatchWriteItem", Table: t.name, Pending: pending, Err: err}
+	}
+	return nil
+}
+
+// batch processes the n items 0..n-1 in calls of at most size items: call
+// sends the items at the given indexes and returns those DynamoDB left
+// unprocessed, which go back to the front of the queue. Before a call that
+// resends unprocessed items it sleeps a jittered backoff within the table's
+// bounds; the exponent counts the calls in a row that processed nothing, so
+// calls cut short by the 16 MB response limit, which do progress, wait only
+// a little. After MaxAttempts such calls in a row it gives up. When it
+// stops early it returns the indexes not processed and the reason.
+//
+// AWS asks for backoff on unprocessed items since they usually mean
+// throttling; the growth is kept for calls that made no progress, because
+// only those say that the table is saturated.
+func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int) (unprocessed []int, err error)) ([]int, error) {
+	queue := make([]int, n)
+	for i := range queue {
+		queue[i] = i
+	}
+	stalled := 0
+	for len(queue) > 0 {
+		k := min(size, len(queue))
+		unprocessed, err := call(queue[:k])
+		if err != nil {
+			return queue, err
+		}
+		queue = append(unprocessed, queue[k:]...)
+		if len(unprocessed) == 0 {
+			stalled = 0
+			continue
+		}
+		if len(unprocessed) < k {
+			stalled = 0
+		} else {
+			stalled++
+		}
+		if stalled >= t.opts.MaxAttempts {
+			return queue, fmt.Errorf("%w: %d calls in a row processed none of their %d items", ErrUnprocessed, stalled, len(unprocessed))
+		}
+		if err := retry.Sleep(ctx, retry.Backoff(stalled+1, t.opts.BackoffBase, t.opts.BackoffMax)); err != nil {
+			return queue, err
+		}
+	}
+	return nil, nil
+}
+
+// keyString identifies the primary key of an item (or key): two items have
+// the same keyString exactly when DynamoDB takes their keys as equal. It
+// lets batch calls match what DynamoDB returns (found items, unprocessed
+// keys and items) to what was sent. Numbers are compared by value, because
+// DynamoDB stores them normalised ("042.50" comes back as "42.5", and
+// "1" and "1.0" are one key), and a custom Marshaler may write either.
+func (s *schema) keyString(item map[string]types.AttributeValue) string {
+	var b []byte
+	for _, f := range [2]*field{s.hash, s.rng} {
+		if f == nil {
+			continue
+		}
+		var typ byte
+		var v string
+		switch av := item[f.name].(type) {
+		case *types.AttributeValueMemberS:
+			typ, v = 'S', av.Value
+		case *types.AttributeValueMemberN:
+			typ, v = 'N', canonicalNumber(av.Value)
+		case *types.AttributeValueMemberB:
+			typ, v = 'B', string(av.Value)
+		default:
+			typ = '?'
+		}
+		b = append(b, typ)
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	return string(b)
+}
+
+// canonicalNumber returns one spelling for each numeric value: its
+// significant digits and a decimal exponent ("42.50", "042.5" and "4.25e1"
+// all give "425e-1"; every zero gives "0"). A string that is not a number
+// is returned as it is. It works on the text, so no exponent, however
+// large, costs more than the length of the string.
+func canonicalNumber(s string) string {
+	t := s
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg, t = t[0] == '-', t[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		// DynamoDB's numbers have exponents within ±130; the bound only
+		// keeps the arithmetic below from overflowing.
+		e, err := strconv.Atoi(t[i+1:])
+		if err != nil || e > 1<<20 || e < -1<<20 {
+			return s
+		}
+		t, exp = t[:i], e
+	}
+	digits := t
+	if i := strings.IndexByte(t, '.'); i >= 0 {
+		digits = t[:i] + t[i+1:]
+		exp -= len(t) - i - 1
+	}
+	if digits == "" {
+		return s
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return s
+		}
+	}
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "0"
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + strconv.Itoa(exp)
+}

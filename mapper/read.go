@@ -1,0 +1,369 @@
+package mapper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// A ReadOption changes how items are read. One option type serves every
+// read, and each call takes the options that make sense for it:
+//
+//	option          Get  GetAll  Query  Scan
+//	ConsistentRead   ✓     ✓       ✓     ✓
+//	Project          ✓     ✓       ✓     ✓
+//	Index                          ✓     ✓
+//	Filter                         ✓     ✓
+//	Descending                     ✓
+//	Limit                          ✓     ✓
+//	PageSize                       ✓     ✓
+//	StartAfter                     ✓     ✓ (not with Segments)
+//	Segments                             ✓
+//
+// Any other use, and a value that cannot work (Limit(0), PageSize(-1),
+// Segments(0), a malformed cursor or one taken on another table or index),
+// is an error matching [ErrInvalidOption], returned (or, for Query and
+// Scan, yielded by the iterator) before any call is sent. Options are plain
+// values: a set of them can be kept in a slice and passed to several calls,
+// and [Table.CursorAfter] takes the same slice as the Query it follows.
+// Given twice, Filter and Project add up; for the others the last one wins.
+type ReadOption func(*readConfig)
+
+// readOpt is a set of ReadOptions, to check which ones a call accepts.
+type readOpt uint16
+
+const (
+	optConsistent readOpt = 1 << iota
+	optProject
+	optIndex
+	optFilter
+	optDescending
+	optLimit
+	optPageSize
+	optStartAfter
+	optSegments
+)
+
+var readOptNames = []struct {
+	o    readOpt
+	name string
+}{
+	{optConsistent, "ConsistentRead"}, {optProject, "Project"}, {optIndex, "Index"},
+	{optFilter, "Filter"}, {optDescending, "Descending"}, {optLimit, "Limit"},
+	{optPageSize, "PageSize"}, {optStartAfter, "StartAfter"}, {optSegments, "Segments"},
+}
+
+// readCall names the calls that take ReadOptions, with the options each one
+// accepts.
+type readCall struct {
+	name    string
+	allowed readOpt
+	// consistent is the call's default for ConsistentRead.
+	consistent bool
+}
+
+var (
+	callGet    = readCall{"Get", optConsistent | optProject, true}
+	callGetAll = readCall{"GetAll", optConsistent | optProject, true}
+	callQuery  = readCall{"Query", ^optSegments, false}
+	callScan   = readCall{"Scan", ^optDescending, false}
+	// callCursor reads only Index; the other options of the query it follows
+	// are ignored, so the same slice can be passed.
+	callCursor = readCall{"CursorAfter", ^readOpt(0), false}
+)
+
+type readConfig struct {
+	set        readOpt
+	consistent bool
+	index      string
+	indexKeys  []string // the index's key attributes, hash then range
+	filters    []expression.ConditionBuilder
+	project    []string
+	descending bool
+	limit      int
+	pageSize   int
+	start      Cursor
+	segments   int
+	err        error // the first option given a value that cannot work
+}
+
+func (c *readConfig) fail(format string, args ...any) {
+	if c.err == nil {
+		c.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
+	}
+}
+
+// newReadConfig applies opts for call and checks that call accepts them.
+func newReadConfig(call readCall, opts []ReadOption) (readConfig, error) {
+	c := readConfig{consistent: call.consistent}
+	for _, o := range opts {
+		if o == nil {
+			c.fail("a nil ReadOption given to %s", call.name)
+			continue
+		}
+		o(&c)
+	}
+	if c.err != nil {
+		return c, c.err
+	}
+	if bad := c.set &^ call.allowed; bad != 0 {
+		for _, n := range readOptNames {
+			if bad&n.o != 0 {
+				return c, fmt.Errorf("%w: %s does not apply to %s", ErrInvalidOption, n.name, call.name)
+			}
+		}
+	}
+	if c.set&optSegments != 0 && c.set&optStartAfter != 0 {
+		return c, fmt.Errorf("%w: StartAfter does not apply to a parallel scan (Segments): its segments have no common order to resume in", ErrInvalidOption)
+	}
+	return c, nil
+}
+
+// ConsistentRead sets whether the read is strongly consistent.
+//
+// Get and GetAll read consistently by default: a copy you read is a copy
+// you will likely write back, and a stale one only earns a conflict.
+// Query and Scan read eventually consistently by default, as DynamoDB does
+// (a global secondary index cannot be read consistently at all).
+// ConsistentRead(false) halves the read cost.
+func ConsistentRead(consistent bool) ReadOption {
+	return func(c *readConfig) {
+		c.set |= optConsistent
+		c.consistent = consistent
+	}
+}
+
+// Index makes a Query or Scan read the secondary index name instead of the
+// table (IndexName). keys, optional, are the index's key attributes as in
+// its KeySchema: hash, then range if it has one. They are needed only to
+// take a cursor with [Table.CursorAfter] (DynamoDB's resume key for an
+// index holds the index's key as well as the table's) and are then added to
+// any [Project]ion; the usual way is to keep the option in a variable:
+//
+//	byStatus := mapper.Index("status-index", "status", "created")
+//
+// The items of an index hold only the attributes it projects; the others
+// decode as zero values (see [Project] on partial items).
+func Index(name string, keys ...string) ReadOption {
+	return func(c *readConfig) {
+		c.set |= optIndex
+		switch {
+		case name == "":
+			c.fail("Index needs an index name")
+		case len(keys) > 2:
+			c.fail("Index(%q, %q): an index has at most two key attributes (hash, range)", name, keys)
+		case len(keys) > 0 && (keys[0] == "" || keys[len(keys)-1] == ""):
+			c.fail("Index(%q, %q): empty key attribute name", name, keys)
+		}
+		c.index = name
+		c.indexKeys = keys
+	}
+}
+
+// Filter adds a FilterExpression to a Query or Scan: items for which cond is
+// false are not returned. Given more than once, the conditions are ANDed.
+// DynamoDB applies a filter after reading, so filtered-out items cost read
+// capacity as any other, and a page may hold few or no items.
+func Filter(cond expression.ConditionBuilder) ReadOption {
+	return func(c *readConfig) {
+		c.set |= optFilter
+		if !cond.IsSet() {
+			c.fail("Filter of an empty condition")
+		}
+		c.filters = append(c.filters, cond)
+	}
+}
+
+// Project reads only the attributes attrs (a ProjectionExpression; every
+// name becomes a placeholder, so reserved words are safe, and a.b[2] paths
+// reach into maps and lists). The key attributes of the table, and those of
+// the index given with [Index], are always added, so the items can still be
+// matched to keys and cursors taken after them.
+//
+// A projected item is partial: the fields not read are zero values,
+// including its version. Never write it back with [Table.Put]: that would
+// erase the fields not read (for a versioned type, a Put of version 0 is
+// refused as a create of an existing item; with [Unversioned] the damage is
+// done). Read the whole item to change it, or change it with [Table.Update].
+func Project(attrs ...string) ReadOption {
+	return func(c *readConfig) {
+		c.set |= optProject
+		if len(attrs) == 0 {
+			c.fail("Project needs at least one attribute")
+		}
+		for _, a := range attrs {
+			if a == "" {
+				c.fail("Project of an empty attribute name")
+			}
+		}
+		c.project = append(c.project, attrs...)
+	}
+}
+
+// Descending makes a Query return items in descending order of the sort
+// key (ScanIndexForward=false).
+func Descending() ReadOption {
+	return func(c *readConfig) {
+		c.set |= optDescending
+		c.descending = true
+	}
+}
+
+// Limit makes a Query or Scan iterator stop after n items (n >= 1): no
+// further page is read once n items were returned. Without a [Filter] it
+// also caps DynamoDB's page size at the number of items still wanted, so no
+// item is read that will not be returned. This is not DynamoDB's Limit
+// parameter; that one is [PageSize].
+func Limit(n int) ReadOption {
+	return func(c *readConfig) {
+		c.set |= optLimit
+		if n < 1 {
+			c.fail("Limit(%d): need at least 1", n)
+		}
+		c.limit = n
+	}
+}
+
+// PageSize sets DynamoDB's Limit parameter: the most items each Query or
+// Scan call evaluates (n >= 1), before any [Filter]. A page also ends at
+// 1 MB of data. The iterator reads every page either way; smaller pages
+// mean more calls, each sooner.
+func PageSize(n int) ReadOption {
+	return func(c *readConfig) {
+		c.set |= optPageSize
+		if n < 1 {
+			c.fail("PageSize(%d): need at least 1", n)
+		}
+		c.pageSize = n
+	}
+}
+
+// StartAfter makes a Query or Scan resume after the item a cursor was taken
+// at (see [Cursor] and [Table.CursorAfter]); it passes the cursor's key as
+// ExclusiveStartKey. The cursor must come from the same table, and the same
+// index or none, else the option is invalid. An empty cursor starts at the
+// beginning, so a handler can pass along the cursor of its request, if any.
+// The query's other options (key condition, filter, order) should be those
+// the cursor was taken under; DynamoDB does not check.
+func StartAfter(c Cursor) ReadOption {
+	return func(cfg *readConfig) {
+		cfg.set |= optStartAfter
+		cfg.start = c
+	}
+}
+
+// maxSegments is DynamoDB's limit on TotalSegments.
+const maxSegments = 1_000_000
+
+// Segments makes a Scan parallel: the table (or index) is split into n
+// segments (TotalSegments), each read page by page by its own goroutine,
+// and the iterator returns their items as they arrive, in no particular
+// order. Up to n calls are in flight at once, so choose n for the
+// throughput the table can spare. Stopping the iteration early cancels the
+// other segments' calls and waits for their goroutines; an error from any
+// segment is yielded and ends the iteration. [Limit] counts items across
+// segments, [PageSize] applies to each call. Segments cannot be combined
+// with [StartAfter].
+func Segments(n int) ReadOption {
+	return func(c *readConfig) {
+		c.set |= optSegments
+		if n < 1 || n > maxSegments {
+			c.fail("Segments(%d): need 1 to %d", n, maxSegments)
+		}
+		c.segments = n
+	}
+}
+
+// projection returns the attribute names of a ProjectionExpression: the
+// first user of them those asked for, then the key attributes of the table
+// and the index not among them. nil means no projection.
+func (t *Table[T]) projection(c *readConfig) (names []string, user int) {
+	if len(c.project) == 0 {
+		return nil, 0
+	}
+	out := make([]string, 0, len(c.project)+4)
+	seen := make(map[string]bool, len(c.project)+4)
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	for _, a := range c.project {
+		add(a)
+	}
+	user = len(out)
+	for _, f := range t.keyAttrs() {
+		if f != nil {
+			add(f.name)
+		}
+	}
+	for _, k := range c.indexKeys {
+		add(k)
+	}
+	return out, user
+}
+
+// readExpression builds the expressions of a read: key condition (Query
+// only), filter and projection. ok is false when there are none.
+func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBuilder) (e expression.Expression, ok bool, err error) {
+	b := expression.NewBuilder()
+	if key != nil {
+		b, ok = b.WithKeyCondition(*key), true
+	}
+	switch len(c.filters) {
+	case 0:
+	case 1:
+		b, ok = b.WithFilter(c.filters[0]), true
+	default:
+		b, ok = b.WithFilter(expression.And(c.filters[0], c.filters[1], c.filters[2:]...)), true
+	}
+	if names, user := t.projection(c); names != nil {
+		// User names may be paths (a.b[2]); key attribute names are taken
+		// as they are.
+		nb := make([]expression.NameBuilder, len(names))
+		for i, n := range names {
+			if i < user {
+				nb[i] = expression.Name(n)
+			} else {
+				nb[i] = expression.NameNoDotSplit(n)
+			}
+		}
+		b, ok = b.WithProjection(expression.NamesList(nb[0], nb[1:]...)), true
+	}
+	if !ok {
+		return e, false, nil
+	}
+	if e, err = b.Build(); err != nil {
+		return e, false, fmt.Errorf("%w: %v", ErrInvalidOption, err)
+	}
+	return e, true, nil
+}
+
+// Get with a projection: GetItem with a ProjectionExpression.
+func (t *Table[T]) getProjected(ctx context.Context, key map[string]types.AttributeValue, c *readConfig) (*T, error) {
+	e, _, err := t.readExpression(c, nil)
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                t.nameP,
+		Key:                      key,
+		ConsistentRead:           aws.Bool(c.consistent),
+		ProjectionExpression:     e.Projection(),
+		ExpressionAttributeNames: e.Names(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mapper: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
+	}
+	if len(out.Item) == 0 {
+		return nil, fmt.Errorf("%w: %s %s", ErrNotFound, t.name, attrs.FormatKey(key))
+	}
+	return decodeItem[T](t.c, out.Item)
+}
