@@ -14,6 +14,11 @@
 //   - [github.com/optimist-dynamo/optimist/txn] commits several writes at
 //     once (TransactWriteItems), checked against DynamoDB's limits before
 //     sending, explained op by op when canceled, retried idempotently.
+//   - [github.com/optimist-dynamo/optimist/pessimistic] is a lease lock for
+//     work where conflicts are likely and retrying is expensive: one-call
+//     acquire, fencing tokens, heartbeats, a context that ends when the
+//     lease is lost, a FIFO mode, and locks held in the item itself. Its
+//     package doc compares the four ways to change shared items.
 //   - [github.com/optimist-dynamo/optimist/version] is the vocabulary of
 //     optimistic concurrency: ErrConflict, ConflictError (with the current
 //     item, read by DynamoDB in the same call), IsConflict.

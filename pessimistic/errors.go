@@ -1,0 +1,60 @@
+package pessimistic
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrLocked is the class of [*LockedError]: Acquire (or LockItem) found
+	// the lock held and did not get it within its Wait.
+	ErrLocked = errors.New("pessimistic: locked")
+
+	// ErrLeaseLost is Lease.Err after another owner took the lock over (or
+	// the lock record was changed or deleted by hand): the holder's
+	// heartbeat found a record that is not its own.
+	ErrLeaseLost = errors.New("pessimistic: lease lost to another owner")
+
+	// ErrUnreachable is Lease.Err when heartbeats could not reach DynamoDB
+	// before the lease would run out: the lease context is canceled while
+	// the lease is still valid (with a safety margin), so that the holder
+	// stops before anyone may take over.
+	ErrUnreachable = errors.New("pessimistic: DynamoDB unreachable, lease given up before it expired")
+
+	// ErrNotHeld is returned by Release when the lock is not held by this
+	// lease any more (it was taken over, or released already). Release never
+	// removes another owner's lock.
+	ErrNotHeld = errors.New("pessimistic: lock not held by this lease")
+
+	// ErrClosed is returned by a Locker after Close.
+	ErrClosed = errors.New("pessimistic: locker closed")
+
+	// ErrInvalidOption is returned for options that cannot work together:
+	// non-positive durations, a heartbeat of half the lease or more, an
+	// empty owner. Nothing is sent.
+	ErrInvalidOption = errors.New("pessimistic: invalid option")
+
+	// ErrTableSchema is returned by New for a table whose key schema is not
+	// the lock table's (pk S hash, sk S range; see CreateTable).
+	ErrTableSchema = errors.New("pessimistic: wrong lock table schema")
+)
+
+// LockedError reports who holds a lock that could not be acquired. It
+// matches [ErrLocked]; with Wait it is the holder seen last.
+type LockedError struct {
+	Name  string // the lock
+	Owner string // the holder
+	Token int64  // the holder's fencing token
+	// Queued is, for a FIFO lock, how many waiters were ahead.
+	Queued int
+}
+
+func (e *LockedError) Error() string {
+	if e.Queued > 0 {
+		return fmt.Sprintf("pessimistic: lock %q held by %s (token %d), %d ahead in the queue", e.Name, e.Owner, e.Token, e.Queued)
+	}
+	return fmt.Sprintf("pessimistic: lock %q held by %s (token %d)", e.Name, e.Owner, e.Token)
+}
+
+// Is reports whether target is [ErrLocked].
+func (e *LockedError) Is(target error) bool { return target == ErrLocked }

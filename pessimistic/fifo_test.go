@@ -1,0 +1,190 @@
+package pessimistic_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/pessimistic"
+)
+
+// queueRows returns the sort keys of the lock's queue rows.
+func queueRows(t *testing.T, c *dynamodb.Client, table, name string) []string {
+	t.Helper()
+	out, err := c.Query(context.Background(), &dynamodb.QueryInput{
+		TableName:              aws.String(table),
+		ConsistentRead:         aws.Bool(true),
+		KeyConditionExpression: aws.String("pk = :n AND begins_with(sk, :q)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": &types.AttributeValueMemberS{Value: name}, ":q": &types.AttributeValueMemberS{Value: "q#"},
+		},
+	})
+	require.NoError(t, err)
+	var sks []string
+	for _, item := range out.Items {
+		sks = append(sks, item["sk"].(*types.AttributeValueMemberS).Value)
+	}
+	return sks
+}
+
+// TestFIFOOrder: while a holder holds the lock, 8 waiters arrive 400 ms
+// apart; they are granted the lock in arrival order.
+func TestFIFOOrder(t *testing.T) {
+	srv, table := lockTable(t)
+	l := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.PollInterval(30*time.Millisecond))
+	ctx := context.Background()
+	holder, err := l.Acquire(ctx, "printer")
+	require.NoError(t, err)
+
+	const waiters = 8
+	var mu sync.Mutex
+	var granted []int
+	var tokens []int64
+	var wg sync.WaitGroup
+	for i := range waiters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := l.Do(ctx, "printer", func(ctx context.Context, lease *pessimistic.Lease) error {
+				mu.Lock()
+				granted = append(granted, i)
+				tokens = append(tokens, lease.Token())
+				mu.Unlock()
+				time.Sleep(10 * time.Millisecond)
+				return nil
+			})
+			assert.NoError(t, err)
+		}()
+		time.Sleep(400 * time.Millisecond)
+	}
+	assert.Len(t, queueRows(t, srv.Client(), table, "printer"), waiters+1, "everyone queued behind the holder")
+	require.NoError(t, holder.Release(ctx))
+	wg.Wait()
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, granted, "granted in arrival order")
+	for i := 1; i < len(tokens); i++ {
+		assert.Greater(t, tokens[i], tokens[i-1], "the ticket is the fencing token")
+	}
+	assert.Greater(t, tokens[0], holder.Token())
+	assert.Empty(t, queueRows(t, srv.Client(), table, "printer"), "every row is gone after release")
+}
+
+// TestFIFOWaitZeroLeavesNoRow: a refused Wait(0) writes nothing, so the
+// next Wait(0) after the release succeeds at once.
+func TestFIFOWaitZeroLeavesNoRow(t *testing.T) {
+	srv, table := lockTable(t)
+	calls := ddbtest.NewCounting(srv.Client())
+	a := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.Owner("a"))
+	b := newLocker(t, calls, table, pessimistic.FIFO(), pessimistic.Owner("b"))
+	ctx := context.Background()
+	held, err := a.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	calls.Reset()
+	_, err = b.Acquire(ctx, "job", pessimistic.Wait(0))
+	var le *pessimistic.LockedError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, "a", le.Owner)
+	assert.Equal(t, held.Token(), le.Token)
+	assert.Equal(t, int64(0), calls.Count("TransactWriteItems")+calls.Count("UpdateItem")+calls.Count("DeleteItem"), "refused without writing")
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1, "only the holder's row")
+
+	require.NoError(t, held.Release(ctx))
+	got, err := b.Acquire(ctx, "job", pessimistic.Wait(0))
+	require.NoError(t, err, "free at once")
+	assert.Greater(t, got.Token(), held.Token())
+	require.NoError(t, got.Release(ctx))
+
+	// A bounded wait that runs out removes its row too.
+	held, err = a.Acquire(ctx, "job")
+	require.NoError(t, err)
+	_, err = b.Acquire(ctx, "job", pessimistic.Wait(200*time.Millisecond), pessimistic.PollInterval(20*time.Millisecond))
+	require.ErrorIs(t, err, pessimistic.ErrLocked)
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1)
+	require.NoError(t, held.Release(ctx))
+	assert.Empty(t, queueRows(t, srv.Client(), table, "job"))
+}
+
+// TestFIFOCrashedHeadIsSkipped: the head of the queue stops renewing; the
+// next waiter proceeds once the head's row stayed unchanged for its lease.
+func TestFIFOCrashedHeadIsSkipped(t *testing.T) {
+	srv, table := lockTable(t)
+	const lease = 800 * time.Millisecond
+	crashing := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.LeaseDuration(lease))
+	waiting := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond))
+	ctx := context.Background()
+	dead, err := crashing.Acquire(ctx, "job")
+	require.NoError(t, err)
+	crashing.Close()
+
+	start := time.Now()
+	got, err := waiting.Acquire(ctx, "job")
+	elapsed := time.Since(start)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, elapsed, lease)
+	assert.Less(t, elapsed, lease+time.Second)
+	assert.Greater(t, got.Token(), dead.Token())
+	require.NoError(t, got.Release(ctx))
+	assert.Empty(t, queueRows(t, srv.Client(), table, "job"), "the abandoned row was removed")
+}
+
+// TestFIFOMutualExclusion: FIFO keeps mutual exclusion and hands the lock
+// from one goroutine to the next.
+func TestFIFOMutualExclusion(t *testing.T) {
+	const lockers, goroutines, rounds = 2, 3, 4
+	srv, table := lockTable(t)
+	calls := ddbtest.NewCounting(srv.Client())
+	ctx := context.Background()
+	counter, inside := 0, 0
+	var mu sync.Mutex
+	var tokens []int64
+	var holders []int
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range lockers {
+		l := newLocker(t, calls, table, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond))
+		for g := range goroutines {
+			who := i*goroutines + g
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					assert.NoError(t, l.Do(ctx, "counter", func(ctx context.Context, lease *pessimistic.Lease) error {
+						mu.Lock()
+						inside++
+						assert.Equal(t, 1, inside, "one inside")
+						tokens = append(tokens, lease.Token())
+						holders = append(holders, who)
+						v := counter
+						mu.Unlock()
+						time.Sleep(2 * time.Millisecond)
+						mu.Lock()
+						counter = v + 1
+						inside--
+						mu.Unlock()
+						return nil
+					}))
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	total := lockers * goroutines * rounds
+	assert.Equal(t, total, counter)
+	changes := 0
+	for i := 1; i < len(tokens); i++ {
+		assert.Greater(t, tokens[i], tokens[i-1])
+		if holders[i] != holders[i-1] {
+			changes++
+		}
+	}
+	t.Logf("FIFO mutual exclusion, %d×%d×%d: wall %v, %.2f calls per acquisition, holder changed %d of %d times",
+		lockers, goroutines, rounds, time.Since(start).Round(time.Millisecond), float64(calls.Total()-lockers)/float64(total), changes, total-1)
+}

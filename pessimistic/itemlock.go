@@ -1,0 +1,206 @@
+package pessimistic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/update"
+	"github.com/optimist-dynamo/optimist/version"
+)
+
+// ItemLock is a lock held in an item itself (see [LockItem]): two
+// attributes beside the item's own, kept alive by heartbeats like a
+// [Lease]. Its methods are safe for concurrent use.
+type ItemLock[T any] struct {
+	table *mapper.Table[T]
+	lease *Lease
+}
+
+// Context returns a context that is canceled when the lock is released or
+// lost.
+func (l *ItemLock[T]) Context() context.Context { return l.lease.Context() }
+
+// Err returns why the lock ended early (see [Lease.Err]).
+func (l *ItemLock[T]) Err() error { return l.lease.Err() }
+
+// Release removes the lock's attributes from the item with one conditional
+// UpdateItem, on the condition that the lock is still ours ([ErrNotHeld]
+// otherwise), leaving the item as it is.
+func (l *ItemLock[T]) Release(ctx context.Context) error { return l.lease.Release(ctx) }
+
+// SaveAndRelease writes item and removes the lock's attributes in one
+// conditional UpdateItem (mapper's Table.Save): on the condition that the
+// lock is still ours, and, if T is versioned, that the stored version is
+// item's (which LockItem returned). Attributes outside the struct survive.
+// On success item gets its new version. If the lock was lost, nothing is
+// written and the error matches [ErrNotHeld]. If the item was changed by a
+// writer that did not take the lock (the version moved), nothing is written,
+// the lock is released all the same, and the error matches
+// version.ErrConflict.
+func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
+	if item == nil {
+		return errors.New("pessimistic: SaveAndRelease of a nil item")
+	}
+	var conflict error
+	s := l.lease
+	err := s.finish(ctx, func(ctx context.Context, cur string, att *attempt.Tracker) error {
+		ours := expression.Name(s.o.ownerAttr).Equal(expression.Value(s.o.owner)).
+			And(expression.Name(s.o.leaseAttr).AppendName(expression.Name(leaseRvn)).Equal(expression.Value(cur)))
+		err := l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ownerAttr).Remove(s.o.leaseAttr)))
+		if version.IsConflict(err) && !errors.Is(err, mapper.ErrUnknownOutcome) {
+			conflict = err
+			return s.removeRecord(ctx, cur, att)
+		}
+		return err
+	})
+	return errors.Join(err, conflict)
+}
+
+// Inside the lease attribute of a locked item (a map): the record version
+// and the lease duration in milliseconds.
+const (
+	leaseRvn = "rvn"
+	leaseMs  = "ms"
+)
+
+// LockItem takes a lock held in the item with the key of key, and returns
+// the item as it is now, read by the same call: a locking read. It is one
+// UpdateItem (ALL_NEW) that sets the owner and lease attributes
+// ([ItemLockAttributes], defaults "lockOwner" and "lockLease"; they must
+// not be fields of T) on the condition that the item exists and is not
+// locked. A missing item is an error matching mapper.ErrNotFound, and is not
+// created. A locked item is a [*LockedError] (matching [ErrLocked]) after
+// the [Wait] (by default until ctx ends); a lock whose holder stopped
+// renewing it is taken over after a full lease, as with [Locker.Acquire].
+//
+// The lock is renewed by heartbeats until [ItemLock.SaveAndRelease] or
+// [ItemLock.Release]. Writers that do not take the lock are not kept out:
+// combine item locks with a version field, so that such a write makes the
+// holder's save conflict instead of being overwritten.
+func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ...Option) (*T, *ItemLock[T], error) {
+	o, err := defaultOptions().resolve(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, a := range []string{o.ownerAttr, o.leaseAttr} {
+		if table.Stores(a) || strings.ContainsAny(a, ".[]") {
+			return nil, nil, fmt.Errorf("%w: the item lock attribute %q must not be a field of the item, nor hold '.', '[' or ']'", ErrInvalidOption, a)
+		}
+	}
+	k, err := table.Key(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := &record{
+		client: table.Client(), table: aws.String(table.Name()), key: k,
+		names:  map[string]string{"#o": o.ownerAttr, "#il": o.leaseAttr, "#r": leaseRvn},
+		rvnRef: "#il.#r",
+		remove: "REMOVE #o, #il",
+		parse:  itemHolder(o.ownerAttr, o.leaseAttr),
+	}
+	name := table.Name() + " " + attrs.FormatKey(k)
+	w := newWaiter(o)
+	for {
+		rvn, sent := newRvn(), o.clock.Now()
+		item, h, err := lockItemOnce(ctx, table, rec, o, rvn, w.takeover())
+		if err != nil {
+			return nil, nil, fmt.Errorf("pessimistic: lock %s: %w", name, err)
+		}
+		if item != nil {
+			v, err := table.Decode(item)
+			if err != nil {
+				return nil, nil, err
+			}
+			return v, &ItemLock[T]{table: table, lease: newLease(rec, name, 0, rvn, sent, o, context.WithoutCancel(ctx))}, nil
+		}
+		w.saw(h.rvn, h.lease)
+		pause, ok := w.next()
+		if !ok {
+			return nil, nil, &LockedError{Name: name, Owner: h.owner}
+		}
+		if err := o.clock.Sleep(ctx, pause); err != nil {
+			return nil, nil, fmt.Errorf("pessimistic: lock %s (held by %s): %w", name, h.owner, err)
+		}
+	}
+}
+
+// lockItemOnce makes one attempt; it returns the item, or its holder.
+func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *record, o options, rvn, takeover string) (map[string]types.AttributeValue, holder, error) {
+	cond := "attribute_exists(#k) AND (attribute_not_exists(#o)"
+	values := map[string]types.AttributeValue{
+		":me": attrs.S(o.owner),
+		":lease": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			leaseRvn: attrs.S(rvn), leaseMs: attrs.N(o.lease.Milliseconds()),
+		}},
+	}
+	if takeover != "" {
+		cond += " OR #il.#r = :stale"
+		values[":stale"] = attrs.S(takeover)
+	}
+	cond += ")"
+	names := map[string]string{"#k": table.HashKey(), "#o": o.ownerAttr, "#il": o.leaseAttr}
+	if takeover != "" {
+		names["#r"] = leaseRvn
+	}
+	var att attempt.Tracker
+	out, err := rec.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           rec.table,
+		Key:                                 rec.key,
+		UpdateExpression:                    aws.String("SET #o = :me, #il = :lease"),
+		ConditionExpression:                 aws.String(cond),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}, att.Option)
+	switch {
+	case err == nil:
+		return out.Attributes, holder{}, nil
+	case isConditionFailed(err):
+		old := conditionItem(err)
+		if len(old) == 0 {
+			return nil, holder{}, fmt.Errorf("%w (an item lock never creates the item)", mapper.ErrNotFound)
+		}
+		if h := rec.parse(old); !att.Ambiguous || h.owner != o.owner || h.rvn != rvn {
+			return nil, h, nil
+		}
+		return old, holder{}, nil // our own attempt had landed; the SDK's retry saw it
+	case att.Ambiguous:
+		got, gerr := rec.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: rec.table, Key: rec.key, ConsistentRead: aws.Bool(true)})
+		if gerr == nil {
+			if h := rec.parse(got.Item); h.owner == o.owner && h.rvn == rvn {
+				return got.Item, holder{}, nil
+			}
+		}
+	}
+	return nil, holder{}, err
+}
+
+// itemHolder reads an item lock's attributes.
+func itemHolder(ownerAttr, leaseAttr string) func(map[string]types.AttributeValue) holder {
+	return func(item map[string]types.AttributeValue) holder {
+		var h holder
+		if v, ok := item[ownerAttr].(*types.AttributeValueMemberS); ok {
+			h.owner = v.Value
+		}
+		if m, ok := item[leaseAttr].(*types.AttributeValueMemberM); ok {
+			if v, ok := m.Value[leaseRvn].(*types.AttributeValueMemberS); ok {
+				h.rvn = v.Value
+			}
+			ms, _ := attrs.Int64(m.Value[leaseMs])
+			h.lease = time.Duration(ms) * time.Millisecond
+		}
+		return h
+	}
+}

@@ -1,0 +1,352 @@
+package pessimistic
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// record is where a lease lives: a lock's record, a FIFO queue row, or a
+// locked item. Every write to it is conditional on the owner and the record
+// version being ours.
+type record struct {
+	client recordClient
+	table  *string
+	key    map[string]types.AttributeValue
+	// names binds #o (the owner attribute) and the names in rvnRef: the
+	// names of the condition.
+	names  map[string]string
+	rvnRef string // the record version's path in expressions: "#r", or "#il.#r"
+	ttl    bool
+	// remove is the update expression of a release; "" deletes the record.
+	remove      string
+	removeNames map[string]string
+	parse       func(map[string]types.AttributeValue) holder
+}
+
+// recordClient is what a lease's record needs.
+type recordClient interface {
+	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+}
+
+func (r *record) cond() string { return "#o = :me AND " + r.rvnRef + " = :cur" }
+
+// Lease is a held lock. Heartbeats keep it alive until Release; if they
+// fail, or find the lock taken, its context is canceled and Err says why.
+// Its methods are safe for concurrent use.
+type Lease struct {
+	rec     *record
+	name    string
+	token   int64
+	o       options
+	untrack func()
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu       sync.Mutex // serializes the record's writes
+	rvn      string     // our record version, as stored
+	maybe    string     // a record version written with an unknown outcome
+	lastOK   time.Time  // when the last write known to have landed was sent
+	released bool
+	lost     error
+
+	stopOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// newLease starts the heartbeats of a lease whose record holds rvn, written
+// by a call sent at sent.
+func newLease(rec *record, name string, token int64, rvn string, sent time.Time, o options, parent context.Context) *Lease {
+	ctx, cancel := context.WithCancelCause(parent)
+	s := &Lease{
+		rec: rec, name: name, token: token, o: o, untrack: func() {},
+		ctx: ctx, cancel: cancel,
+		rvn: rvn, lastOK: sent,
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go s.heartbeats()
+	return s
+}
+
+// Name returns the lock's name.
+func (s *Lease) Name() string { return s.name }
+
+// Owner returns the owner recorded in the lock.
+func (s *Lease) Owner() string { return s.o.owner }
+
+// Token returns the lease's fencing token: it increases strictly with every
+// acquisition of the lock, for as long as the lock exists (Release keeps
+// the counter). Pass it to writes guarded by mapper.Fence, so that a holder
+// that paused past its lease can no longer write once another holds the
+// lock.
+func (s *Lease) Token() int64 { return s.token }
+
+// Context returns a context that is canceled when the lease is released or
+// lost.
+func (s *Lease) Context() context.Context { return s.ctx }
+
+// Err returns why the lease ended early: [ErrLeaseLost] if another owner
+// took the lock, [ErrUnreachable] if heartbeats could not reach DynamoDB in
+// time, [ErrClosed] after Locker.Close; nil while held and after Release.
+func (s *Lease) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lost
+}
+
+// lose ends the lease for err; mu must be held.
+func (s *Lease) lose(err error) {
+	if s.lost == nil && !s.released {
+		s.lost = err
+		s.cancel(err)
+	}
+}
+
+// heartbeats renews the lease every Heartbeat interval (sooner after a
+// failure) and gives it up before it would expire if it cannot.
+func (s *Lease) heartbeats() {
+	defer close(s.done)
+	clock := s.o.clock
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	next := clock.Now().Add(s.o.heartbeat)
+	for {
+		s.mu.Lock()
+		deadline := s.lastOK.Add(s.o.lease - s.o.margin())
+		s.mu.Unlock()
+		now := clock.Now()
+		if err := clock.Sleep(ctx, min(next.Sub(now), deadline.Sub(now))); err != nil {
+			return
+		}
+		if !clock.Now().Before(deadline) {
+			s.mu.Lock()
+			s.lose(ErrUnreachable)
+			s.mu.Unlock()
+			return
+		}
+		switch s.beat(deadline) {
+		case beatOK:
+			next = clock.Now().Add(s.o.heartbeat)
+		case beatFailed:
+			next = clock.Now().Add(s.o.heartbeat / 4)
+		case beatLost:
+			return
+		}
+	}
+}
+
+type beatResult int
+
+const (
+	beatOK beatResult = iota
+	beatFailed
+	beatLost
+)
+
+// beat writes a new record version, on the condition that the record is
+// still ours.
+func (s *Lease) beat(deadline time.Time) beatResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released || s.lost != nil {
+		return beatLost
+	}
+	// The call may take until the lease would be given up, not longer.
+	ctx, cancel := context.WithTimeout(context.Background(), max(deadline.Sub(s.o.clock.Now()), time.Millisecond))
+	defer cancel()
+	rvn, sent := newRvn(), s.o.clock.Now()
+	switch s.renew(ctx, rvn) {
+	case settledOurs:
+		s.rvn, s.maybe, s.lastOK = rvn, "", sent
+		return beatOK
+	case settledNotOurs:
+		s.lose(ErrLeaseLost)
+		return beatLost
+	default:
+		s.maybe = rvn
+		return beatFailed
+	}
+}
+
+type settled int
+
+const (
+	settledUnknown settled = iota // not landed, or cannot tell: try again
+	settledOurs                   // the write landed
+	settledNotOurs                // the record is not ours any more
+)
+
+// renew writes record version rvn where ours is stored, and settles the
+// outcome: a write whose response was lost is recognised by our own new
+// record version, in the item the SDK's failed retry returned or in a
+// consistent read.
+func (s *Lease) renew(ctx context.Context, rvn string) settled {
+	r := s.rec
+	update := "SET " + r.rvnRef + " = :new"
+	names := r.names
+	values := map[string]types.AttributeValue{":me": attrs.S(s.o.owner), ":cur": attrs.S(s.rvn), ":new": attrs.S(rvn)}
+	if r.ttl {
+		update += ", #t = :t"
+		names = maps.Clone(names)
+		names["#t"] = attrTTL
+		values[":t"] = attrs.N(time.Now().Add(s.o.ttlWindow()).Unix())
+	}
+	var att attempt.Tracker
+	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           r.table,
+		Key:                                 r.key,
+		UpdateExpression:                    aws.String(update),
+		ConditionExpression:                 aws.String(r.cond()),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}, att.Option)
+	switch {
+	case err == nil:
+		return settledOurs
+	case isConditionFailed(err):
+		if h := r.parse(conditionItem(err)); h.owner == s.o.owner && h.rvn == rvn {
+			return settledOurs // our attempt landed; the SDK's retry saw it
+		}
+		return settledNotOurs
+	case !att.Ambiguous:
+		return settledUnknown
+	}
+	got, gerr := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: r.table, Key: r.key, ConsistentRead: aws.Bool(true)})
+	if gerr != nil {
+		return settledUnknown
+	}
+	switch h := r.parse(got.Item); {
+	case h.owner == s.o.owner && h.rvn == rvn:
+		return settledOurs
+	case h.owner == s.o.owner && h.rvn == s.rvn:
+		return settledUnknown
+	}
+	return settledNotOurs
+}
+
+// stopHeartbeats ends the heartbeat loop and waits for it; with a cause,
+// the lease is lost for it.
+func (s *Lease) stopHeartbeats(cause error) {
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.done
+	if cause != nil {
+		s.mu.Lock()
+		s.lose(cause)
+		s.mu.Unlock()
+	}
+}
+
+// Release gives the lock up with one conditional write, on the condition
+// that owner and record version are still this lease's: for a lock, an
+// UpdateItem that removes owner, record version and lease from its record
+// and keeps the record (so the fencing token never goes back); for a FIFO
+// lock, a DeleteItem of the lease's queue row. If the lock is not ours any
+// more, it changes nothing and returns an error matching [ErrNotHeld]:
+// Release never removes another owner's lock. It stops the heartbeats and
+// cancels the lease's context; calling it again returns nil.
+func (s *Lease) Release(ctx context.Context) error {
+	return s.finish(ctx, func(ctx context.Context, cur string, att *attempt.Tracker) error {
+		return s.removeRecord(ctx, cur, att)
+	})
+}
+
+// finish ends the lease with write, made with our record version (and, if
+// that fails on a heartbeat of unknown outcome that did land, with that
+// one): heartbeats stop, and the lease is released or lost.
+func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur string, att *attempt.Tracker) error) error {
+	s.stopHeartbeats(nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		return nil
+	}
+	defer s.untrack()
+	var h holder
+	for _, cur := range []string{s.rvn, s.maybe} {
+		if cur == "" {
+			continue
+		}
+		var att attempt.Tracker
+		err := write(ctx, cur, &att)
+		if err == nil {
+			return s.markReleased()
+		}
+		if !isConditionFailed(err) {
+			// Heartbeats have stopped: the lease runs out on its own.
+			s.lose(ErrUnreachable)
+			return fmt.Errorf("pessimistic: release %q: %w", s.name, err)
+		}
+		h = s.rec.parse(conditionItem(err))
+		if h.owner == "" && att.Ambiguous {
+			return s.markReleased() // our release landed; the SDK's retry saw it
+		}
+		if h.owner != s.o.owner || h.rvn != s.maybe || cur == s.maybe {
+			break
+		}
+		// A heartbeat whose answer was lost did land: release that version.
+	}
+	s.lose(ErrLeaseLost)
+	s.released = true
+	if h.owner == "" {
+		return fmt.Errorf("%w: %q is not held by anyone", ErrNotHeld, s.name)
+	}
+	return fmt.Errorf("%w: %q is held by %s (token %d)", ErrNotHeld, s.name, h.owner, h.token)
+}
+
+// removeRecord removes the lease from its record: the release proper.
+func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Tracker) error {
+	r := s.rec
+	values := map[string]types.AttributeValue{":me": attrs.S(s.o.owner), ":cur": attrs.S(cur)}
+	if r.remove == "" {
+		_, err := r.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: r.table, Key: r.key,
+			ConditionExpression:                 aws.String(r.cond()),
+			ExpressionAttributeNames:            r.names,
+			ExpressionAttributeValues:           values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}, att.Option)
+		return err
+	}
+	names := maps.Clone(r.names)
+	maps.Copy(names, r.removeNames)
+	if _, ok := names["#t"]; ok {
+		values[":t"] = attrs.N(time.Now().Add(s.o.ttlWindow()).Unix())
+	}
+	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: r.table, Key: r.key,
+		UpdateExpression:                    aws.String(r.remove),
+		ConditionExpression:                 aws.String(r.cond()),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}, att.Option)
+	return err
+}
+
+// markReleased marks the lease released; mu must be held.
+func (s *Lease) markReleased() error {
+	s.released = true
+	s.cancel(context.Canceled)
+	return nil
+}

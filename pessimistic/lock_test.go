@@ -1,0 +1,491 @@
+package pessimistic_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/internal/fakeclock"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/pessimistic"
+)
+
+// lockTable creates a lock table for the test and returns the server and
+// the table's name.
+func lockTable(t *testing.T) (*dynamolocal.Server, string) {
+	t.Helper()
+	srv := ddbtest.Server(t)
+	name := ddbtest.TableName(t)
+	require.NoError(t, pessimistic.CreateTable(context.Background(), srv.Client(), name))
+	t.Cleanup(func() {
+		_, err := srv.Client().DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		assert.NoError(t, err)
+	})
+	return srv, name
+}
+
+func newLocker(t *testing.T, c pessimistic.Client, table string, opts ...pessimistic.Option) *pessimistic.Locker {
+	t.Helper()
+	l, err := pessimistic.New(c, table, opts...)
+	require.NoError(t, err)
+	t.Cleanup(l.Close)
+	return l
+}
+
+func lockItem(t *testing.T, c *dynamodb.Client, table, name string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName:      aws.String(table),
+		Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: name}, "sk": &types.AttributeValueMemberS{Value: "lock"}},
+		ConsistentRead: aws.Bool(true),
+	})
+	require.NoError(t, err)
+	return out.Item
+}
+
+// advanceUntil moves clk forward, one sleeper's wake-up at a time, until
+// done is closed; it returns the clock's time then.
+func advanceUntil(t *testing.T, clk *fakeclock.Clock, done <-chan struct{}, limit time.Duration) time.Time {
+	t.Helper()
+	start := clk.Now()
+	for {
+		select {
+		case <-done:
+			return clk.Now()
+		default:
+		}
+		require.Less(t, clk.Now().Sub(start), limit, "nothing happened within %v of clock time", limit)
+		if !clk.WaitForSleepers(1, 50*time.Millisecond) {
+			continue // a call is in flight
+		}
+		if next, ok := clk.NextWake(); ok {
+			clk.Advance(max(next.Sub(clk.Now()), time.Millisecond))
+		}
+	}
+}
+
+func TestUncontendedCycleCostsTwoCalls(t *testing.T) {
+	srv, table := lockTable(t)
+	calls := ddbtest.NewCounting(srv.Client())
+	l := newLocker(t, calls, table)
+	calls.Reset()
+	ctx := context.Background()
+
+	var tokens []int64
+	for range 3 {
+		lease, err := l.Acquire(ctx, "order-42")
+		require.NoError(t, err)
+		assert.NoError(t, lease.Context().Err())
+		tokens = append(tokens, lease.Token())
+		require.NoError(t, lease.Release(ctx))
+		assert.ErrorIs(t, lease.Context().Err(), context.Canceled, "released: its context ends")
+		assert.NoError(t, lease.Err(), "a release is not a loss")
+		assert.NoError(t, lease.Release(ctx), "a second Release is a no-op")
+	}
+	assert.Equal(t, int64(6), calls.Total(), "one UpdateItem to acquire, one to release")
+	assert.Equal(t, int64(6), calls.Count("UpdateItem"))
+	assert.Less(t, tokens[0], tokens[1])
+	assert.Less(t, tokens[1], tokens[2])
+
+	item := lockItem(t, srv.Client(), table, "order-42")
+	assert.NotContains(t, item, "owner", "release removes the owner")
+	assert.Contains(t, item, "fence", "and keeps the fence counter")
+	assert.Contains(t, item, "ttl")
+}
+
+func TestNoWaitOnHeldLock(t *testing.T) {
+	_, table := lockTable(t)
+	srv := ddbtest.Server(t)
+	holder := newLocker(t, srv.Client(), table, pessimistic.Owner("alice"))
+	other := newLocker(t, srv.Client(), table, pessimistic.Owner("bob"))
+	ctx := context.Background()
+	lease, err := holder.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	start := time.Now()
+	_, err = other.Acquire(ctx, "job", pessimistic.Wait(0))
+	assert.Less(t, time.Since(start), time.Second)
+	require.ErrorIs(t, err, pessimistic.ErrLocked)
+	var le *pessimistic.LockedError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, "alice", le.Owner)
+	assert.Equal(t, lease.Token(), le.Token)
+	assert.Equal(t, "job", le.Name)
+
+	// A bounded wait ends with the holder too.
+	start = time.Now()
+	_, err = other.Acquire(ctx, "job", pessimistic.Wait(300*time.Millisecond), pessimistic.PollInterval(50*time.Millisecond))
+	require.ErrorIs(t, err, pessimistic.ErrLocked)
+	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	// A canceled ctx ends a waiting Acquire promptly.
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(150 * time.Millisecond); cancel() }()
+	start = time.Now()
+	_, err = other.Acquire(cctx, "job")
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), time.Second)
+
+	// The same owner does not get it twice.
+	_, err = holder.Acquire(ctx, "job", pessimistic.Wait(0))
+	require.ErrorIs(t, err, pessimistic.ErrLocked)
+
+	require.NoError(t, lease.Release(ctx))
+	got, err := other.Acquire(ctx, "job", pessimistic.Wait(0))
+	require.NoError(t, err)
+	assert.Greater(t, got.Token(), lease.Token())
+	require.NoError(t, got.Release(ctx))
+}
+
+// TestMutualExclusion: 4 Lockers × 3 goroutines × 8 rounds on one lock,
+// each round a non-atomic read-sleep-write of a counter.
+func TestMutualExclusion(t *testing.T) {
+	const lockers, goroutines, rounds = 4, 3, 8
+	srv, table := lockTable(t)
+	calls := ddbtest.NewCounting(srv.Client())
+	ctx := context.Background()
+
+	var inside, maxInside atomic.Int32
+	counter := 0
+	var mu sync.Mutex // guards grants, not counter
+	var grants []int64
+	var holders []int
+	var maxWait time.Duration
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range lockers {
+		l := newLocker(t, calls, table, pessimistic.Owner("locker-"+string(rune('A'+i))))
+		for g := range goroutines {
+			who := i*goroutines + g
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					asked := time.Now()
+					err := l.Do(ctx, "counter", func(ctx context.Context, lease *pessimistic.Lease) error {
+						waited := time.Since(asked)
+						n := inside.Add(1)
+						defer inside.Add(-1)
+						for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
+						}
+						mu.Lock()
+						grants = append(grants, lease.Token())
+						holders = append(holders, who)
+						maxWait = max(maxWait, waited)
+						mu.Unlock()
+						v := counter // read
+						time.Sleep(2 * time.Millisecond)
+						counter = v + 1 // write
+						return ctx.Err()
+					})
+					assert.NoError(t, err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	total := lockers * goroutines * rounds
+	assert.Equal(t, int32(1), maxInside.Load(), "at most one inside at any moment")
+	assert.Equal(t, total, counter, "no increment lost")
+	require.Len(t, grants, total)
+	for i := 1; i < len(grants); i++ {
+		assert.Greater(t, grants[i], grants[i-1], "tokens strictly increase in grant order")
+	}
+	changes := 0
+	for i := 1; i < len(holders); i++ {
+		if holders[i] != holders[i-1] {
+			changes++
+		}
+	}
+	t.Logf("mutual exclusion, %d×%d×%d: wall %v, %.2f calls per acquisition (%d UpdateItem), max wait %v, holder changed %d times",
+		lockers, goroutines, rounds, wall.Round(time.Millisecond), float64(calls.Total()-lockers)/float64(total),
+		calls.Count("UpdateItem"), maxWait.Round(time.Millisecond), changes)
+}
+
+// TestCrashedHolderIsTakenOver (real time): a holder that stops its
+// heartbeats without releasing is taken over after one lease, not before,
+// and soon after.
+func TestCrashedHolderIsTakenOver(t *testing.T) {
+	srv, table := lockTable(t)
+	const lease, hb = time.Second, 200 * time.Millisecond
+	crashing := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease), pessimistic.Heartbeat(hb), pessimistic.Owner("crasher"))
+	waiting := newLocker(t, srv.Client(), table, pessimistic.PollInterval(50*time.Millisecond), pessimistic.Owner("waiter"))
+	ctx := context.Background()
+	old, err := crashing.Acquire(ctx, "job")
+	require.NoError(t, err)
+	crashing.Close() // no heartbeats, no release
+	assert.ErrorIs(t, old.Err(), pessimistic.ErrClosed)
+
+	start := time.Now()
+	got, err := waiting.Acquire(ctx, "job")
+	elapsed := time.Since(start)
+	require.NoError(t, err)
+	t.Logf("taken over after %v (lease %v)", elapsed.Round(time.Millisecond), lease)
+	assert.GreaterOrEqual(t, elapsed, lease, "not before a full lease")
+	assert.Less(t, elapsed, lease+3*hb, "within lease + a few heartbeat intervals")
+	assert.Greater(t, got.Token(), old.Token())
+	require.NoError(t, got.Release(ctx))
+	_, err = crashing.Acquire(ctx, "other")
+	assert.ErrorIs(t, err, pessimistic.ErrClosed)
+}
+
+// TestTakeoverByObservation (fake clock): the waiter takes over exactly when
+// the record it saw has stayed unchanged for a full lease on its own clock.
+func TestTakeoverByObservation(t *testing.T) {
+	srv, table := lockTable(t)
+	clk := fakeclock.New(time.Unix(1_000_000, 0))
+	const lease = 10 * time.Second
+	crashing := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease), pessimistic.Clock(clk))
+	waiting := newLocker(t, srv.Client(), table, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
+	ctx := context.Background()
+	old, err := crashing.Acquire(ctx, "job")
+	require.NoError(t, err)
+	crashing.Close()
+
+	t0 := clk.Now()
+	done := make(chan struct{})
+	var got *pessimistic.Lease
+	var at time.Time
+	go func() {
+		defer close(done)
+		got, err = waiting.Acquire(ctx, "job")
+		at = clk.Now()
+	}()
+	advanceUntil(t, clk, done, time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, t0.Add(lease), at, "taken over when the lease seen ran out, not before, not later")
+	assert.Greater(t, got.Token(), old.Token())
+	require.NoError(t, got.Release(ctx))
+}
+
+// TestHeartbeatsKeepTheLease (fake clock): a holder that heartbeats is not
+// taken over, however long it holds.
+func TestHeartbeatsKeepTheLease(t *testing.T) {
+	srv, table := lockTable(t)
+	clk := fakeclock.New(time.Unix(1_000_000, 0))
+	const lease = 10 * time.Second
+	holding := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease), pessimistic.Clock(clk))
+	waiting := newLocker(t, srv.Client(), table, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
+	ctx := context.Background()
+	held, err := holding.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err = waiting.Acquire(wctx, "job")
+	}()
+	for clk.Now().Sub(time.Unix(1_000_000, 0)) < 5*lease {
+		require.True(t, clk.WaitForSleepers(2, 5*time.Second), "holder and waiter sleep between calls")
+		next, _ := clk.NextWake()
+		clk.Advance(max(next.Sub(clk.Now()), time.Millisecond))
+	}
+	cancel()
+	<-done
+	require.ErrorIs(t, err, context.Canceled, "the waiter never got it")
+	assert.NoError(t, held.Err())
+	assert.NoError(t, held.Context().Err())
+	require.NoError(t, held.Release(ctx))
+}
+
+// TestStolenLockCancelsTheHolder (fake clock): overwriting the lock record
+// by hand ends the holder's context at its next heartbeat.
+func TestStolenLockCancelsTheHolder(t *testing.T) {
+	srv, table := lockTable(t)
+	clk := fakeclock.New(time.Unix(1_000_000, 0))
+	l := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(8*time.Second), pessimistic.Clock(clk))
+	ctx := context.Background()
+	lease, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	_, err = srv.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "job"}, "sk": &types.AttributeValueMemberS{Value: "lock"},
+		"owner": &types.AttributeValueMemberS{Value: "thief"}, "rvn": &types.AttributeValueMemberS{Value: "x"},
+		"fence": &types.AttributeValueMemberN{Value: "999999999999999"},
+	}})
+	require.NoError(t, err)
+	t0 := clk.Now()
+	at := advanceUntil(t, clk, lease.Context().Done(), time.Minute)
+	assert.Equal(t, t0.Add(2*time.Second), at, "at the first heartbeat")
+	assert.ErrorIs(t, lease.Err(), pessimistic.ErrLeaseLost)
+	assert.ErrorIs(t, context.Cause(lease.Context()), pessimistic.ErrLeaseLost)
+
+	require.ErrorIs(t, lease.Release(ctx), pessimistic.ErrNotHeld)
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "thief"}, lockItem(t, srv.Client(), table, "job")["owner"], "Release never removes another owner's lock")
+}
+
+// partition makes the client's UpdateItem and GetItem calls fail, as if
+// DynamoDB could not be reached, while on is set.
+type partition struct{ on atomic.Bool }
+
+func (p *partition) ID() string { return "partition" }
+
+func (p *partition) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	if p.on.Load() {
+		return middleware.InitializeOutput{}, middleware.Metadata{}, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("network is unreachable")}
+	}
+	return next.HandleInitialize(ctx, in)
+}
+
+func (p *partition) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(p, middleware.Before) })
+}
+
+// TestPartitionCancelsBeforeExpiry (fake clock): when heartbeats cannot get
+// through, the lease context is canceled before the lease would expire.
+func TestPartitionCancelsBeforeExpiry(t *testing.T) {
+	srv, table := lockTable(t)
+	clk := fakeclock.New(time.Unix(1_000_000, 0))
+	p := &partition{}
+	const lease = 10 * time.Second
+	l := newLocker(t, srv.NewClient(p.option), table, pessimistic.LeaseDuration(lease), pessimistic.Clock(clk))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	t0 := clk.Now()
+	p.on.Store(true)
+
+	at := advanceUntil(t, clk, held.Context().Done(), time.Minute)
+	assert.ErrorIs(t, held.Err(), pessimistic.ErrUnreachable)
+	assert.Less(t, at.Sub(t0), lease, "given up before the lease ran out")
+	assert.GreaterOrEqual(t, at.Sub(t0), lease/2, "not at the first failure")
+	t.Logf("canceled %v after the last renewal, lease %v", at.Sub(t0), lease)
+}
+
+// TestLostHeartbeatResponseKeepsTheLease: a heartbeat that lands but whose
+// response is lost, so that the SDK's retry fails its condition, does not
+// lose the lease.
+func TestLostHeartbeatResponseKeepsTheLease(t *testing.T) {
+	srv, table := lockTable(t)
+	clk := fakeclock.New(time.Unix(1_000_000, 0))
+	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool { return op == "UpdateItem" && call == 2 }} // 1 is the acquire
+	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.LeaseDuration(8*time.Second), pessimistic.Clock(clk))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	before := lockItem(t, srv.Client(), table, "job")["rvn"]
+
+	require.True(t, clk.WaitForSleepers(1, 5*time.Second))
+	clk.Advance(2 * time.Second) // the first heartbeat
+	require.Eventually(t, func() bool { return drop.Calls("UpdateItem") >= 3 }, 10*time.Second, 10*time.Millisecond, "the heartbeat and the SDK's retry")
+	require.True(t, clk.WaitForSleepers(1, 5*time.Second), "the heartbeat loop goes on")
+	assert.Equal(t, 1, drop.Dropped())
+	assert.NoError(t, held.Err())
+	assert.NoError(t, held.Context().Err())
+	assert.NotEqual(t, before, lockItem(t, srv.Client(), table, "job")["rvn"], "the heartbeat landed")
+	require.NoError(t, held.Release(ctx), "the lease still knows its record")
+}
+
+// TestFencing: a holder paused past its lease cannot write once the lock
+// was taken over; the new holder's write stands.
+func TestFencing(t *testing.T) {
+	srv, table := lockTable(t)
+	type Doc struct {
+		ID   string `dynamo:"id,hash"`
+		Body string `dynamo:"body"`
+	}
+	docsName := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
+	docs, err := mapper.NewTable[Doc](srv.Client(), docsName)
+	require.NoError(t, err)
+	ctx := context.Background()
+	const lease = 500 * time.Millisecond
+
+	paused := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease), pessimistic.Heartbeat(100*time.Millisecond))
+	a, err := paused.Acquire(ctx, "doc-1")
+	require.NoError(t, err)
+	require.NoError(t, docs.Put(ctx, &Doc{ID: "doc-1", Body: "a1"}, mapper.Fence("fence", a.Token())))
+	paused.Close() // a long GC pause: no heartbeats
+
+	next := newLocker(t, srv.Client(), table, pessimistic.PollInterval(20*time.Millisecond))
+	b, err := next.Acquire(ctx, "doc-1")
+	require.NoError(t, err)
+	require.Greater(t, b.Token(), a.Token())
+	require.NoError(t, docs.Put(ctx, &Doc{ID: "doc-1", Body: "b1"}, mapper.Fence("fence", b.Token())))
+
+	// The paused holder wakes up and writes with its old token.
+	err = docs.Put(ctx, &Doc{ID: "doc-1", Body: "a2"}, mapper.Fence("fence", a.Token()))
+	require.ErrorIs(t, err, mapper.ErrConditionFailed)
+	got, err := docs.Get(ctx, Doc{ID: "doc-1"})
+	require.NoError(t, err)
+	assert.Equal(t, "b1", got.Body, "the new holder's write stands")
+	require.NoError(t, b.Release(ctx))
+}
+
+func TestOptionsAreChecked(t *testing.T) {
+	srv, table := lockTable(t)
+	for name, opts := range map[string][]pessimistic.Option{
+		"heartbeat of half the lease": {pessimistic.LeaseDuration(time.Second), pessimistic.Heartbeat(500 * time.Millisecond)},
+		"zero lease":                  {pessimistic.LeaseDuration(0)},
+		"negative heartbeat":          {pessimistic.Heartbeat(-time.Second)},
+		"zero poll":                   {pessimistic.PollInterval(0)},
+		"negative wait":               {pessimistic.Wait(-1)},
+		"empty owner":                 {pessimistic.Owner("")},
+		"nil clock":                   {pessimistic.Clock(nil)},
+	} {
+		_, err := pessimistic.New(srv.Client(), table, opts...)
+		assert.ErrorIs(t, err, pessimistic.ErrInvalidOption, name)
+	}
+	calls := ddbtest.NewCounting(srv.Client())
+	l := newLocker(t, calls, table)
+	calls.Reset()
+	_, err := l.Acquire(context.Background(), "x", pessimistic.LeaseDuration(time.Second), pessimistic.Heartbeat(time.Second))
+	assert.ErrorIs(t, err, pessimistic.ErrInvalidOption, "per call too")
+	_, err = l.Acquire(context.Background(), "")
+	assert.ErrorIs(t, err, pessimistic.ErrInvalidOption)
+	assert.Equal(t, int64(0), calls.Total(), "nothing sent")
+}
+
+func TestNewChecksTheTableSchema(t *testing.T) {
+	srv := ddbtest.Server(t)
+	wrong := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
+	_, err := pessimistic.New(srv.Client(), wrong)
+	require.ErrorIs(t, err, pessimistic.ErrTableSchema)
+	assert.Contains(t, err.Error(), "needs pk (S) as hash key and sk (S) as range key")
+	_, err = pessimistic.New(srv.Client(), "no-such-table")
+	require.Error(t, err)
+	var nf *types.ResourceNotFoundException
+	assert.ErrorAs(t, err, &nf)
+
+	_, table := lockTable(t)
+	require.NoError(t, pessimistic.CreateTable(context.Background(), srv.Client(), table), "an existing lock table is accepted")
+	assert.ErrorIs(t, pessimistic.CreateTable(context.Background(), srv.Client(), wrong), pessimistic.ErrTableSchema)
+}
+
+func TestDoReleasesAndReportsLoss(t *testing.T) {
+	srv, table := lockTable(t)
+	l := newLocker(t, srv.Client(), table)
+	ctx := context.Background()
+	boom := errors.New("boom")
+	err := l.Do(ctx, "job", func(ctx context.Context, lease *pessimistic.Lease) error {
+		assert.NoError(t, ctx.Err())
+		return boom
+	})
+	assert.ErrorIs(t, err, boom)
+	assert.NotContains(t, lockItem(t, srv.Client(), table, "job"), "owner", "released after fn, even when fn failed")
+
+	// fn's context ends with Do's.
+	dctx, cancel := context.WithCancel(ctx)
+	err = l.Do(dctx, "job", func(ctx context.Context, lease *pessimistic.Lease) error {
+		cancel()
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.NotContains(t, lockItem(t, srv.Client(), table, "job"), "owner")
+}

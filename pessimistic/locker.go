@@ -1,0 +1,335 @@
+package pessimistic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// Locker takes leases on named locks in one lock table. It is safe for
+// concurrent use; one per process and table is enough.
+type Locker struct {
+	client Client
+	table  string
+	tableP *string
+	opts   options
+
+	mu     sync.Mutex
+	leases map[*Lease]struct{}
+	closed bool
+}
+
+// New returns a Locker for the lock table (see [CreateTable]). It checks
+// the table's key schema with one DescribeTable call (bounded to 30s) and
+// returns an error matching [ErrTableSchema] if it is not a lock table.
+// Options set the defaults of every call; impossible combinations are
+// errors matching [ErrInvalidOption].
+func New(c Client, table string, opts ...Option) (*Locker, error) {
+	if _, err := defaultOptions().resolve(opts); err != nil {
+		return nil, err
+	}
+	if c == nil || table == "" {
+		return nil, fmt.Errorf("%w: New needs a client and a table name", ErrInvalidOption)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tableCheck)
+	defer cancel()
+	if err := checkTable(ctx, c, table); err != nil {
+		return nil, err
+	}
+	// Keep the unresolved heartbeat and poll, so that a per-call
+	// LeaseDuration derives them afresh.
+	base := defaultOptions()
+	for _, fn := range opts {
+		fn(&base)
+	}
+	return &Locker{client: c, table: table, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{}}, nil
+}
+
+// Acquire takes the lock called name and returns its lease, which is kept
+// alive by heartbeats until [Lease.Release].
+//
+// The attempt is one conditional UpdateItem, with no read first: it
+// succeeds if the lock is free, records this Locker as owner with a fresh
+// record version, and increments the lock's fencing token ([Lease.Token]).
+// If the lock is held, the same call returns the holder (ALL_OLD), and
+// Acquire waits ([Wait]; by default until ctx ends), trying again every
+// [PollInterval] with jitter. A lock whose holder stopped renewing it is
+// taken over once its record version stayed the same for a full lease on
+// this process's monotonic clock: no clocks of different machines are
+// compared. An uncontended Acquire and Release cost two calls in all.
+//
+// When it gives up, Acquire returns a [*LockedError] naming the holder
+// (matching [ErrLocked]), or ctx's error. The lease's context is not ended
+// by ctx: ctx bounds the acquiring only.
+func (l *Locker) Acquire(ctx context.Context, name string, opts ...Option) (*Lease, error) {
+	return l.acquire(ctx, name, context.WithoutCancel(ctx), opts)
+}
+
+// Do acquires the lock, runs fn with the lease's context (which also ends
+// with ctx, or when the lease is lost), and releases the lock. It returns
+// fn's error, joined with the release's if that failed: ErrNotHeld there
+// means the lease was lost while fn ran.
+func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Context, lease *Lease) error, opts ...Option) error {
+	lease, err := l.acquire(ctx, name, ctx, opts)
+	if err != nil {
+		return err
+	}
+	ferr := fn(lease.Context(), lease)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return errors.Join(ferr, lease.Release(rctx))
+}
+
+// Close stops the heartbeats of every lease of this Locker without
+// releasing the locks, and cancels the leases' contexts (their Err is
+// ErrClosed). The locks expire on their own after their lease: this is
+// what a crash looks like to other processes, and tests use it so. Later
+// calls return ErrClosed.
+func (l *Locker) Close() {
+	l.mu.Lock()
+	l.closed = true
+	leases := l.leases
+	l.leases = map[*Lease]struct{}{}
+	l.mu.Unlock()
+	for lease := range leases {
+		lease.stopHeartbeats(ErrClosed)
+	}
+}
+
+func (l *Locker) track(lease *Lease) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	l.leases[lease] = struct{}{}
+	return nil
+}
+
+func (l *Locker) untrack(lease *Lease) {
+	l.mu.Lock()
+	delete(l.leases, lease)
+	l.mu.Unlock()
+}
+
+func (l *Locker) key(name, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: attrs.S(name), attrSK: attrs.S(sk)}
+}
+
+// holder is what a failed attempt learned of the lock's record.
+type holder struct {
+	owner, rvn string
+	token      int64
+	lease      time.Duration
+}
+
+func holderOf(item map[string]types.AttributeValue) holder {
+	h := holder{}
+	if v, ok := item[attrOwner].(*types.AttributeValueMemberS); ok {
+		h.owner = v.Value
+	}
+	if v, ok := item[attrRvn].(*types.AttributeValueMemberS); ok {
+		h.rvn = v.Value
+	}
+	h.token, _ = attrs.Int64(item[attrFence])
+	ms, _ := attrs.Int64(item[attrLease])
+	h.lease = time.Duration(ms) * time.Millisecond
+	return h
+}
+
+func (l *Locker) acquire(ctx context.Context, name string, parent context.Context, opts []Option) (*Lease, error) {
+	o, err := l.opts.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, fmt.Errorf("%w: a lock needs a name", ErrInvalidOption)
+	}
+	l.mu.Lock()
+	closed := l.closed
+	l.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if o.fifo {
+		return l.acquireFIFO(ctx, name, parent, o)
+	}
+	w := newWaiter(o)
+	for {
+		lease, h, err := l.tryAcquire(ctx, name, parent, o, w.takeover())
+		if err != nil || lease != nil {
+			return lease, err
+		}
+		w.saw(h.rvn, h.lease)
+		pause, ok := w.next()
+		if !ok {
+			return nil, &LockedError{Name: name, Owner: h.owner, Token: h.token}
+		}
+		if err := o.clock.Sleep(ctx, pause); err != nil {
+			return nil, fmt.Errorf("pessimistic: acquire %q (held by %s): %w", name, h.owner, err)
+		}
+	}
+}
+
+// waiter times a wait for a lock: the poll interval, the Wait bound, and the
+// observation of the holder's record version for takeover.
+type waiter struct {
+	o        options
+	deadline time.Time // zero: none
+	rvn      string    // the holder's record version, as last seen
+	since    time.Time // when it was first seen
+	lease    time.Duration
+}
+
+func newWaiter(o options) *waiter {
+	w := &waiter{o: o}
+	if o.waitSet {
+		w.deadline = o.clock.Now().Add(o.wait)
+	}
+	return w
+}
+
+// saw records the holder's record version after a failed attempt. The
+// observation starts when the answer arrives: the version was written no
+// later than that, so a full lease from then is a full lease after the
+// holder's last renewal.
+func (w *waiter) saw(rvn string, lease time.Duration) {
+	if rvn != w.rvn || w.since.IsZero() {
+		w.rvn, w.since, w.lease = rvn, w.o.clock.Now(), lease
+	}
+}
+
+// takeover returns the record version that may be taken over now, or "".
+func (w *waiter) takeover() string {
+	if w.rvn != "" && !w.since.IsZero() && w.o.clock.Now().Sub(w.since) >= w.lease {
+		return w.rvn
+	}
+	return ""
+}
+
+// next returns how long to pause before the next attempt, and false if the
+// wait is over.
+func (w *waiter) next() (time.Duration, bool) {
+	now := w.o.clock.Now()
+	if w.o.waitSet && !now.Before(w.deadline) {
+		return 0, false
+	}
+	d := w.o.poll/2 + rand.N(w.o.poll+1) // [poll/2, 3poll/2]
+	if w.rvn != "" {
+		if due := w.since.Add(w.lease).Sub(now); due >= 0 && due < d {
+			d = due
+		}
+	}
+	if w.o.waitSet {
+		d = min(d, w.deadline.Sub(now))
+	}
+	return d, true
+}
+
+func newRvn() string { return strconv.FormatUint(rand.Uint64(), 36) }
+
+// tryAcquire makes one attempt. It returns the lease, or the holder.
+func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o options, takeover string) (*Lease, holder, error) {
+	rvn := newRvn()
+	now := o.clock.Now()
+	cond := "attribute_not_exists(#o)"
+	values := map[string]types.AttributeValue{
+		":o":    attrs.S(o.owner),
+		":r":    attrs.S(rvn),
+		":l":    attrs.N(o.lease.Milliseconds()),
+		":t":    attrs.N(time.Now().Add(o.ttlWindow()).Unix()),
+		":base": attrs.N(time.Now().UnixMilli()),
+		":one":  attrs.N(1),
+	}
+	if takeover != "" {
+		cond += " OR #r = :stale"
+		values[":stale"] = attrs.S(takeover)
+	}
+	var att attempt.Tracker
+	out, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: l.tableP,
+		Key:       l.key(name, lockSK),
+		// The fence starts from the wall clock in milliseconds, so that if
+		// TTL ever deletes a long-abandoned lock, the tokens of its next
+		// life are still higher than those of its last (they grow by one
+		// per acquisition, far slower than the clock).
+		UpdateExpression:                    aws.String("SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"),
+		ConditionExpression:                 aws.String(cond),
+		ExpressionAttributeNames:            map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence},
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}, att.Option)
+	var item map[string]types.AttributeValue
+	switch {
+	case err == nil:
+		item = out.Attributes
+	case isConditionFailed(err):
+		item = conditionItem(err)
+		if h := holderOf(item); !att.Ambiguous || h.owner != o.owner || h.rvn != rvn {
+			return nil, h, nil
+		}
+		// Our own attempt had landed; the SDK's retry saw it.
+	case att.Ambiguous:
+		// The attempt may have landed: look.
+		got, gerr := l.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: l.tableP, Key: l.key(name, lockSK), ConsistentRead: aws.Bool(true)})
+		if gerr != nil {
+			return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w (and the lock could not be read: %v)", name, err, gerr)
+		}
+		if h := holderOf(got.Item); h.owner != o.owner || h.rvn != rvn {
+			return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
+		}
+		item = got.Item
+	default:
+		return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
+	}
+	lease, err := l.startLease(l.lockRecord(name), name, holderOf(item).token, rvn, now, o, parent)
+	return lease, holder{}, err
+}
+
+// lockRecord is the record of the lock called name.
+func (l *Locker) lockRecord(name string) *record {
+	return &record{
+		client: l.client, table: l.tableP, key: l.key(name, lockSK),
+		names:  map[string]string{"#o": attrOwner, "#r": attrRvn},
+		rvnRef: "#r", ttl: true,
+		remove:      "REMOVE #o, #r, #l SET #t = :t",
+		removeNames: map[string]string{"#l": attrLease, "#t": attrTTL},
+		parse:       holderOf,
+	}
+}
+
+// startLease starts a lease of this Locker (Close stops it).
+func (l *Locker) startLease(rec *record, name string, token int64, rvn string, sent time.Time, o options, parent context.Context) (*Lease, error) {
+	lease := newLease(rec, name, token, rvn, sent, o, parent)
+	lease.untrack = func() { l.untrack(lease) }
+	if err := l.track(lease); err != nil {
+		lease.stopHeartbeats(err)
+		return nil, err
+	}
+	return lease, nil
+}
+
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+func conditionItem(err error) map[string]types.AttributeValue {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return ccf.Item
+	}
+	return nil
+}
