@@ -256,13 +256,10 @@ func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption
 }
 
 func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig, error) {
-	var w writeConfig
-	for _, o := range opts {
-		o.applyWrite(&w)
-	}
+	w, err := writeOptions(opts)
 	switch {
-	case w.err != nil:
-		return w, w.err
+	case err != nil:
+		return w, err
 	case len(w.conds) > 0:
 		return w, fmt.Errorf("%w: %s cannot take If: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
 	case w.fence != nil:

@@ -40,6 +40,11 @@ func TestMain(m *testing.M) {
 // exampleTable returns a client for a fresh table with a string hash key
 // "id". Real programs get the client from config.LoadDefaultConfig.
 func exampleTable(name string) *dynamodb.Client {
+	return createExampleTable(name, []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		[]types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}})
+}
+
+func createExampleTable(name string, defs []types.AttributeDefinition, keys []types.KeySchemaElement) *dynamodb.Client {
 	localOnce.Do(func() {
 		var err error
 		if local, err = dynamolocal.Start(context.Background()); err != nil {
@@ -48,10 +53,8 @@ func exampleTable(name string) *dynamodb.Client {
 	})
 	c := local.Client()
 	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
+		TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: defs, KeySchema: keys,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -178,29 +181,15 @@ func ExampleTable_Update() {
 // exampleRangeTable is exampleTable for a table with a string hash key and
 // a number sort key.
 func exampleRangeTable(name, hash, rng string) *dynamodb.Client {
-	localOnce.Do(func() {
-		var err error
-		if local, err = dynamolocal.Start(context.Background()); err != nil {
-			log.Fatal(err)
-		}
-	})
-	c := local.Client()
-	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
+	return createExampleTable(name,
+		[]types.AttributeDefinition{
 			{AttributeName: aws.String(hash), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(rng), AttributeType: types.ScalarAttributeTypeN},
 		},
-		KeySchema: []types.KeySchemaElement{
+		[]types.KeySchemaElement{
 			{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
-		},
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	return c
+		})
 }
 
 type Order struct {

@@ -79,6 +79,15 @@ type writeConfig struct {
 	also  *update.Builder
 }
 
+// writeOptions applies opts, reporting the first invalid one.
+func writeOptions(opts []WriteOption) (writeConfig, error) {
+	var w writeConfig
+	for _, o := range opts {
+		o.applyWrite(&w)
+	}
+	return w, w.err
+}
+
 type fence struct {
 	attr  string
 	token int64

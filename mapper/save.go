@@ -25,12 +25,9 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if item == nil {
 		return errors.New("mapper: Save of a nil item")
 	}
-	var w writeConfig
-	for _, o := range opts {
-		o.applyWrite(&w)
-	}
-	if w.err != nil {
-		return w.err
+	w, err := writeOptions(opts)
+	if err != nil {
+		return err
 	}
 	v := reflect.ValueOf(item).Elem()
 	a := t.c.newArena(0, 1)

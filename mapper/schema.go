@@ -94,32 +94,15 @@ func parseTag(s string) (tag, error) {
 			return t, fmt.Errorf("option %q given twice", opt)
 		}
 		seen[opt] = true
-		switch opt {
-		case "hash":
+		switch {
+		case opt == "hash":
 			t.hash = true
-		case "range":
+		case opt == "range":
 			t.rng = true
-		case "version":
+		case opt == "version":
 			t.version = true
-		case "omitempty":
-			t.omitEmpty = true
-		case "omitemptyelem":
-			t.omitEmptyElem = true
-		case "nullempty":
-			t.nullEmpty = true
-		case "nullemptyelem":
-			t.nullEmptyElem = true
-		case "string":
-			t.asString = true
-		case "binaryset":
-			t.binarySet = true
-		case "numberset":
-			t.numberSet = true
-		case "stringset":
-			t.stringSet = true
-		case "unixtime":
-			t.unixTime = true
-		case "":
+		case t.setAVOption(opt):
+		case opt == "":
 			return t, errors.New("empty option (stray comma)")
 		default:
 			return t, fmt.Errorf("unknown option %q (known: hash, range, version, omitempty, omitemptyelem, nullempty, nullemptyelem, string, stringset, numberset, binaryset, unixtime)", opt)
@@ -140,6 +123,34 @@ func parseTag(s string) (tag, error) {
 	return t, nil
 }
 
+// setAVOption sets the attributevalue option opt, and reports whether opt
+// is one.
+func (t *tag) setAVOption(opt string) bool {
+	switch opt {
+	case "omitempty":
+		t.omitEmpty = true
+	case "omitemptyelem":
+		t.omitEmptyElem = true
+	case "nullempty":
+		t.nullEmpty = true
+	case "nullemptyelem":
+		t.nullEmptyElem = true
+	case "string":
+		t.asString = true
+	case "binaryset":
+		t.binarySet = true
+	case "numberset":
+		t.numberSet = true
+	case "stringset":
+		t.stringSet = true
+	case "unixtime":
+		t.unixTime = true
+	default:
+		return false
+	}
+	return true
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -158,26 +169,7 @@ func parseAVTag(s string) tag {
 		return t
 	}
 	for _, opt := range parts[1:] {
-		switch opt {
-		case "omitempty":
-			t.omitEmpty = true
-		case "omitemptyelem":
-			t.omitEmptyElem = true
-		case "nullempty":
-			t.nullEmpty = true
-		case "nullemptyelem":
-			t.nullEmptyElem = true
-		case "string":
-			t.asString = true
-		case "binaryset":
-			t.binarySet = true
-		case "numberset":
-			t.numberSet = true
-		case "stringset":
-			t.stringSet = true
-		case "unixtime":
-			t.unixTime = true
-		}
+		t.setAVOption(opt)
 	}
 	return t
 }

@@ -19,11 +19,9 @@ import (
 // request token makes its retries safe.
 
 func (t *Table[T]) txnWrite(opts []WriteOption) writeConfig {
-	w := writeConfig{inTxn: true}
-	for _, o := range opts {
-		o.applyWrite(&w)
-	}
-	if w.also != nil && w.err == nil {
+	w, err := writeOptions(opts)
+	w.inTxn = true
+	if err == nil && w.also != nil {
 		w.err = errAlso
 	}
 	return w

@@ -46,12 +46,9 @@ var ErrInvalidUpdate = errors.New("mapper: invalid update")
 // lost attempt and the retry can the change be applied twice (the token is
 // then gone); a version check, where there is one, rules that out too.
 func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ...WriteOption) (*T, error) {
-	var w writeConfig
-	for _, o := range opts {
-		o.applyWrite(&w)
-	}
-	if w.err != nil {
-		return nil, w.err
+	w, err := writeOptions(opts)
+	if err != nil {
+		return nil, err
 	}
 	in, r, err := t.buildUpdate(reflect.ValueOf(&key).Elem(), u, &w)
 	if err != nil {

@@ -111,12 +111,9 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 	if item == nil {
 		return errors.New("mapper: Put of a nil item")
 	}
-	var w writeConfig
-	for _, o := range opts {
-		o.applyWrite(&w)
-	}
-	if w.err != nil {
-		return w.err
+	w, err := writeOptions(opts)
+	if err != nil {
+		return err
 	}
 	return t.put(ctx, item, &w)
 }
@@ -238,12 +235,9 @@ func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
 // item already gone, Delete reports success: the item it was asked to delete
 // no longer exists.
 func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) error {
-	var w writeConfig
-	for _, o := range opts {
-		o.applyWrite(&w)
-	}
-	if w.err != nil {
-		return w.err
+	w, err := writeOptions(opts)
+	if err != nil {
+		return err
 	}
 	if w.also != nil {
 		return errAlso

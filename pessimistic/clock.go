@@ -3,6 +3,8 @@ package pessimistic
 import (
 	"context"
 	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // TimeSource is the lock's source of time. Leases are timed on it: a waiter
@@ -24,16 +26,4 @@ type SystemClock struct{}
 func (SystemClock) Now() time.Time { return time.Now() }
 
 // Sleep waits for d or until ctx ends.
-func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }

