@@ -627,3 +627,25 @@ func TestUnversionedTypes(t *testing.T) {
 	_, err = table.Get(ctx, Plain{PK: "a", SK: 1})
 	assert.ErrorIs(t, err, mapper.ErrNotFound)
 }
+
+// TestModifyOfAnUnversionedItemStops: an item written without the version
+// attribute cannot be modified optimistically; Modify says so at once
+// instead of retrying a create that can never succeed.
+func TestModifyOfAnUnversionedItemStops(t *testing.T) {
+	f := newFixture(t)
+	_, err := f.raw.PutItem(f.ctx, &dynamodb.PutItemInput{TableName: aws.String(f.name), Item: map[string]types.AttributeValue{
+		"id": &types.AttributeValueMemberS{Value: "legacy"}, "n": &types.AttributeValueMemberN{Value: "7"},
+	}})
+	require.NoError(t, err)
+	f.calls.Reset()
+	_, err = f.table.Modify(f.ctx, Counter{ID: "legacy"}, func(c *Counter) error { c.N++; return nil })
+	require.True(t, version.IsConflict(err))
+	assert.Contains(t, err.Error(), "exists without a version attribute")
+	assert.Equal(t, int64(2), f.calls.Total(), "one read, one write")
+
+	// Adopted with an unversioned Put, it can be modified.
+	require.NoError(t, f.table.Put(f.ctx, &Counter{ID: "legacy", N: 7}, mapper.Unversioned()))
+	got, err := f.table.Modify(f.ctx, Counter{ID: "legacy"}, func(c *Counter) error { c.N++; return nil })
+	require.NoError(t, err)
+	assert.Equal(t, Counter{ID: "legacy", N: 8, Version: 2}, *got)
+}

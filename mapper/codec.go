@@ -233,7 +233,9 @@ func (c *codec) encodeField(fc *fieldCodec, fv reflect.Value, a *arena) (types.A
 		if fv.IsNil() {
 			return zeroAV(fc.f.tag), nil
 		}
-		return &types.AttributeValueMemberB{Value: fv.Bytes()}, nil
+		// A copy, as attributevalue makes: the request must not change
+		// with the struct (a transaction op is sent later).
+		return &types.AttributeValueMemberB{Value: append([]byte{}, fv.Bytes()...)}, nil
 	case fastStrings:
 		if fv.IsNil() {
 			av = zeroAV(fc.f.tag)

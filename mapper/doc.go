@@ -108,9 +108,9 @@
 // # Cost
 //
 // Every method names the DynamoDB call it makes. Get, Put, Update and
-// Delete make one call each. Modify makes one GetItem and one PutItem per attempt; with
-// 16 goroutines incrementing one item it averaged 2.5 to 2.7 calls per
-// increment on DynamoDB Local, against 12.9 for the usual hand-written loop
+// Delete make one call each. Modify makes one GetItem, then one PutItem per
+// attempt; with 16 goroutines incrementing one item it averaged 2.5 to 2.7
+// calls per increment on DynamoDB Local, against 12.9 for the usual hand-written loop
 // that re-reads after each conflict. Building a Put request takes a third of
 // the time of attributevalue.MarshalMap plus the expression builder, because
 // plain fields are encoded without reflection through attributevalue and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -74,6 +75,12 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		var ce *version.ConflictError
 		if errors.Is(err, ErrUnknownOutcome) || !errors.As(err, &ce) {
 			return nil, err
+		}
+		if ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
+			// The item exists but has no version attribute (written by other
+			// code): every retry would try to create it again.
+			return nil, fmt.Errorf("mapper: Modify: %s %s exists without a version attribute %q; write it once with Put(..., Unversioned()) to version it: %w",
+				t.name, attrs.FormatKey(k), t.s.version.name, err)
 		}
 		if attempt >= cfg.maxAttempts {
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 )
@@ -21,7 +22,9 @@ import (
 // sort before "9").
 const (
 	queuePrefix = "q#"
-	queuePage   = 100 // rows per Query page
+	// queuePage is the page size of a queue read once the head looks
+	// abandoned; while the head is renewed, one row is all a waiter needs.
+	queuePage = 100
 )
 
 func queueSK(ticket int64) string { return fmt.Sprintf("%s%020d", queuePrefix, ticket) }
@@ -42,9 +45,13 @@ func (l *Locker) queueRecord(name, sk string) *record {
 // the waiter look abandoned to those behind it.
 func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Context, o options) (*Lease, error) {
 	noWait := o.waitSet && o.wait == 0
+	seen := l.memory.recallQueue(name, o.clock)
 	if noWait {
 		// Look before queueing: a held lock is refused with no row written.
-		ahead, n, err := l.firstAhead(ctx, name, "", nil, o)
+		// (Rows this Locker saw unchanged for a lease, in earlier calls,
+		// are removed as abandoned.)
+		ahead, n, err := l.firstAhead(ctx, name, "", seen, o)
+		l.memory.rememberQueue(name, seen)
 		if err != nil {
 			return nil, err
 		}
@@ -66,9 +73,9 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		return nil, errors.Join(err, ignoreNotHeld(lease.Release(rctx)))
 	}
 	sk := lease.rec.key[attrSK].(*types.AttributeValueMemberS).Value
-	seen := map[string]*observed{}
 	for {
 		ahead, n, err := l.firstAhead(ctx, name, sk, seen, o)
+		l.memory.rememberQueue(name, seen)
 		switch {
 		case err != nil:
 			return giveUp(err)
@@ -110,7 +117,7 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 		return nil, fmt.Errorf("pessimistic: acquire %q: reading the ticket counter: %w", name, err)
 	}
 	prev, exists := attrs.Int64(out.Item[attrFence])
-	for attempt := 1; ; attempt++ {
+	for try := 1; ; try++ {
 		ticket := prev + 1
 		counter := &types.Update{
 			TableName:                           l.tableP,
@@ -140,15 +147,32 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
 		}
+		var att attempt.Tracker
 		_, err := l.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 			TransactItems: []types.TransactWriteItem{{Update: counter}, {Put: row}},
-		})
+		}, att.Option)
 		if err == nil {
 			return l.startLease(l.queueRecord(name, sk), name, ticket, rvn, sent, o, parent)
 		}
 		var tce *types.TransactionCanceledException
 		if !errors.As(err, &tce) || len(tce.CancellationReasons) != 2 {
-			return nil, fmt.Errorf("pessimistic: acquire %q: queueing: %w", name, err)
+			err = fmt.Errorf("pessimistic: acquire %q: queueing: %w", name, err)
+			if !att.Ambiguous {
+				return nil, err
+			}
+			// The row may have been written: a row nobody renews would
+			// hold everyone behind it up for a lease. Look, and if it is
+			// ours, carry on with it, or take it back.
+			if _, ours := l.resolve(ctx, l.key(name, sk), holderOf, o.owner, rvn); !ours {
+				return nil, err
+			}
+			lease, lerr := l.startLease(l.queueRecord(name, sk), name, ticket, rvn, sent, o, parent)
+			if lerr != nil || ctx.Err() == nil {
+				return lease, lerr
+			}
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			return nil, errors.Join(err, lease.Release(rctx))
 		}
 		switch code := aws.ToString(tce.CancellationReasons[0].Code); code {
 		case "ConditionalCheckFailed":
@@ -158,7 +182,7 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 		default:
 			return nil, fmt.Errorf("pessimistic: acquire %q: queueing: %w", name, err)
 		}
-		if err := retry.Sleep(ctx, retry.Backoff(attempt, time.Millisecond, 50*time.Millisecond)); err != nil {
+		if err := retry.Sleep(ctx, retry.Backoff(try, time.Millisecond, 50*time.Millisecond)); err != nil {
 			return nil, fmt.Errorf("pessimistic: acquire %q: queueing: %w", name, err)
 		}
 	}
@@ -170,23 +194,29 @@ type queued struct {
 	sk string
 }
 
-// observed is when a waiter first saw a queue row with its record version.
-type observed struct {
-	rvn   string
-	since time.Time
-}
-
 // firstAhead reads the queue from its head, with strongly consistent
 // Query pages, up to the row mine ("" for the whole queue), and returns the
 // first live row and how many rows it saw. Rows whose record version stayed
 // the same for their lease (on this process's clock, tracked in seen) are
 // abandoned: they are deleted, on the condition that they still hold that
-// version, and skipped. With seen nil, every row counts as live.
+// version, and skipped.
+//
+// While the head is renewed, a page of one row tells all there is to know,
+// at the cost of one read unit. Once the head has looked the same for half
+// its lease, pages of 100 rows are read, so that the rows behind it are
+// watched too and, if a crash left many of them, they are recognised as
+// abandoned together rather than one lease after another.
 func (l *Locker) firstAhead(ctx context.Context, name, mine string, seen map[string]*observed, o options) (*queued, int, error) {
+	page := int32(1)
+	for _, obs := range seen {
+		if obs.head && o.clock.Now().Sub(obs.since) >= obs.lease/2 {
+			page = queuePage
+		}
+	}
 	in := &dynamodb.QueryInput{
 		TableName:                 l.tableP,
 		ConsistentRead:            aws.Bool(true),
-		Limit:                     aws.Int32(queuePage),
+		Limit:                     aws.Int32(page),
 		KeyConditionExpression:    aws.String("#pk = :n AND begins_with(#sk, :q)"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":n": attrs.S(name), ":q": attrs.S(queuePrefix)},
@@ -209,20 +239,19 @@ func (l *Locker) firstAhead(ctx context.Context, name, mine string, seen map[str
 				q.sk = v.Value
 			}
 			rows[i] = q
-			if seen == nil {
-				return q, n + 1, nil
-			}
 			// Observe every row of the page, those behind the first live
 			// one too: they cost no extra read, and a row that stays
 			// abandoned is then recognised a lease after it was first seen.
 			present[q.sk] = true
 			if obs := seen[q.sk]; obs == nil || obs.rvn != q.rvn {
-				seen[q.sk] = &observed{rvn: q.rvn, since: o.clock.Now()}
+				seen[q.sk] = &observed{rvn: q.rvn, since: o.clock.Now(), lease: q.lease, clock: o.clock}
 			}
+			seen[q.sk].head = false
 		}
 		for _, q := range rows {
 			n++
 			if o.clock.Now().Sub(seen[q.sk].since) < q.lease {
+				seen[q.sk].head = true
 				forget(seen, present, q.sk)
 				return q, n, nil
 			}
@@ -231,6 +260,7 @@ func (l *Locker) firstAhead(ctx context.Context, name, mine string, seen map[str
 				return nil, n, err
 			}
 			if !removed { // renewed after all: live
+				seen[q.sk].head = true
 				forget(seen, present, q.sk)
 				return q, n, nil
 			}

@@ -40,7 +40,7 @@ func TestFIFOBehindManyAbandonedRows(t *testing.T) {
 			first = l.Token()
 		}
 	}
-	ahead, n, err := crashing.firstAhead(ctx, "job", "", nil, o)
+	ahead, n, err := crashing.firstAhead(ctx, "job", "", map[string]*observed{}, o)
 	require.NoError(t, err)
 	require.NotNil(t, ahead)
 	assert.Equal(t, first, ahead.token, "the head is the lowest ticket")
@@ -55,7 +55,7 @@ func TestFIFOBehindManyAbandonedRows(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(start), lease, "rows are abandoned only after a full lease")
 	assert.Greater(t, got.Token(), first+rows-1)
 	require.NoError(t, got.Release(ctx))
-	ahead, _, err = crashing.firstAhead(ctx, "job", "", nil, o)
+	ahead, _, err = crashing.firstAhead(ctx, "job", "", map[string]*observed{}, o)
 	require.NoError(t, err)
 	assert.Nil(t, ahead, "all the abandoned rows are gone")
 	t.Logf("acquired behind %d abandoned rows in %v", rows, time.Since(start).Round(time.Millisecond))

@@ -188,3 +188,39 @@ func TestFIFOMutualExclusion(t *testing.T) {
 	t.Logf("FIFO mutual exclusion, %d×%d×%d: wall %v, %.2f calls per acquisition, holder changed %d of %d times",
 		lockers, goroutines, rounds, time.Since(start).Round(time.Millisecond), float64(calls.Total()-lockers)/float64(total), changes, total-1)
 }
+
+// TestFIFOManyLiveWaiters: more than a Query page of live waiters (110)
+// queue behind a holder and are served one by one, in ticket order.
+func TestFIFOManyLiveWaiters(t *testing.T) {
+	srv, table := lockTable(t)
+	l := newLocker(t, srv.Client(), table, pessimistic.FIFO())
+	ctx := context.Background()
+	holder, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	const waiters = 110
+	var mu sync.Mutex
+	var tokens []int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range waiters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, l.Do(ctx, "job", func(ctx context.Context, lease *pessimistic.Lease) error {
+				mu.Lock()
+				tokens = append(tokens, lease.Token())
+				mu.Unlock()
+				return nil
+			}))
+		}()
+	}
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == waiters+1 }, time.Minute, 50*time.Millisecond)
+	t.Logf("queued %d in %v", waiters, time.Since(start))
+	require.NoError(t, holder.Release(ctx))
+	wg.Wait()
+	t.Logf("served %d in %v", waiters, time.Since(start))
+	require.Len(t, tokens, waiters)
+	for i := 1; i < len(tokens); i++ {
+		assert.Greater(t, tokens[i], tokens[i-1])
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
-	"github.com/optimist-dynamo/optimist/version"
 )
 
 // ItemLock is a lock held in an item itself (see [LockItem]): two
@@ -47,24 +46,19 @@ func (l *ItemLock[T]) Release(ctx context.Context) error { return l.lease.Releas
 // written and the error matches [ErrNotHeld]. If the item was changed by a
 // writer that did not take the lock (the version moved), nothing is written,
 // the lock is released all the same, and the error matches
-// version.ErrConflict.
+// version.ErrConflict; so too for any other failure of the write that
+// leaves the lock ours (mapper.ErrUnknownOutcome, say).
 func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
 	if item == nil {
 		return errors.New("pessimistic: SaveAndRelease of a nil item")
 	}
-	var conflict error
 	s := l.lease
-	err := s.finish(ctx, func(ctx context.Context, cur string, att *attempt.Tracker) error {
+	return s.finish(ctx, func(ctx context.Context, cur string, _ *attempt.Tracker) error {
 		ours := expression.Name(s.o.ownerAttr).Equal(expression.Value(s.o.owner)).
 			And(expression.Name(s.o.leaseAttr).AppendName(expression.Name(leaseRvn)).Equal(expression.Value(cur)))
-		err := l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ownerAttr).Remove(s.o.leaseAttr)))
-		if version.IsConflict(err) && !errors.Is(err, mapper.ErrUnknownOutcome) {
-			conflict = err
-			return s.removeRecord(ctx, cur, att)
-		}
-		return err
+		// Save resolves a lost response by its own write token.
+		return l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ownerAttr).Remove(s.o.leaseAttr)))
 	})
-	return errors.Join(err, conflict)
 }
 
 // Inside the lease attribute of a locked item (a map): the record version
@@ -177,11 +171,15 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		}
 		return old, holder{}, nil // our own attempt had landed; the SDK's retry saw it
 	case att.Ambiguous:
-		got, gerr := rec.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: rec.table, Key: rec.key, ConsistentRead: aws.Bool(true)})
-		if gerr == nil {
-			if h := rec.parse(got.Item); h.owner == o.owner && h.rvn == rvn {
-				return got.Item, holder{}, nil
+		if got, ours := resolve(ctx, rec.client, rec.table, rec.key, rec.parse, o.owner, rvn); ours {
+			if ctx.Err() == nil {
+				return got, holder{}, nil
 			}
+			// Ours, but the caller has given up: give it back.
+			lease := newLease(rec, "", 0, rvn, o.clock.Now(), o, context.WithoutCancel(ctx))
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			return nil, holder{}, errors.Join(err, lease.Release(rctx))
 		}
 	}
 	return nil, holder{}, err

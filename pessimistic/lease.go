@@ -2,6 +2,7 @@ package pessimistic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sync"
@@ -55,10 +56,13 @@ type Lease struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	mu       sync.Mutex // serializes the record's writes
-	rvn      string     // our record version, as stored
-	maybe    string     // a record version written with an unknown outcome
-	lastOK   time.Time  // when the last write known to have landed was sent
+	mu        sync.Mutex // serializes the record's writes, and guards the fields below
+	rvn       string     // our record version, as stored
+	maybe     string     // a record version written with an unknown outcome...
+	maybeSent time.Time  // ...and when it was sent
+	lastOK    time.Time  // when the last write known to have landed was sent
+
+	state    sync.Mutex // guards released and lost, never held across a call
 	released bool
 	lost     error
 
@@ -102,16 +106,35 @@ func (s *Lease) Context() context.Context { return s.ctx }
 // took the lock, [ErrUnreachable] if heartbeats could not reach DynamoDB in
 // time, [ErrClosed] after Locker.Close; nil while held and after Release.
 func (s *Lease) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.state.Lock()
+	defer s.state.Unlock()
 	return s.lost
 }
 
-// lose ends the lease for err; mu must be held.
+// lose ends the lease for err, unless it ended already.
 func (s *Lease) lose(err error) {
+	s.state.Lock()
+	defer s.state.Unlock()
 	if s.lost == nil && !s.released {
 		s.lost = err
 		s.cancel(err)
+	}
+}
+
+// ended reports whether the lease was released or lost.
+func (s *Lease) ended() bool {
+	s.state.Lock()
+	defer s.state.Unlock()
+	return s.released || s.lost != nil
+}
+
+// markReleased marks the lease released.
+func (s *Lease) markReleased() {
+	s.state.Lock()
+	defer s.state.Unlock()
+	if !s.released {
+		s.released = true
+		s.cancel(context.Canceled)
 	}
 }
 
@@ -139,12 +162,10 @@ func (s *Lease) heartbeats() {
 			return
 		}
 		if !clock.Now().Before(deadline) {
-			s.mu.Lock()
 			s.lose(ErrUnreachable)
-			s.mu.Unlock()
 			return
 		}
-		switch s.beat(deadline) {
+		switch s.beat(ctx, deadline) {
 		case beatOK:
 			next = clock.Now().Add(s.o.heartbeat)
 		case beatFailed:
@@ -164,25 +185,34 @@ const (
 )
 
 // beat writes a new record version, on the condition that the record is
-// still ours.
-func (s *Lease) beat(deadline time.Time) beatResult {
+// still ours. ctx is the heartbeat loop's: stopping the loop (Release,
+// Close) interrupts a call in flight, whose outcome is then unknown.
+func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.released || s.lost != nil {
+	if s.ended() {
 		return beatLost
 	}
 	// The call may take until the lease would be given up, not longer.
-	ctx, cancel := context.WithTimeout(context.Background(), max(deadline.Sub(s.o.clock.Now()), time.Millisecond))
+	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.clock.Now()), time.Millisecond))
 	defer cancel()
 	rvn, sent := newRvn(), s.o.clock.Now()
 	switch s.renew(ctx, rvn) {
 	case settledOurs:
 		s.rvn, s.maybe, s.lastOK = rvn, "", sent
 		return beatOK
+	case settledMaybe:
+		// An earlier heartbeat of unknown outcome had landed: its version
+		// is ours, from when it was sent. Renew again soon, from it.
+		s.rvn, s.maybe, s.lastOK = s.maybe, "", s.maybeSent
+		return beatFailed
 	case settledNotOurs:
 		s.lose(ErrLeaseLost)
 		return beatLost
 	default:
+		if s.maybe == "" {
+			s.maybeSent = sent
+		}
 		s.maybe = rvn
 		return beatFailed
 	}
@@ -193,6 +223,7 @@ type settled int
 const (
 	settledUnknown settled = iota // not landed, or cannot tell: try again
 	settledOurs                   // the write landed
+	settledMaybe                  // it did not, but our earlier write of unknown outcome had
 	settledNotOurs                // the record is not ours any more
 )
 
@@ -221,26 +252,30 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}, att.Option)
+	var h holder
 	switch {
 	case err == nil:
 		return settledOurs
 	case isConditionFailed(err):
-		if h := r.parse(conditionItem(err)); h.owner == s.o.owner && h.rvn == rvn {
-			return settledOurs // our attempt landed; the SDK's retry saw it
-		}
-		return settledNotOurs
+		h = r.parse(conditionItem(err))
 	case !att.Ambiguous:
 		return settledUnknown
+	default:
+		got, gerr := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: r.table, Key: r.key, ConsistentRead: aws.Bool(true)})
+		if gerr != nil {
+			return settledUnknown
+		}
+		if h = r.parse(got.Item); h.owner == s.o.owner && h.rvn == s.rvn {
+			return settledUnknown // the write did not land
+		}
 	}
-	got, gerr := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: r.table, Key: r.key, ConsistentRead: aws.Bool(true)})
-	if gerr != nil {
-		return settledUnknown
-	}
-	switch h := r.parse(got.Item); {
-	case h.owner == s.o.owner && h.rvn == rvn:
-		return settledOurs
-	case h.owner == s.o.owner && h.rvn == s.rvn:
-		return settledUnknown
+	switch {
+	case h.owner != s.o.owner:
+		return settledNotOurs
+	case h.rvn == rvn:
+		return settledOurs // our attempt landed; the SDK's retry (or our read) saw it
+	case h.rvn == s.maybe && s.maybe != "":
+		return settledMaybe
 	}
 	return settledNotOurs
 }
@@ -249,11 +284,9 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 // the lease is lost for it.
 func (s *Lease) stopHeartbeats(cause error) {
 	s.stopOnce.Do(func() { close(s.stop) })
-	<-s.done
+	<-s.done // prompt: stopping interrupts a heartbeat in flight
 	if cause != nil {
-		s.mu.Lock()
 		s.lose(cause)
-		s.mu.Unlock()
 	}
 }
 
@@ -278,7 +311,10 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 	s.stopHeartbeats(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.released {
+	s.state.Lock()
+	released := s.released
+	s.state.Unlock()
+	if released {
 		return nil
 	}
 	defer s.untrack()
@@ -290,7 +326,8 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 		var att attempt.Tracker
 		err := write(ctx, cur, &att)
 		if err == nil {
-			return s.markReleased()
+			s.markReleased()
+			return nil
 		}
 		if !isConditionFailed(err) {
 			// Heartbeats have stopped: the lease runs out on its own.
@@ -298,16 +335,28 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 			return fmt.Errorf("pessimistic: release %q: %w", s.name, err)
 		}
 		h = s.rec.parse(conditionItem(err))
-		if h.owner == "" && att.Ambiguous {
-			return s.markReleased() // our release landed; the SDK's retry saw it
+		switch {
+		case h.owner == "" && att.Ambiguous:
+			s.markReleased() // our release landed; the SDK's retry saw it
+			return nil
+		case h.owner == s.o.owner && h.rvn == cur:
+			// The lock is intact: the write failed for a reason of its own
+			// (a SaveAndRelease whose version check failed, say). Release
+			// the lock all the same, and report the write's failure.
+			var ratt attempt.Tracker
+			if rerr := s.removeRecord(ctx, cur, &ratt); rerr != nil && !(isConditionFailed(rerr) && ratt.Ambiguous) {
+				s.lose(ErrUnreachable)
+				return errors.Join(err, fmt.Errorf("pessimistic: release %q: %w", s.name, rerr))
+			}
+			s.markReleased()
+			return err
+		case h.owner == s.o.owner && h.rvn == s.maybe && cur != s.maybe:
+			continue // a heartbeat whose answer was lost did land: release that version
 		}
-		if h.owner != s.o.owner || h.rvn != s.maybe || cur == s.maybe {
-			break
-		}
-		// A heartbeat whose answer was lost did land: release that version.
+		break
 	}
 	s.lose(ErrLeaseLost)
-	s.released = true
+	s.markReleased()
 	if h.owner == "" {
 		return fmt.Errorf("%w: %q is not held by anyone", ErrNotHeld, s.name)
 	}
@@ -342,11 +391,4 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}, att.Option)
 	return err
-}
-
-// markReleased marks the lease released; mu must be held.
-func (s *Lease) markReleased() error {
-	s.released = true
-	s.cancel(context.Canceled)
-	return nil
 }

@@ -28,6 +28,8 @@ type Locker struct {
 	mu     sync.Mutex
 	leases map[*Lease]struct{}
 	closed bool
+
+	memory memory
 }
 
 // New returns a Locker for the lock table (see [CreateTable]). It checks
@@ -85,10 +87,20 @@ func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Contex
 	if err != nil {
 		return err
 	}
+	release := func() error {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return lease.Release(rctx)
+	}
+	done := false
+	defer func() {
+		if !done { // fn panicked: release, and let the panic go on
+			_ = release()
+		}
+	}()
 	ferr := fn(lease.Context(), lease)
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	return errors.Join(ferr, lease.Release(rctx))
+	done = true
+	return errors.Join(ferr, release())
 }
 
 // Close stops the heartbeats of every lease of this Locker without
@@ -166,12 +178,19 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 		return l.acquireFIFO(ctx, name, parent, o)
 	}
 	w := newWaiter(o)
+	if obs, ok := l.memory.recall(name, o.clock); ok {
+		w.rvn, w.since, w.lease = obs.rvn, obs.since, obs.lease
+	}
 	for {
 		lease, h, err := l.tryAcquire(ctx, name, parent, o, w.takeover())
+		if lease != nil {
+			l.memory.forget(name)
+		}
 		if err != nil || lease != nil {
 			return lease, err
 		}
 		w.saw(h.rvn, h.lease)
+		l.memory.remember(name, observed{rvn: w.rvn, since: w.since, lease: w.lease, clock: o.clock})
 		pause, ok := w.next()
 		if !ok {
 			return nil, &LockedError{Name: name, Owner: h.owner, Token: h.token}
@@ -282,15 +301,22 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		}
 		// Our own attempt had landed; the SDK's retry saw it.
 	case att.Ambiguous:
-		// The attempt may have landed: look.
-		got, gerr := l.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: l.tableP, Key: l.key(name, lockSK), ConsistentRead: aws.Bool(true)})
-		if gerr != nil {
-			return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w (and the lock could not be read: %v)", name, err, gerr)
-		}
-		if h := holderOf(got.Item); h.owner != o.owner || h.rvn != rvn {
+		// The attempt may have landed: look (even if ctx ended, which may
+		// be why the answer never came).
+		got, ok := l.resolve(ctx, l.key(name, lockSK), holderOf, o.owner, rvn)
+		if !ok {
 			return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
 		}
-		item = got.Item
+		item = got
+		if ctx.Err() != nil { // ours, but the caller has given up: give it back
+			lease, lerr := l.startLease(l.lockRecord(name), name, holderOf(item).token, rvn, now, o, parent)
+			if lerr == nil {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				defer cancel()
+				lerr = lease.Release(rctx)
+			}
+			return nil, holder{}, errors.Join(fmt.Errorf("pessimistic: acquire %q: %w", name, err), lerr)
+		}
 	default:
 		return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
 	}
@@ -319,6 +345,24 @@ func (l *Locker) startLease(rec *record, name string, token int64, rvn string, s
 		return nil, err
 	}
 	return lease, nil
+}
+
+// resolve reads a record after a write of unknown outcome, with a context
+// of its own (the caller's may have ended), and reports whether the write
+// landed: the record holds our owner and record version.
+func (l *Locker) resolve(ctx context.Context, key map[string]types.AttributeValue, parse func(map[string]types.AttributeValue) holder, owner, rvn string) (map[string]types.AttributeValue, bool) {
+	return resolve(ctx, l.client, l.tableP, key, parse, owner, rvn)
+}
+
+func resolve(ctx context.Context, c recordClient, table *string, key map[string]types.AttributeValue, parse func(map[string]types.AttributeValue) holder, owner, rvn string) (map[string]types.AttributeValue, bool) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	got, err := c.GetItem(rctx, &dynamodb.GetItemInput{TableName: table, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, false
+	}
+	h := parse(got.Item)
+	return got.Item, h.owner == owner && h.rvn == rvn
 }
 
 func isConditionFailed(err error) bool {

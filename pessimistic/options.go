@@ -118,7 +118,10 @@ func Clock(c TimeSource) Option {
 
 // Wait bounds how long Acquire waits for a held lock: 0 means not at all
 // (a held lock is an immediate [*LockedError]), d > 0 at most d. Without
-// Wait, Acquire waits until its context ends.
+// Wait, Acquire waits until its context ends. A Locker remembers, across
+// calls, since when it has seen a lock's record unchanged, so that callers
+// who only ever try (Wait(0) every minute, say) still take over a lock
+// whose holder crashed, once a full lease has passed.
 func Wait(d time.Duration) Option {
 	return func(o *options) {
 		if d < 0 {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -247,31 +246,22 @@ func countActions(w types.TransactWriteItem) int {
 }
 
 // itemID is a canonical text for an op's table and key: names sorted,
-// values typed (S "1" and N 1 differ), binary in hex.
+// values typed (S "1" and N 1 differ), numbers by value (N 1 and N 1.0 are
+// one key to DynamoDB).
 func itemID(op Op) string {
 	names := make([]string, 0, len(op.Key))
 	for k := range op.Key {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString(op.Table())
+	b := []byte(op.Table())
 	for _, k := range names {
-		b.WriteByte(0)
-		b.WriteString(k)
-		b.WriteByte(0)
-		switch v := op.Key[k].(type) {
-		case *types.AttributeValueMemberS:
-			b.WriteString("S" + v.Value)
-		case *types.AttributeValueMemberN:
-			b.WriteString("N" + v.Value)
-		case *types.AttributeValueMemberB:
-			b.WriteString("B" + hex.EncodeToString(v.Value))
-		default:
-			fmt.Fprintf(&b, "%T", v)
-		}
+		b = append(b, 0)
+		b = append(b, k...)
+		b = append(b, 0)
+		b = attrs.AppendKeyValue(b, op.Key[k])
 	}
-	return b.String()
+	return string(b)
 }
 
 // Commit sends the transaction with one TransactWriteItems: all its ops

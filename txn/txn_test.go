@@ -55,6 +55,7 @@ func TestDuplicateDetectionIsTyped(t *testing.T) {
 	require.ErrorIs(t, err, ErrDuplicateItem)
 	assert.Contains(t, err.Error(), "op 1 (Delete) and op 4 (Delete) both touch t {pk=1}")
 	assert.Equal(t, 4, tx.Len(), "the refused op was not added")
+	require.ErrorIs(t, tx.Add(Delete("t", key(&types.AttributeValueMemberN{Value: "1.0"}))), ErrDuplicateItem, "numbers are keys by value")
 	assert.ErrorIs(t, tx.Commit(context.Background()), ErrDuplicateItem, "Commit reports Add's first error")
 	assert.Empty(t, f.ins)
 }

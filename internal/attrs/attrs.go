@@ -124,3 +124,74 @@ func Size(v types.AttributeValue) int {
 	}
 	return 0
 }
+
+// AppendKeyValue appends to b a text that identifies the key attribute v:
+// two values give the same text exactly when DynamoDB takes them as the
+// same key. Numbers are compared by value, because DynamoDB stores them
+// normalised ("042.50" comes back as "42.5", and "1" and "1.0" are one
+// key).
+func AppendKeyValue(b []byte, v types.AttributeValue) []byte {
+	var typ byte
+	var s string
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		typ, s = 'S', v.Value
+	case *types.AttributeValueMemberN:
+		typ, s = 'N', CanonicalNumber(v.Value)
+	case *types.AttributeValueMemberB:
+		typ, s = 'B', string(v.Value)
+	default:
+		typ = '?'
+	}
+	b = append(b, typ)
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
+}
+
+// CanonicalNumber returns one spelling for each numeric value: its
+// significant digits and a decimal exponent ("42.50", "042.5" and "4.25e1"
+// all give "425e-1"; every zero gives "0"). A string that is not a number
+// is returned as it is. It works on the text, so no exponent, however
+// large, costs more than the length of the string.
+func CanonicalNumber(s string) string {
+	t := s
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg, t = t[0] == '-', t[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		// DynamoDB's numbers have exponents within ±130; the bound only
+		// keeps the arithmetic below from overflowing.
+		e, err := strconv.Atoi(t[i+1:])
+		if err != nil || e > 1<<20 || e < -1<<20 {
+			return s
+		}
+		t, exp = t[:i], e
+	}
+	digits := t
+	if i := strings.IndexByte(t, '.'); i >= 0 {
+		digits = t[:i] + t[i+1:]
+		exp -= len(t) - i - 1
+	}
+	if digits == "" {
+		return s
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return s
+		}
+	}
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "0"
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + strconv.Itoa(exp)
+}

@@ -1,0 +1,33 @@
+package attrs
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCanonicalNumber(t *testing.T) {
+	same := [][]string{
+		{"42.5", "042.50", "4.25e1", "425E-1", "+42.5", "0.425e2"},
+		{"0", "-0.0", "0e10", "000", ".0", "0."},
+		{"100", "1e2", "1.00E+2", "100.000"},
+		{"-7", "-7.0", "-0.7e1"},
+		{"1e125", "10e124"},
+		{"1e-130", "0.1e-129"},
+	}
+	for _, group := range same {
+		for _, n := range group[1:] {
+			assert.Equal(t, CanonicalNumber(group[0]), CanonicalNumber(n), "%s and %s", group[0], n)
+		}
+	}
+	different := []string{"1", "-1", "10", "0.1", "11", "1.1", "1e125", "1e-130", "12345678901234567890123456789012345678"}
+	seen := map[string]string{}
+	for _, n := range different {
+		c := CanonicalNumber(n)
+		assert.NotContains(t, seen, c, "%s and %s", n, seen[c])
+		seen[c] = n
+	}
+	for _, s := range []string{"", "-", "abc", "1e", "1.2.3", "1e1e1", "0x10", "1e99999999999999999999", "1.5e-9223372036854775808"} {
+		assert.Equal(t, s, CanonicalNumber(s), "not a number: returned as is")
+	}
+}

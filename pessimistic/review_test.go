@@ -1,0 +1,151 @@
+package pessimistic_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/internal/fakeclock"
+	"github.com/optimist-dynamo/optimist/pessimistic"
+)
+
+// TestHeartbeatOfUnknownOutcomeThatLanded: a heartbeat lands but every
+// answer about it is lost (its response, the SDK's retries, the read
+// back). The next heartbeat finds the version of that one, which is ours:
+// the lease goes on.
+func TestHeartbeatOfUnknownOutcomeThatLanded(t *testing.T) {
+	srv, table := lockTable(t)
+	clk := fakeclock.New(time.Unix(1_000_000, 0))
+	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
+		return op == "UpdateItem" && call >= 2 && call <= 4 || op == "GetItem" && call <= 3
+	}}
+	// A long lease leaves the SDK's real-time retries (of the heartbeat,
+	// then of the read back) room within the heartbeat's deadline.
+	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.LeaseDuration(60*time.Second), pessimistic.Clock(clk))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	// Heartbeats until two have landed after the lost one: call 2 (and the
+	// SDK's retries 3 and 4) is the lost one, 5 meets its version, 6 is
+	// a plain heartbeat.
+	for drop.Calls("UpdateItem") < 6 {
+		require.True(t, clk.WaitForSleepers(1, 30*time.Second), "the heartbeat loop sleeps between beats")
+		next, _ := clk.NextWake()
+		clk.Advance(next.Sub(clk.Now()))
+		require.Eventually(t, func() bool { return clk.Sleepers() == 1 || held.Err() != nil }, 30*time.Second, 5*time.Millisecond)
+		require.NoError(t, held.Err())
+	}
+	assert.Equal(t, 3, drop.Calls("GetItem"), "the read back was lost too: the outcome stayed unknown")
+	assert.NoError(t, held.Err(), "the lease was never lost")
+	assert.NoError(t, held.Context().Err())
+	require.NoError(t, held.Release(ctx))
+}
+
+// slow delays UpdateItem calls while on is set.
+type slow struct {
+	on    atomic.Bool
+	delay time.Duration
+}
+
+func (s *slow) RoundTrip(req *http.Request) (*http.Response, error) {
+	if s.on.Load() && ddbtest.OpName(req) == "UpdateItem" {
+		select {
+		case <-time.After(s.delay):
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestReleaseInterruptsAHeartbeat: Release does not wait for a slow
+// heartbeat to finish.
+func TestReleaseInterruptsAHeartbeat(t *testing.T) {
+	srv, table := lockTable(t)
+	sl := &slow{delay: 3 * time.Second}
+	client := srv.NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: sl} })
+	l := newLocker(t, client, table, pessimistic.LeaseDuration(4*time.Second), pessimistic.Heartbeat(100*time.Millisecond))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	sl.on.Store(true)
+	time.Sleep(300 * time.Millisecond) // a heartbeat is now stuck in the slow call
+	start := time.Now()
+	assert.NoError(t, held.Err(), "Err does not wait for the heartbeat")
+	assert.Less(t, time.Since(start), 100*time.Millisecond)
+	sl.on.Store(false)
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	require.NoError(t, held.Release(rctx))
+	assert.Less(t, time.Since(start), 2*time.Second, "Release interrupted the heartbeat")
+	assert.NotContains(t, lockItem(t, srv.Client(), table, "job"), "owner")
+}
+
+// TestDoReleasesWhenFnPanics.
+func TestDoReleasesWhenFnPanics(t *testing.T) {
+	srv, table := lockTable(t)
+	l := newLocker(t, srv.Client(), table)
+	assert.PanicsWithValue(t, "boom", func() {
+		_ = l.Do(context.Background(), "job", func(context.Context, *pessimistic.Lease) error { panic("boom") })
+	})
+	assert.NotContains(t, lockItem(t, srv.Client(), table, "job"), "owner", "released on the way out")
+}
+
+// TestFIFOQueueingOfUnknownOutcome: every answer to the queueing
+// transaction is lost, though it landed; Acquire finds its own row and goes
+// on with it rather than leaving it to block the queue.
+func TestFIFOQueueingOfUnknownOutcome(t *testing.T) {
+	srv, table := lockTable(t)
+	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool { return op == "TransactWriteItems" && call <= 3 }}
+	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.FIFO())
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	assert.Equal(t, 3, drop.Dropped())
+	require.NoError(t, held.Release(ctx))
+	start := time.Now()
+	again, err := l.Acquire(ctx, "job", pessimistic.Wait(0))
+	require.NoError(t, err, "no orphan row ahead")
+	assert.Less(t, time.Since(start), time.Second)
+	require.NoError(t, again.Release(ctx))
+}
+
+// TestRepeatedTryLockTakesOver (fake clock): callers that never wait
+// (Wait(0)) still take an abandoned lock over, once the Locker has seen its
+// record unchanged for a lease across their calls; with and without FIFO.
+func TestRepeatedTryLockTakesOver(t *testing.T) {
+	for _, fifo := range []bool{false, true} {
+		srv, table := lockTable(t)
+		clk := fakeclock.New(time.Unix(1_000_000, 0))
+		opts := []pessimistic.Option{pessimistic.Clock(clk), pessimistic.LeaseDuration(10 * time.Second)}
+		if fifo {
+			opts = append(opts, pessimistic.FIFO())
+		}
+		crashing := newLocker(t, srv.Client(), table, opts...)
+		trying := newLocker(t, srv.Client(), table, opts...)
+		ctx := context.Background()
+		_, err := crashing.Acquire(ctx, "job")
+		require.NoError(t, err)
+		crashing.Close()
+
+		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
+		require.ErrorIs(t, err, pessimistic.ErrLocked, "fifo=%v", fifo)
+		clk.Advance(9 * time.Second)
+		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
+		require.ErrorIs(t, err, pessimistic.ErrLocked, "not before a full lease, fifo=%v", fifo)
+		clk.Advance(time.Second)
+		got, err := trying.Acquire(ctx, "job", pessimistic.Wait(0))
+		require.NoError(t, err, "fifo=%v", fifo)
+		require.NoError(t, got.Release(ctx))
+		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
+		require.False(t, errors.Is(err, pessimistic.ErrLocked), "free again, fifo=%v", fifo)
+	}
+}
