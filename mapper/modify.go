@@ -49,7 +49,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	if err != nil {
 		return nil, err
 	}
-	cur, err := t.get(ctx, k, true)
+	cur, err := t.get(ctx, k, true, nil)
 	if errors.Is(err, ErrNotFound) {
 		cur, err = t.withKey(kv), nil
 	}

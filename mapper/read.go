@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // A ReadOption changes how items are read. One option type serves every
@@ -352,18 +349,8 @@ func (t *Table[T]) getProjected(ctx context.Context, key map[string]types.Attrib
 	if err != nil {
 		return nil, err
 	}
-	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                t.nameP,
-		Key:                      key,
-		ConsistentRead:           aws.Bool(c.consistent),
+	return t.get(ctx, key, c.consistent, &dynamodb.GetItemInput{
 		ProjectionExpression:     e.Projection(),
 		ExpressionAttributeNames: e.Names(),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("mapper: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
-	}
-	if len(out.Item) == 0 {
-		return nil, fmt.Errorf("%w: %s %s", ErrNotFound, t.name, attrs.FormatKey(key))
-	}
-	return decodeItem[T](t.c, out.Item)
 }

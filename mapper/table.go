@@ -101,15 +101,16 @@ func (t *Table[T]) Get(ctx context.Context, key T, opts ...ReadOption) (*T, erro
 	if len(cfg.project) > 0 {
 		return t.getProjected(ctx, k, &cfg)
 	}
-	return t.get(ctx, k, cfg.consistent)
+	return t.get(ctx, k, cfg.consistent, nil)
 }
 
-func (t *Table[T]) get(ctx context.Context, key map[string]types.AttributeValue, consistent bool) (*T, error) {
-	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      t.nameP,
-		Key:            key,
-		ConsistentRead: aws.Bool(consistent),
-	})
+// get makes one GetItem of the item with key; in may carry a projection.
+func (t *Table[T]) get(ctx context.Context, key map[string]types.AttributeValue, consistent bool, in *dynamodb.GetItemInput) (*T, error) {
+	if in == nil {
+		in = &dynamodb.GetItemInput{}
+	}
+	in.TableName, in.Key, in.ConsistentRead = t.nameP, key, aws.Bool(consistent)
+	out, err := t.client.GetItem(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("mapper: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
 	}

@@ -94,11 +94,12 @@ func (e *CanceledError) Conflicts() []Reason {
 	return out
 }
 
-// retryable: only other transactions and throttling got in the way.
-func (e *CanceledError) retryable() bool {
+// retryable: only other transactions and throttling got in the way, so
+// sending the same request again may succeed.
+func retryable(tce *types.TransactionCanceledException) bool {
 	retry := false
-	for _, r := range e.Reasons {
-		switch r.Code {
+	for _, r := range tce.CancellationReasons {
+		switch aws.ToString(r.Code) {
 		case CodeNone, "":
 		case CodeTransactionConflict, CodeThrottling, CodeProvisionedThroughput:
 			retry = true

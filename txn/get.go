@@ -40,9 +40,9 @@ func GetItem(table string, key map[string]types.AttributeValue, dst *map[string]
 // (two separate consistent GetItems may straddle another transaction). It
 // refuses, before sending, no reads ([ErrEmpty]), more than 100
 // ([ErrTooManyItems]) and one item twice ([ErrDuplicateItem]). A read
-// canceled by a concurrent transaction (TransactionConflict) is retried up
-// to 5 times with backoff. Each op's Found is called in order once all
-// items are in.
+// canceled by a concurrent transaction (TransactionConflict) or by
+// throttling is retried up to 5 times with backoff. Each op's Found is
+// called in order once all items are in.
 func Get(ctx context.Context, c Client, ops ...GetOp) error {
 	switch {
 	case len(ops) == 0:
@@ -80,27 +80,11 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 			return nil
 		}
 		var tce *types.TransactionCanceledException
-		if !errors.As(err, &tce) || !onlyConflicts(tce) || attempt >= attempts {
+		if !errors.As(err, &tce) || !retryable(tce) || attempt >= attempts {
 			return fmt.Errorf("txn: TransactGetItems: %w", err)
 		}
 		if err := retry.Sleep(ctx, retry.Backoff(attempt, 25*time.Millisecond, time.Second)); err != nil {
 			return fmt.Errorf("txn: TransactGetItems: %w (last: %v)", err, tce)
 		}
 	}
-}
-
-// onlyConflicts: the reads were canceled only because transactions were
-// writing the items.
-func onlyConflicts(tce *types.TransactionCanceledException) bool {
-	conflict := false
-	for _, r := range tce.CancellationReasons {
-		switch aws.ToString(r.Code) {
-		case CodeNone, "":
-		case CodeTransactionConflict:
-			conflict = true
-		default:
-			return false
-		}
-	}
-	return conflict
 }

@@ -314,7 +314,7 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		switch {
 		case errors.As(err, &tce):
 			ce := tx.canceled(tce, err, attempt)
-			if !ce.retryable() || attempt >= tx.cfg.maxAttempts {
+			if !retryable(tce) || attempt >= tx.cfg.maxAttempts {
 				return ce
 			}
 		case errors.As(err, &inProgress):
