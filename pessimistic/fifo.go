@@ -86,7 +86,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		}
 		pause, ok := w.next()
 		if ok && seen[ahead.sk] != nil {
-			if due := seen[ahead.sk].since.Add(ahead.lease).Sub(o.clock.Now()); due >= 0 && due < pause {
+			if due := seen[ahead.sk].since.Add(ahead.lease).Sub(o.clock.Now()); due > 0 && due < pause {
 				pause = due
 			}
 		}

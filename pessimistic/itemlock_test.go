@@ -177,19 +177,20 @@ func TestAbandonedItemLockIsTakenOver(t *testing.T) {
 	require.NoError(t, err)
 
 	clk := fakeclock.New(time.Unix(2_000_000, 0))
+	stamp := &stampingClient{Client: o.raw, clk: clk}
+	waiting, err := mapper.NewTable[Order](stamp, o.name)
+	require.NoError(t, err)
 	t0 := clk.Now()
 	done := make(chan struct{})
-	var at time.Time
 	var got *Order
 	var l2 *pessimistic.ItemLock[Order]
 	go func() {
 		defer close(done)
-		got, l2, err = pessimistic.LockItem(o.ctx, o.table, Order{ID: "o1"}, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
-		at = clk.Now()
+		got, l2, err = pessimistic.LockItem(o.ctx, waiting, Order{ID: "o1"}, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
 	}()
 	advanceUntil(t, clk, done, 2*time.Minute)
 	require.NoError(t, err)
-	assert.Equal(t, t0.Add(lease), at, "after exactly the lease seen")
+	assert.Equal(t, t0.Add(lease), stamp.firstWrite(), "after exactly the lease seen")
 	assert.Equal(t, 5, got.Total)
 	require.ErrorIs(t, stuck.Release(o.ctx), pessimistic.ErrNotHeld, "the old holder cannot release the new one's lock")
 	require.NoError(t, l2.Release(o.ctx))

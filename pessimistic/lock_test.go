@@ -56,6 +56,36 @@ func lockItem(t *testing.T, c *dynamodb.Client, table, name string) map[string]t
 	return out.Item
 }
 
+// stampingClient records the fake clock's time when its first UpdateItem
+// succeeds: the moment a lock was taken. Reading the clock after Acquire
+// returns would be too late, since the new lease's heartbeat goroutine
+// already sleeps on the clock and advanceUntil may have moved it on.
+type stampingClient struct {
+	*dynamodb.Client
+	clk   *fakeclock.Clock
+	mu    sync.Mutex
+	first time.Time
+}
+
+func (s *stampingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := s.Client.UpdateItem(ctx, in, optFns...)
+	if err == nil {
+		s.mu.Lock()
+		if s.first.IsZero() {
+			s.first = s.clk.Now() // no one sleeps on clk while this call runs
+		}
+		s.mu.Unlock()
+	}
+	return out, err
+}
+
+// firstWrite returns the time of the first successful UpdateItem.
+func (s *stampingClient) firstWrite() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.first
+}
+
 // advanceUntil moves clk forward, one sleeper's wake-up at a time, until
 // done is closed; it returns the clock's time then.
 func advanceUntil(t *testing.T, clk *fakeclock.Clock, done <-chan struct{}, limit time.Duration) time.Time {
@@ -251,7 +281,8 @@ func TestTakeoverByObservation(t *testing.T) {
 	clk := fakeclock.New(time.Unix(1_000_000, 0))
 	const lease = 10 * time.Second
 	crashing := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease), pessimistic.Clock(clk))
-	waiting := newLocker(t, srv.Client(), table, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
+	stamp := &stampingClient{Client: srv.Client(), clk: clk}
+	waiting := newLocker(t, stamp, table, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
 	ctx := context.Background()
 	old, err := crashing.Acquire(ctx, "job")
 	require.NoError(t, err)
@@ -260,15 +291,13 @@ func TestTakeoverByObservation(t *testing.T) {
 	t0 := clk.Now()
 	done := make(chan struct{})
 	var got *pessimistic.Lease
-	var at time.Time
 	go func() {
 		defer close(done)
 		got, err = waiting.Acquire(ctx, "job")
-		at = clk.Now()
 	}()
 	advanceUntil(t, clk, done, time.Minute)
 	require.NoError(t, err)
-	assert.Equal(t, t0.Add(lease), at, "taken over when the lease seen ran out, not before, not later")
+	assert.Equal(t, t0.Add(lease), stamp.firstWrite(), "taken over when the lease seen ran out, not before, not later")
 	assert.Greater(t, got.Token(), old.Token())
 	require.NoError(t, got.Release(ctx))
 }

@@ -246,7 +246,7 @@ func (w *waiter) next() (time.Duration, bool) {
 	}
 	d := w.o.poll/2 + rand.N(w.o.poll+1) // [poll/2, 3poll/2]
 	if w.rvn != "" {
-		if due := w.since.Add(w.lease).Sub(now); due >= 0 && due < d {
+		if due := w.since.Add(w.lease).Sub(now); due > 0 && due < d { // due 0: the takeover was tried; poll, never spin
 			d = due
 		}
 	}
