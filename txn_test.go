@@ -2,6 +2,8 @@ package optimist_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -319,8 +321,11 @@ func TestConditionFailuresAreNotRetried(t *testing.T) {
 func TestCommitWithTheSameTokenAppliesOnce(t *testing.T) {
 	f := newFixture(t)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "n"}}
+	// DynamoDB remembers a token for 10 minutes: a fresh one per run keeps
+	// repeated runs (-count) from reusing it on a different table.
+	token := fmt.Sprintf("transfer-42-%x", rand.Uint64())
 	for range 2 {
-		tx := txn.New(f.calls, txn.Token("transfer-42"))
+		tx := txn.New(f.calls, txn.Token(token))
 		require.NoError(t, tx.Add(txn.Update(f.name, key, update.Add("n", 1))))
 		require.NoError(t, tx.Commit(f.ctx))
 	}
