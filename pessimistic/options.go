@@ -54,16 +54,22 @@ func (o *options) set(err error) {
 	}
 }
 
+// positive returns d, after recording an error if the option named opt was
+// given a duration that is not positive.
+func (o *options) positive(opt string, d time.Duration) time.Duration {
+	if d <= 0 {
+		o.set(fmt.Errorf("%w: %s(%v): must be positive", ErrInvalidOption, opt, d))
+	}
+	return d
+}
+
 // LeaseDuration sets how long a lock is held without a heartbeat (default
 // 20s). A holder that cannot renew it gives it up (its context is
 // canceled) before it runs out; a waiter takes an abandoned lock over only
 // after its record stayed unchanged for this long.
 func LeaseDuration(d time.Duration) Option {
 	return func(o *options) {
-		if d <= 0 {
-			o.set(fmt.Errorf("%w: LeaseDuration(%v): must be positive", ErrInvalidOption, d))
-		}
-		o.lease = d
+		o.lease = o.positive("LeaseDuration", d)
 	}
 }
 
@@ -72,10 +78,7 @@ func LeaseDuration(d time.Duration) Option {
 // heartbeat does not lose the lock.
 func Heartbeat(d time.Duration) Option {
 	return func(o *options) {
-		if d <= 0 {
-			o.set(fmt.Errorf("%w: Heartbeat(%v): must be positive", ErrInvalidOption, d))
-		}
-		o.heartbeat = d
+		o.heartbeat = o.positive("Heartbeat", d)
 	}
 }
 
@@ -85,10 +88,7 @@ func Heartbeat(d time.Duration) Option {
 // step.
 func PollInterval(d time.Duration) Option {
 	return func(o *options) {
-		if d <= 0 {
-			o.set(fmt.Errorf("%w: PollInterval(%v): must be positive", ErrInvalidOption, d))
-		}
-		o.poll = d
+		o.poll = o.positive("PollInterval", d)
 	}
 }
 

@@ -96,23 +96,11 @@ func Size(v types.AttributeValue) int {
 	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
 		return 1
 	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
+		return totalLen(v.Value)
 	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
+		return totalLen(v.Value)
 	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
+		return totalLen(v.Value)
 	case *types.AttributeValueMemberL:
 		n := 3
 		for _, e := range v.Value {
@@ -123,6 +111,15 @@ func Size(v types.AttributeValue) int {
 		return 3 + ItemSize(v.Value)
 	}
 	return 0
+}
+
+// totalLen is the summed length of a set's elements.
+func totalLen[E string | []byte](elems []E) int {
+	n := 0
+	for _, e := range elems {
+		n += len(e)
+	}
+	return n
 }
 
 // AppendKeyValue appends to b a text that identifies the key attribute v:

@@ -3,6 +3,7 @@ package attrs
 import (
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -29,5 +30,26 @@ func TestCanonicalNumber(t *testing.T) {
 	}
 	for _, s := range []string{"", "-", "abc", "1e", "1.2.3", "1e1e1", "0x10", "1e99999999999999999999", "1.5e-9223372036854775808"} {
 		assert.Equal(t, s, CanonicalNumber(s), "not a number: returned as is")
+	}
+}
+
+func TestSize(t *testing.T) {
+	cases := []struct {
+		v    types.AttributeValue
+		want int
+	}{
+		{S("abc"), 3},
+		{N(12345), 5},
+		{&types.AttributeValueMemberB{Value: []byte{1, 2}}, 2},
+		{&types.AttributeValueMemberBOOL{Value: true}, 1},
+		{&types.AttributeValueMemberNULL{Value: true}, 1},
+		{&types.AttributeValueMemberSS{Value: []string{"ab", "cde"}}, 5},
+		{&types.AttributeValueMemberNS{Value: []string{"1", "234"}}, 4},
+		{&types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3, 4}}}, 4},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{S("ab"), N(1)}}, 3 + (1 + 2) + (1 + 1)},
+		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": S("ab")}}, 3 + 1 + 2},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, Size(c.v), "%#v", c.v)
 	}
 }
