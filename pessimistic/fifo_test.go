@@ -139,54 +139,9 @@ func TestFIFOCrashedHeadIsSkipped(t *testing.T) {
 // from one goroutine to the next.
 func TestFIFOMutualExclusion(t *testing.T) {
 	const lockers, goroutines, rounds = 2, 3, 4
-	srv, table := lockTable(t)
-	calls := ddbtest.NewCounting(srv.Client())
-	ctx := context.Background()
-	counter, inside := 0, 0
-	var mu sync.Mutex
-	var tokens []int64
-	var holders []int
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range lockers {
-		l := newLocker(t, calls, table, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond))
-		for g := range goroutines {
-			who := i*goroutines + g
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range rounds {
-					assert.NoError(t, l.Do(ctx, "counter", func(ctx context.Context, lease *pessimistic.Lease) error {
-						mu.Lock()
-						inside++
-						assert.Equal(t, 1, inside, "one inside")
-						tokens = append(tokens, lease.Token())
-						holders = append(holders, who)
-						v := counter
-						mu.Unlock()
-						time.Sleep(2 * time.Millisecond)
-						mu.Lock()
-						counter = v + 1
-						inside--
-						mu.Unlock()
-						return nil
-					}))
-				}
-			}()
-		}
-	}
-	wg.Wait()
-	total := lockers * goroutines * rounds
-	assert.Equal(t, total, counter)
-	changes := 0
-	for i := 1; i < len(tokens); i++ {
-		assert.Greater(t, tokens[i], tokens[i-1])
-		if holders[i] != holders[i-1] {
-			changes++
-		}
-	}
+	m := runMutualExclusion(t, lockers, goroutines, rounds, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond))
 	t.Logf("FIFO mutual exclusion, %d×%d×%d: wall %v, %.2f calls per acquisition, holder changed %d of %d times",
-		lockers, goroutines, rounds, time.Since(start).Round(time.Millisecond), float64(calls.Total()-lockers)/float64(total), changes, total-1)
+		lockers, goroutines, rounds, m.wall.Round(time.Millisecond), m.callsPerAcq, m.changes, lockers*goroutines*rounds-1)
 }
 
 // TestFIFOManyLiveWaiters: more than a Query page of live waiters (110)

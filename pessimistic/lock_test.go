@@ -181,10 +181,20 @@ func TestNoWaitOnHeldLock(t *testing.T) {
 	require.NoError(t, got.Release(ctx))
 }
 
-// TestMutualExclusion: 4 Lockers × 3 goroutines × 8 rounds on one lock,
-// each round a non-atomic read-sleep-write of a counter.
-func TestMutualExclusion(t *testing.T) {
-	const lockers, goroutines, rounds = 4, 3, 8
+// exclusion is what a mutual-exclusion run measured.
+type exclusion struct {
+	wall, maxWait time.Duration
+	callsPerAcq   float64
+	updateItems   int64
+	changes       int // how often the holder changed from one grant to the next
+}
+
+// runMutualExclusion runs lockers Lockers (each with opts) × goroutines ×
+// rounds on one lock, each round a non-atomic read-sleep-write of a
+// counter, and asserts that at most one was ever inside, that no increment
+// was lost, and that tokens strictly increase in grant order.
+func runMutualExclusion(t *testing.T, lockers, goroutines, rounds int, opts ...pessimistic.Option) exclusion {
+	t.Helper()
 	srv, table := lockTable(t)
 	calls := ddbtest.NewCounting(srv.Client())
 	ctx := context.Background()
@@ -198,7 +208,7 @@ func TestMutualExclusion(t *testing.T) {
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range lockers {
-		l := newLocker(t, calls, table, pessimistic.Owner("locker-"+string(rune('A'+i))))
+		l := newLocker(t, calls, table, append([]pessimistic.Option{pessimistic.Owner("locker-" + string(rune('A'+i)))}, opts...)...)
 		for g := range goroutines {
 			who := i*goroutines + g
 			wg.Add(1)
@@ -242,9 +252,20 @@ func TestMutualExclusion(t *testing.T) {
 			changes++
 		}
 	}
+	return exclusion{
+		wall: wall, maxWait: maxWait, changes: changes,
+		callsPerAcq: float64(calls.Total()-int64(lockers)) / float64(total), // less each New's DescribeTable
+		updateItems: calls.Count("UpdateItem"),
+	}
+}
+
+// TestMutualExclusion: 4 Lockers × 3 goroutines × 8 rounds on one lock.
+func TestMutualExclusion(t *testing.T) {
+	const lockers, goroutines, rounds = 4, 3, 8
+	m := runMutualExclusion(t, lockers, goroutines, rounds)
 	t.Logf("mutual exclusion, %d×%d×%d: wall %v, %.2f calls per acquisition (%d UpdateItem), max wait %v, holder changed %d times",
-		lockers, goroutines, rounds, wall.Round(time.Millisecond), float64(calls.Total()-lockers)/float64(total),
-		calls.Count("UpdateItem"), maxWait.Round(time.Millisecond), changes)
+		lockers, goroutines, rounds, m.wall.Round(time.Millisecond), m.callsPerAcq,
+		m.updateItems, m.maxWait.Round(time.Millisecond), m.changes)
 }
 
 // TestCrashedHolderIsTakenOver (real time): a holder that stops its
