@@ -68,9 +68,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		if errors.Is(lease.Err(), ErrClosed) {
 			return nil, err // like a crash: the row stays until it is seen abandoned
 		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		return nil, errors.Join(err, ignoreNotHeld(lease.Release(rctx)))
+		return nil, errors.Join(err, ignoreNotHeld(lease.releaseDetached(ctx)))
 	}
 	sk := lease.rec.key[attrSK].(*types.AttributeValueMemberS).Value
 	for {
@@ -170,9 +168,7 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 			if lerr != nil || ctx.Err() == nil {
 				return lease, lerr
 			}
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			return nil, errors.Join(err, lease.Release(rctx))
+			return nil, errors.Join(err, lease.releaseDetached(ctx))
 		}
 		switch code := aws.ToString(tce.CancellationReasons[0].Code); code {
 		case "ConditionalCheckFailed":

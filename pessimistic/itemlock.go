@@ -177,9 +177,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 			}
 			// Ours, but the caller has given up: give it back.
 			lease := newLease(rec, "", 0, rvn, o.clock.Now(), o, context.WithoutCancel(ctx))
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			return nil, holder{}, errors.Join(err, lease.Release(rctx))
+			return nil, holder{}, errors.Join(err, lease.releaseDetached(ctx))
 		}
 	}
 	return nil, holder{}, err

@@ -280,6 +280,25 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 	return settledNotOurs
 }
 
+// cleanupTimeout bounds a call that tidies up after the caller's context
+// may have ended: handing a lock back, or reading whether a write of
+// unknown outcome landed.
+const cleanupTimeout = 10 * time.Second
+
+// cleanupContext returns a context for such a call: it keeps ctx's values
+// but not its cancellation, and ends after cleanupTimeout.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
+
+// releaseDetached releases the lease with a cleanup context of ctx: for
+// when the caller has given up, or its context has ended.
+func (s *Lease) releaseDetached(ctx context.Context) error {
+	rctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	return s.Release(rctx)
+}
+
 // stopHeartbeats ends the heartbeat loop and waits for it; with a cause,
 // the lease is lost for it.
 func (s *Lease) stopHeartbeats(cause error) {

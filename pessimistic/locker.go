@@ -87,20 +87,15 @@ func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Contex
 	if err != nil {
 		return err
 	}
-	release := func() error {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		return lease.Release(rctx)
-	}
 	done := false
 	defer func() {
 		if !done { // fn panicked: release, and let the panic go on
-			_ = release()
+			_ = lease.releaseDetached(ctx)
 		}
 	}()
 	ferr := fn(lease.Context(), lease)
 	done = true
-	return errors.Join(ferr, release())
+	return errors.Join(ferr, lease.releaseDetached(ctx))
 }
 
 // Close stops the heartbeats of every lease of this Locker without
@@ -311,9 +306,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		if ctx.Err() != nil { // ours, but the caller has given up: give it back
 			lease, lerr := l.startLease(l.lockRecord(name), name, holderOf(item).token, rvn, now, o, parent)
 			if lerr == nil {
-				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-				defer cancel()
-				lerr = lease.Release(rctx)
+				lerr = lease.releaseDetached(ctx)
 			}
 			return nil, holder{}, errors.Join(fmt.Errorf("pessimistic: acquire %q: %w", name, err), lerr)
 		}
@@ -355,7 +348,7 @@ func (l *Locker) resolve(ctx context.Context, key map[string]types.AttributeValu
 }
 
 func resolve(ctx context.Context, c recordClient, table *string, key map[string]types.AttributeValue, parse func(map[string]types.AttributeValue) holder, owner, rvn string) (map[string]types.AttributeValue, bool) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	rctx, cancel := cleanupContext(ctx)
 	defer cancel()
 	got, err := c.GetItem(rctx, &dynamodb.GetItemInput{TableName: table, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
