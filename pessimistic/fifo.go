@@ -82,12 +82,10 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		case ahead == nil:
 			return lease, nil // at the head of the queue
 		}
-		pause, ok := w.next()
-		if ok && seen[ahead.sk] != nil {
-			if due := seen[ahead.sk].since.Add(ahead.lease).Sub(o.clock.Now()); due > 0 && due < pause {
-				pause = due
-			}
+		if obs := seen[ahead.sk]; obs != nil {
+			w.obs = *obs // so that the pause ends when the row ahead may be cleared
 		}
+		pause, ok := w.next()
 		if !ok || noWait {
 			return giveUp(&LockedError{Name: name, Owner: ahead.owner, Token: ahead.token, Queued: n})
 		}
@@ -122,7 +120,7 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 			Key:                                 l.key(name, lockSK),
 			UpdateExpression:                    aws.String("SET #f = :t, #tt = :ttl"),
 			ExpressionAttributeNames:            map[string]string{"#f": attrFence, "#tt": attrTTL},
-			ExpressionAttributeValues:           map[string]types.AttributeValue{":t": attrs.N(ticket), ":ttl": attrs.N(time.Now().Add(o.ttlWindow()).Unix())},
+			ExpressionAttributeValues:           map[string]types.AttributeValue{":t": attrs.N(ticket), ":ttl": o.ttlValue()},
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}
 		if exists {
@@ -135,12 +133,13 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 			counter.ConditionExpression = aws.String("attribute_not_exists(#f)")
 		}
 		rvn, sk, sent := newRvn(), queueSK(ticket), o.clock.Now()
+		rec := l.queueRecord(name, sk)
 		row := &types.Put{
 			TableName: l.tableP,
 			Item: map[string]types.AttributeValue{
 				attrPK: attrs.S(name), attrSK: attrs.S(sk),
 				attrOwner: attrs.S(o.owner), attrRvn: attrs.S(rvn), attrFence: attrs.N(ticket),
-				attrLease: attrs.N(o.lease.Milliseconds()), attrTTL: attrs.N(time.Now().Add(o.ttlWindow()).Unix()),
+				attrLease: attrs.N(o.lease.Milliseconds()), attrTTL: o.ttlValue(),
 			},
 			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
@@ -150,7 +149,7 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 			TransactItems: []types.TransactWriteItem{{Update: counter}, {Put: row}},
 		}, att.Option)
 		if err == nil {
-			return l.startLease(l.queueRecord(name, sk), name, ticket, rvn, sent, o, parent)
+			return l.startLease(rec, name, ticket, rvn, sent, o, parent)
 		}
 		var tce *types.TransactionCanceledException
 		if !errors.As(err, &tce) || len(tce.CancellationReasons) != 2 {
@@ -161,10 +160,10 @@ func (l *Locker) enqueue(ctx context.Context, name string, parent context.Contex
 			// The row may have been written: a row nobody renews would
 			// hold everyone behind it up for a lease. Look, and if it is
 			// ours, carry on with it, or take it back.
-			if _, ours := l.resolve(ctx, l.key(name, sk), holderOf, o.owner, rvn); !ours {
+			if _, ours := rec.resolve(ctx, o.owner, rvn); !ours {
 				return nil, err
 			}
-			lease, lerr := l.startLease(l.queueRecord(name, sk), name, ticket, rvn, sent, o, parent)
+			lease, lerr := l.startLease(rec, name, ticket, rvn, sent, o, parent)
 			if lerr != nil || ctx.Err() == nil {
 				return lease, lerr
 			}

@@ -171,7 +171,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		}
 		return old, holder{}, nil // our own attempt had landed; the SDK's retry saw it
 	case att.Ambiguous:
-		if got, ours := resolve(ctx, rec.client, rec.table, rec.key, rec.parse, o.owner, rvn); ours {
+		if got, ours := rec.resolve(ctx, o.owner, rvn); ours {
 			if ctx.Err() == nil {
 				return got, holder{}, nil
 			}

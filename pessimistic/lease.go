@@ -43,6 +43,29 @@ type recordClient interface {
 
 func (r *record) cond() string { return "#o = :me AND " + r.rvnRef + " = :cur" }
 
+// read reads the record with a consistent read.
+func (r *record) read(ctx context.Context) (map[string]types.AttributeValue, error) {
+	out, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: r.table, Key: r.key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	return out.Item, nil
+}
+
+// resolve reads the record after a write of unknown outcome, with a
+// cleanup context (the caller's may have ended), and reports whether the
+// write landed: the record holds owner and record version rvn.
+func (r *record) resolve(ctx context.Context, owner, rvn string) (map[string]types.AttributeValue, bool) {
+	rctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	item, err := r.read(rctx)
+	if err != nil {
+		return nil, false
+	}
+	h := r.parse(item)
+	return item, h.owner == owner && h.rvn == rvn
+}
+
 // Lease is a held lock. Heartbeats keep it alive until Release; if they
 // fail, or find the lock taken, its context is canceled and Err says why.
 // Its methods are safe for concurrent use.
@@ -66,20 +89,21 @@ type Lease struct {
 	released bool
 	lost     error
 
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
+	beatCtx   context.Context    // the heartbeat loop's; ends when it is stopped
+	stopBeats context.CancelFunc // interrupts a heartbeat in flight too
+	done      chan struct{}      // closed when the loop has returned
 }
 
 // newLease starts the heartbeats of a lease whose record holds rvn, written
 // by a call sent at sent.
 func newLease(rec *record, name string, token int64, rvn string, sent time.Time, o options, parent context.Context) *Lease {
 	ctx, cancel := context.WithCancelCause(parent)
+	beatCtx, stopBeats := context.WithCancel(context.Background())
 	s := &Lease{
 		rec: rec, name: name, token: token, o: o, untrack: func() {},
 		ctx: ctx, cancel: cancel,
 		rvn: rvn, lastOK: sent,
-		stop: make(chan struct{}), done: make(chan struct{}),
+		beatCtx: beatCtx, stopBeats: stopBeats, done: make(chan struct{}),
 	}
 	go s.heartbeats()
 	return s
@@ -142,16 +166,7 @@ func (s *Lease) markReleased() {
 // failure) and gives it up before it would expire if it cannot.
 func (s *Lease) heartbeats() {
 	defer close(s.done)
-	clock := s.o.clock
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	clock, ctx := s.o.clock, s.beatCtx
 	next := clock.Now().Add(s.o.heartbeat)
 	for {
 		s.mu.Lock()
@@ -240,7 +255,7 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 		update += ", #t = :t"
 		names = maps.Clone(names)
 		names["#t"] = attrTTL
-		values[":t"] = attrs.N(time.Now().Add(s.o.ttlWindow()).Unix())
+		values[":t"] = s.o.ttlValue()
 	}
 	var att attempt.Tracker
 	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -261,11 +276,11 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 	case !att.Ambiguous:
 		return settledUnknown
 	default:
-		got, gerr := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: r.table, Key: r.key, ConsistentRead: aws.Bool(true)})
+		item, gerr := r.read(ctx)
 		if gerr != nil {
 			return settledUnknown
 		}
-		if h = r.parse(got.Item); h.owner == s.o.owner && h.rvn == s.rvn {
+		if h = r.parse(item); h.owner == s.o.owner && h.rvn == s.rvn {
 			return settledUnknown // the write did not land
 		}
 	}
@@ -302,7 +317,7 @@ func (s *Lease) releaseDetached(ctx context.Context) error {
 // stopHeartbeats ends the heartbeat loop and waits for it; with a cause,
 // the lease is lost for it.
 func (s *Lease) stopHeartbeats(cause error) {
-	s.stopOnce.Do(func() { close(s.stop) })
+	s.stopBeats()
 	<-s.done // prompt: stopping interrupts a heartbeat in flight
 	if cause != nil {
 		s.lose(cause)
@@ -399,7 +414,7 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 	names := maps.Clone(r.names)
 	maps.Copy(names, r.removeNames)
 	if _, ok := names["#t"]; ok {
-		values[":t"] = attrs.N(time.Now().Add(s.o.ttlWindow()).Unix())
+		values[":t"] = s.o.ttlValue()
 	}
 	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: r.table, Key: r.key,

@@ -21,7 +21,6 @@ import (
 // concurrent use; one per process and table is enough.
 type Locker struct {
 	client Client
-	table  string
 	tableP *string
 	opts   options
 
@@ -38,7 +37,13 @@ type Locker struct {
 // Options set the defaults of every call; impossible combinations are
 // errors matching [ErrInvalidOption].
 func New(c Client, table string, opts ...Option) (*Locker, error) {
-	if _, err := defaultOptions().resolve(opts); err != nil {
+	// Keep the unresolved heartbeat and poll, so that a per-call
+	// LeaseDuration derives them afresh; resolve only to check.
+	base := defaultOptions()
+	for _, fn := range opts {
+		fn(&base)
+	}
+	if _, err := base.resolve(nil); err != nil {
 		return nil, err
 	}
 	if c == nil || table == "" {
@@ -49,13 +54,7 @@ func New(c Client, table string, opts ...Option) (*Locker, error) {
 	if err := checkTable(ctx, c, table); err != nil {
 		return nil, err
 	}
-	// Keep the unresolved heartbeat and poll, so that a per-call
-	// LeaseDuration derives them afresh.
-	base := defaultOptions()
-	for _, fn := range opts {
-		fn(&base)
-	}
-	return &Locker{client: c, table: table, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{}}, nil
+	return &Locker{client: c, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{}}, nil
 }
 
 // Acquire takes the lock called name and returns its lease, which is kept
@@ -174,7 +173,7 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 	}
 	w := newWaiter(o)
 	if obs, ok := l.memory.recall(name, o.clock); ok {
-		w.rvn, w.since, w.lease = obs.rvn, obs.since, obs.lease
+		w.obs = obs
 	}
 	for {
 		lease, h, err := l.tryAcquire(ctx, name, parent, o, w.takeover())
@@ -185,7 +184,7 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 			return lease, err
 		}
 		w.saw(h.rvn, h.lease)
-		l.memory.remember(name, observed{rvn: w.rvn, since: w.since, lease: w.lease, clock: o.clock})
+		l.memory.remember(name, w.obs)
 		pause, ok := w.next()
 		if !ok {
 			return nil, &LockedError{Name: name, Owner: h.owner, Token: h.token}
@@ -201,9 +200,7 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 type waiter struct {
 	o        options
 	deadline time.Time // zero: none
-	rvn      string    // the holder's record version, as last seen
-	since    time.Time // when it was first seen
-	lease    time.Duration
+	obs      observed  // the holder's record version as last seen, and since when
 }
 
 func newWaiter(o options) *waiter {
@@ -219,15 +216,15 @@ func newWaiter(o options) *waiter {
 // later than that, so a full lease from then is a full lease after the
 // holder's last renewal.
 func (w *waiter) saw(rvn string, lease time.Duration) {
-	if rvn != w.rvn || w.since.IsZero() {
-		w.rvn, w.since, w.lease = rvn, w.o.clock.Now(), lease
+	if rvn != w.obs.rvn || w.obs.since.IsZero() {
+		w.obs = observed{rvn: rvn, since: w.o.clock.Now(), lease: lease, clock: w.o.clock}
 	}
 }
 
 // takeover returns the record version that may be taken over now, or "".
 func (w *waiter) takeover() string {
-	if w.rvn != "" && !w.since.IsZero() && w.o.clock.Now().Sub(w.since) >= w.lease {
-		return w.rvn
+	if w.obs.rvn != "" && !w.obs.since.IsZero() && w.o.clock.Now().Sub(w.obs.since) >= w.obs.lease {
+		return w.obs.rvn
 	}
 	return ""
 }
@@ -240,8 +237,8 @@ func (w *waiter) next() (time.Duration, bool) {
 		return 0, false
 	}
 	d := w.o.poll/2 + rand.N(w.o.poll+1) // [poll/2, 3poll/2]
-	if w.rvn != "" {
-		if due := w.since.Add(w.lease).Sub(now); due > 0 && due < d { // due 0: the takeover was tried; poll, never spin
+	if w.obs.rvn != "" {
+		if due := w.obs.since.Add(w.obs.lease).Sub(now); due > 0 && due < d { // due 0: the takeover was tried; poll, never spin
 			d = due
 		}
 	}
@@ -255,6 +252,7 @@ func newRvn() string { return strconv.FormatUint(rand.Uint64(), 36) }
 
 // tryAcquire makes one attempt. It returns the lease, or the holder.
 func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o options, takeover string) (*Lease, holder, error) {
+	rec := l.lockRecord(name)
 	rvn := newRvn()
 	now := o.clock.Now()
 	cond := "attribute_not_exists(#o)"
@@ -262,7 +260,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		":o":    attrs.S(o.owner),
 		":r":    attrs.S(rvn),
 		":l":    attrs.N(o.lease.Milliseconds()),
-		":t":    attrs.N(time.Now().Add(o.ttlWindow()).Unix()),
+		":t":    o.ttlValue(),
 		":base": attrs.N(time.Now().UnixMilli()),
 		":one":  attrs.N(1),
 	}
@@ -272,8 +270,8 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	}
 	var att attempt.Tracker
 	out, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: l.tableP,
-		Key:       l.key(name, lockSK),
+		TableName: rec.table,
+		Key:       rec.key,
 		// The fence starts from the wall clock in milliseconds, so that if
 		// TTL ever deletes a long-abandoned lock, the tokens of its next
 		// life are still higher than those of its last (they grow by one
@@ -298,13 +296,13 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	case att.Ambiguous:
 		// The attempt may have landed: look (even if ctx ended, which may
 		// be why the answer never came).
-		got, ok := l.resolve(ctx, l.key(name, lockSK), holderOf, o.owner, rvn)
+		got, ok := rec.resolve(ctx, o.owner, rvn)
 		if !ok {
 			return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
 		}
 		item = got
 		if ctx.Err() != nil { // ours, but the caller has given up: give it back
-			lease, lerr := l.startLease(l.lockRecord(name), name, holderOf(item).token, rvn, now, o, parent)
+			lease, lerr := l.startLease(rec, name, holderOf(item).token, rvn, now, o, parent)
 			if lerr == nil {
 				lerr = lease.releaseDetached(ctx)
 			}
@@ -313,7 +311,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	default:
 		return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
 	}
-	lease, err := l.startLease(l.lockRecord(name), name, holderOf(item).token, rvn, now, o, parent)
+	lease, err := l.startLease(rec, name, holderOf(item).token, rvn, now, o, parent)
 	return lease, holder{}, err
 }
 
@@ -338,24 +336,6 @@ func (l *Locker) startLease(rec *record, name string, token int64, rvn string, s
 		return nil, err
 	}
 	return lease, nil
-}
-
-// resolve reads a record after a write of unknown outcome, with a context
-// of its own (the caller's may have ended), and reports whether the write
-// landed: the record holds our owner and record version.
-func (l *Locker) resolve(ctx context.Context, key map[string]types.AttributeValue, parse func(map[string]types.AttributeValue) holder, owner, rvn string) (map[string]types.AttributeValue, bool) {
-	return resolve(ctx, l.client, l.tableP, key, parse, owner, rvn)
-}
-
-func resolve(ctx context.Context, c recordClient, table *string, key map[string]types.AttributeValue, parse func(map[string]types.AttributeValue) holder, owner, rvn string) (map[string]types.AttributeValue, bool) {
-	rctx, cancel := cleanupContext(ctx)
-	defer cancel()
-	got, err := c.GetItem(rctx, &dynamodb.GetItemInput{TableName: table, Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return nil, false
-	}
-	h := parse(got.Item)
-	return got.Item, h.owner == owner && h.rvn == rvn
 }
 
 func isConditionFailed(err error) bool {

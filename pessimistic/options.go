@@ -5,7 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"sync"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // Option configures a [Locker] (given to [New]) or one call (given to
@@ -32,16 +36,21 @@ const (
 	defaultPoll          = 100 * time.Millisecond
 )
 
+// hostname is read once: LockItem builds default options on every call.
+var hostname = sync.OnceValue(func() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		return "host"
+	}
+	return host
+})
+
 func defaultOptions() options {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "host"
-	}
 	return options{
 		lease:     DefaultLeaseDuration,
-		owner:     host + "-" + hex.EncodeToString(b[:]),
+		owner:     hostname() + "-" + hex.EncodeToString(b[:]),
 		clock:     SystemClock{},
 		ownerAttr: "lockOwner",
 		leaseAttr: "lockLease",
@@ -177,3 +186,8 @@ func (o options) margin() time.Duration { return o.lease / 5 }
 // ttlWindow is how far in the future the cleanup attribute is set: well past
 // any lease, so that TTL deletes only locks nobody used for a long time.
 func (o options) ttlWindow() time.Duration { return max(time.Hour, 100*o.lease) }
+
+// ttlValue is the cleanup attribute's value for a write made now.
+func (o options) ttlValue() *types.AttributeValueMemberN {
+	return attrs.N(time.Now().Add(o.ttlWindow()).Unix())
+}
