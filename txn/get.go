@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -56,7 +55,7 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 		if op.Err != nil {
 			return fmt.Errorf("txn: read %d: %w", i, op.Err)
 		}
-		id := itemID(Op{Key: op.Get.Key, Write: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: op.Get.TableName}}})
+		id := itemID(aws.ToString(op.Get.TableName), op.Get.Key)
 		if j, dup := seen[id]; dup {
 			return fmt.Errorf("%w: reads %d and %d", ErrDuplicateItem, j, i)
 		}
@@ -64,7 +63,6 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 		g := op.Get
 		in.TransactItems[i] = types.TransactGetItem{Get: &g}
 	}
-	const attempts = 5
 	for attempt := 1; ; attempt++ {
 		out, err := c.TransactGetItems(ctx, in)
 		if err == nil {
@@ -80,10 +78,10 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 			return nil
 		}
 		var tce *types.TransactionCanceledException
-		if !errors.As(err, &tce) || !retryable(tce) || attempt >= attempts {
+		if !errors.As(err, &tce) || !retryable(tce) || attempt >= defaultMaxAttempts {
 			return fmt.Errorf("txn: TransactGetItems: %w", err)
 		}
-		if err := retry.Sleep(ctx, retry.Backoff(attempt, 25*time.Millisecond, time.Second)); err != nil {
+		if err := retry.Sleep(ctx, retry.Backoff(attempt, defaultBackoffBase, defaultBackoffMax)); err != nil {
 			return fmt.Errorf("txn: TransactGetItems: %w (last: %v)", err, tce)
 		}
 	}

@@ -26,29 +26,28 @@ func If(cond expression.ConditionBuilder) OpOption {
 }
 
 // build returns the op's expressions: an update (may be unset) and the
-// conditions of opts (and extra), ANDed.
-func build(ub *expression.UpdateBuilder, extra []expression.ConditionBuilder, opts []OpOption) (expression.Expression, bool, error) {
+// conditions of opts, ANDed. With neither, it is the zero Expression, whose
+// parts are all nil.
+func build(ub *expression.UpdateBuilder, opts []OpOption) (expression.Expression, error) {
 	var c opConfig
 	for _, o := range opts {
 		o(&c)
 	}
-	conds := append(extra, c.conds...)
 	b := expression.NewBuilder()
 	if ub != nil {
 		b = b.WithUpdate(*ub)
 	}
-	switch len(conds) {
+	switch len(c.conds) {
 	case 0:
 		if ub == nil {
-			return expression.Expression{}, false, nil
+			return expression.Expression{}, nil
 		}
 	case 1:
-		b = b.WithCondition(conds[0])
+		b = b.WithCondition(c.conds[0])
 	default:
-		b = b.WithCondition(expression.And(conds[0], conds[1], conds[2:]...))
+		b = b.WithCondition(expression.And(c.conds[0], c.conds[1], c.conds[2:]...))
 	}
-	e, err := b.Build()
-	return e, true, err
+	return b.Build()
 }
 
 // Put returns an op that writes item (which must hold the key attributes of
@@ -56,13 +55,13 @@ func build(ub *expression.UpdateBuilder, extra []expression.ConditionBuilder, op
 func Put(table string, key, item map[string]types.AttributeValue, opts ...OpOption) Op {
 	op := Op{Key: key, Write: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item}}}
 	for k, v := range key {
-		if item[k] == nil || itemID(Op{Key: map[string]types.AttributeValue{k: item[k]}}) != itemID(Op{Key: map[string]types.AttributeValue{k: v}}) {
+		if item[k] == nil || itemID("", map[string]types.AttributeValue{k: item[k]}) != itemID("", map[string]types.AttributeValue{k: v}) {
 			op.Err = fmt.Errorf("txn: Put on %s: the item's %q is not the key's", table, k)
 			return op
 		}
 	}
-	e, ok, err := build(nil, nil, opts)
-	if op.Err = err; ok && err == nil {
+	e, err := build(nil, opts)
+	if op.Err = err; err == nil {
 		op.Write.Put.ConditionExpression, op.Write.Put.ExpressionAttributeNames, op.Write.Put.ExpressionAttributeValues = e.Condition(), e.Names(), e.Values()
 	}
 	return op
@@ -78,7 +77,7 @@ func Update(table string, key map[string]types.AttributeValue, u *update.Builder
 		op.Err = err
 		return op
 	}
-	e, _, err := build(&ub, nil, opts)
+	e, err := build(&ub, opts)
 	if op.Err = err; err == nil {
 		w := op.Write.Update
 		w.UpdateExpression, w.ConditionExpression, w.ExpressionAttributeNames, w.ExpressionAttributeValues = e.Update(), e.Condition(), e.Names(), e.Values()
@@ -89,8 +88,8 @@ func Update(table string, key map[string]types.AttributeValue, u *update.Builder
 // Delete returns an op that deletes the item with key from table.
 func Delete(table string, key map[string]types.AttributeValue, opts ...OpOption) Op {
 	op := Op{Key: key, Write: types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table), Key: key}}}
-	e, ok, err := build(nil, nil, opts)
-	if op.Err = err; ok && err == nil {
+	e, err := build(nil, opts)
+	if op.Err = err; err == nil {
 		op.Write.Delete.ConditionExpression, op.Write.Delete.ExpressionAttributeNames, op.Write.Delete.ExpressionAttributeValues = e.Condition(), e.Names(), e.Values()
 	}
 	return op
@@ -101,7 +100,7 @@ func Delete(table string, key map[string]types.AttributeValue, opts ...OpOption)
 // transaction depend on an item it does not change.
 func Check(table string, key map[string]types.AttributeValue, cond expression.ConditionBuilder, opts ...OpOption) Op {
 	op := Op{Key: key, Write: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key}}}
-	e, _, err := build(nil, []expression.ConditionBuilder{cond}, opts)
+	e, err := build(nil, append([]OpOption{If(cond)}, opts...))
 	if err != nil {
 		op.Err = errors.Join(fmt.Errorf("txn: Check on %s needs a valid condition", table), err)
 		return op

@@ -139,6 +139,13 @@ func Token(s string) Option {
 	}
 }
 
+// The retry defaults of Commit, and of Get (which has no options).
+const (
+	defaultMaxAttempts = 5
+	defaultBackoffBase = 25 * time.Millisecond
+	defaultBackoffMax  = time.Second
+)
+
 // MaxAttempts sets how many times Commit sends the transaction when it is
 // canceled by a TransactionConflict (another transaction was writing one of
 // its items) or finds a previous attempt still in progress (default 5).
@@ -171,13 +178,14 @@ type Tx struct {
 	client Client
 	cfg    config
 	ops    []Op
-	err    error // the first error of Add
+	ids    map[string]int // itemID of each op → its index
+	err    error          // the first error of Add
 	done   bool
 }
 
 // New returns an empty transaction that will commit through c.
 func New(c Client, opts ...Option) *Tx {
-	tx := &Tx{client: c, cfg: config{maxItems: DefaultMaxItems, maxAttempts: 5, base: 25 * time.Millisecond, max: time.Second}}
+	tx := &Tx{client: c, cfg: config{maxItems: DefaultMaxItems, maxAttempts: defaultMaxAttempts, base: defaultBackoffBase, max: defaultBackoffMax}}
 	for _, o := range opts {
 		o(&tx.cfg)
 	}
@@ -206,33 +214,37 @@ func (tx *Tx) Add(ops ...Op) error {
 		return ErrDone
 	}
 	for _, op := range ops {
-		if err := tx.check(op); err != nil {
+		id, err := tx.check(op)
+		if err != nil {
 			if tx.err == nil {
 				tx.err = err
 			}
 			return err
 		}
+		if tx.ids == nil {
+			tx.ids = map[string]int{}
+		}
+		tx.ids[id] = len(tx.ops)
 		tx.ops = append(tx.ops, op)
 	}
 	return nil
 }
 
-func (tx *Tx) check(op Op) error {
+// check returns the op's itemID, or why it cannot be added.
+func (tx *Tx) check(op Op) (string, error) {
 	i := len(tx.ops)
 	if op.Err != nil {
-		return fmt.Errorf("txn: op %d: %w", i, op.Err)
+		return "", fmt.Errorf("txn: op %d: %w", i, op.Err)
 	}
 	if n := countActions(op.Write); n != 1 {
-		return fmt.Errorf("txn: op %d: an op has exactly one action, this one has %d", i, n)
+		return "", fmt.Errorf("txn: op %d: an op has exactly one action, this one has %d", i, n)
 	}
-	id := itemID(op)
-	for j, other := range tx.ops {
-		if itemID(other) == id {
-			return fmt.Errorf("%w: op %d (%s) and op %d (%s) both touch %s %s", ErrDuplicateItem,
-				j, other.kind(), i, op.kind(), op.Table(), attrs.FormatKey(op.Key))
-		}
+	id := itemID(op.Table(), op.Key)
+	if j, dup := tx.ids[id]; dup {
+		return "", fmt.Errorf("%w: op %d (%s) and op %d (%s) both touch %s %s", ErrDuplicateItem,
+			j, tx.ops[j].kind(), i, op.kind(), op.Table(), attrs.FormatKey(op.Key))
 	}
-	return nil
+	return id, nil
 }
 
 func countActions(w types.TransactWriteItem) int {
@@ -245,21 +257,21 @@ func countActions(w types.TransactWriteItem) int {
 	return n
 }
 
-// itemID is a canonical text for an op's table and key: names sorted,
-// values typed (S "1" and N 1 differ), numbers by value (N 1 and N 1.0 are
-// one key to DynamoDB).
-func itemID(op Op) string {
-	names := make([]string, 0, len(op.Key))
-	for k := range op.Key {
+// itemID is a canonical text for a table and key: names sorted, values
+// typed (S "1" and N 1 differ), numbers by value (N 1 and N 1.0 are one key
+// to DynamoDB).
+func itemID(table string, key map[string]types.AttributeValue) string {
+	names := make([]string, 0, len(key))
+	for k := range key {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	b := []byte(op.Table())
+	b := []byte(table)
 	for _, k := range names {
 		b = append(b, 0)
 		b = append(b, k...)
 		b = append(b, 0)
-		b = attrs.AppendKeyValue(b, op.Key[k])
+		b = attrs.AppendKeyValue(b, key[k])
 	}
 	return string(b)
 }
@@ -313,9 +325,8 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		var inProgress *types.TransactionInProgressException
 		switch {
 		case errors.As(err, &tce):
-			ce := tx.canceled(tce, err, attempt)
 			if !retryable(tce) || attempt >= tx.cfg.maxAttempts {
-				return ce
+				return tx.canceled(tce, err, attempt)
 			}
 		case errors.As(err, &inProgress):
 			if attempt >= tx.cfg.maxAttempts {

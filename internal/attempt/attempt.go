@@ -28,8 +28,6 @@ type Tracker struct {
 	// Ambiguous is set when an attempt may have been applied although the
 	// call did not hear of it.
 	Ambiguous bool
-	// N counts the attempts.
-	N int
 }
 
 // ID names the middleware.
@@ -40,7 +38,6 @@ func (a *Tracker) HandleFinalize(ctx context.Context, in middleware.FinalizeInpu
 	middleware.FinalizeOutput, middleware.Metadata, error,
 ) {
 	out, md, err := next.HandleFinalize(ctx, in)
-	a.N++
 	if err != nil && !definitelyNotApplied(err) {
 		a.Ambiguous = true
 	}
