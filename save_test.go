@@ -41,14 +41,27 @@ func TestSaveKeepsForeignAttributes(t *testing.T) {
 	assert.Equal(t, 2, f.storedCounter(t, "a").N)
 
 	f.calls.Reset()
+	saves := mapper.Also(update.Add("saves", 1))
+	_, updateErr := f.table.Update(f.ctx, *c, update.Set("n", 3), saves)
+	ran := false
+	_, modifyErr := f.table.Modify(f.ctx, *c, func(*Counter) error { ran = true; return nil }, saves)
 	for name, err := range map[string]error{
 		"Also on a struct attribute": f.table.Save(f.ctx, c, mapper.Also(update.Set("n", 5))),
 		"Also on the version":        f.table.Save(f.ctx, c, mapper.Also(update.Set("version", 5))),
-		"Also with Put":              f.table.Put(f.ctx, c, mapper.Also(update.Add("saves", 1))),
-		"Also with Delete":           f.table.Delete(f.ctx, *c, mapper.Also(update.Add("saves", 1))),
 	} {
 		assert.Error(t, err, name)
 	}
+	for name, err := range map[string]error{
+		"Also with Put":    f.table.Put(f.ctx, c, saves),
+		"Also with Delete": f.table.Delete(f.ctx, *c, saves),
+		"Also with Update": updateErr,
+		"Also with Modify": modifyErr,
+		"Also with PutOp":  f.table.PutOp(c, saves).Err,
+		"Also with PutAll": f.table.PutAll(f.ctx, []*Counter{c}, mapper.Unversioned(), saves),
+	} {
+		assert.ErrorIs(t, err, mapper.ErrInvalidOption, name)
+	}
+	assert.False(t, ran, "Modify refused Also before reading or running fn")
 	assert.Equal(t, int64(0), f.calls.Total(), "nothing sent")
 }
 

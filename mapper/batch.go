@@ -255,7 +255,7 @@ func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption
 }
 
 func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig, error) {
-	w, err := writeOptions(opts)
+	w, err := writeOptions(opts, false)
 	switch {
 	case err != nil:
 		return w, err
@@ -263,8 +263,6 @@ func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig,
 		return w, fmt.Errorf("%w: %s cannot take If: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
 	case w.fence != nil:
 		return w, fmt.Errorf("%w: %s cannot take Fence: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
-	case w.also != nil:
-		return w, errAlso
 	case t.s.version != nil && !w.unversioned:
 		return w, fmt.Errorf("%w: %v has a version field; write the items in a transaction (package txn, with Table.PutOp and Table.DeleteOp), which checks every version, or pass mapper.Unversioned() to %s without the checks",
 			ErrBatchVersioned, t.s.typ, op)

@@ -80,10 +80,15 @@ type writeConfig struct {
 }
 
 // writeOptions applies opts, reporting the first invalid one.
-func writeOptions(opts []WriteOption) (writeConfig, error) {
+// writeOptions applies opts. Also is refused (errAlso) unless allowAlso:
+// only Save takes it.
+func writeOptions(opts []WriteOption, allowAlso bool) (writeConfig, error) {
 	var w writeConfig
 	for _, o := range opts {
 		o.applyWrite(&w)
+	}
+	if w.err == nil && w.also != nil && !allowAlso {
+		w.err = errAlso
 	}
 	return w, w.err
 }
@@ -165,6 +170,8 @@ func (c *retryConfig) validate() error {
 	switch {
 	case c.write.err != nil:
 		return c.write.err
+	case c.write.also != nil:
+		return errAlso
 	case c.maxAttempts < 1:
 		return fmt.Errorf("%w: MaxAttempts(%d): need at least 1", ErrInvalidOption, c.maxAttempts)
 	case c.base < 0 || c.max < c.base:

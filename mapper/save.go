@@ -25,7 +25,7 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if item == nil {
 		return errors.New("mapper: Save of a nil item")
 	}
-	w, err := writeOptions(opts)
+	w, err := writeOptions(opts, true)
 	if err != nil {
 		return err
 	}

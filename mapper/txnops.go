@@ -19,11 +19,8 @@ import (
 // request token makes its retries safe.
 
 func (t *Table[T]) txnWrite(opts []WriteOption) writeConfig {
-	w, err := writeOptions(opts)
+	w, _ := writeOptions(opts, false) // an error stays in w.err
 	w.inTxn = true
-	if err == nil && w.also != nil {
-		w.err = errAlso
-	}
 	return w
 }
 

@@ -46,7 +46,7 @@ var ErrInvalidUpdate = errors.New("mapper: invalid update")
 // lost attempt and the retry can the change be applied twice (the token is
 // then gone); a version check, where there is one, rules that out too.
 func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ...WriteOption) (*T, error) {
-	w, err := writeOptions(opts)
+	w, err := writeOptions(opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -83,9 +83,6 @@ func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConf
 			r.check = checkVersion
 		}
 		ub = ub.Add(expression.NameNoDotSplit(vf.name), expression.Value(1))
-	}
-	if w.also != nil {
-		return nil, nil, errAlso
 	}
 	return t.finishUpdate(ub, r, w, types.ReturnValueAllNew)
 }

@@ -111,7 +111,7 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 	if item == nil {
 		return errors.New("mapper: Put of a nil item")
 	}
-	w, err := writeOptions(opts)
+	w, err := writeOptions(opts, false)
 	if err != nil {
 		return err
 	}
@@ -119,9 +119,6 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 }
 
 func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) error {
-	if w.also != nil {
-		return errAlso
-	}
 	in, r, next, err := t.buildPut(item, w)
 	if err != nil {
 		return err
@@ -235,12 +232,9 @@ func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
 // item already gone, Delete reports success: the item it was asked to delete
 // no longer exists.
 func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) error {
-	w, err := writeOptions(opts)
+	w, err := writeOptions(opts, false)
 	if err != nil {
 		return err
-	}
-	if w.also != nil {
-		return errAlso
 	}
 	r, cond, names, values, err := t.keyedReq(reflect.ValueOf(&item).Elem(), &w, "DeleteItem", noCheck)
 	if err != nil {
