@@ -275,13 +275,7 @@ func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig,
 func (t *Table[T]) addBatchKey(op string, byKey map[string]int, av map[string]types.AttributeValue, i int) error {
 	ks := t.s.keyString(av)
 	if j, dup := byKey[ks]; dup {
-		key := map[string]types.AttributeValue{}
-		for _, f := range t.keyAttrs() {
-			if f != nil {
-				key[f.name] = av[f.name]
-			}
-		}
-		return fmt.Errorf("%w: %s items[%d] and items[%d] both have the key %s", ErrDuplicateKey, op, j, i, attrs.FormatKey(key))
+		return fmt.Errorf("%w: %s items[%d] and items[%d] both have the key %s", ErrDuplicateKey, op, j, i, attrs.FormatKey(t.s.keyFrom(av)))
 	}
 	byKey[ks] = i
 	return nil
@@ -382,11 +376,17 @@ func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int
 // "1" and "1.0" are one key), and a custom Marshaler may write either.
 func (s *schema) keyString(item map[string]types.AttributeValue) string {
 	var b []byte
-	for _, f := range [2]*field{s.hash, s.rng} {
-		if f == nil {
-			continue
-		}
+	for _, f := range s.keys {
 		b = attrs.AppendKeyValue(b, item[f.name])
 	}
 	return string(b)
+}
+
+// keyFrom returns the key attributes of an encoded item.
+func (s *schema) keyFrom(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	key := make(map[string]types.AttributeValue, len(s.keys))
+	for _, f := range s.keys {
+		key[f.name] = item[f.name]
+	}
+	return key
 }

@@ -31,6 +31,8 @@ type codec struct {
 	enc    *attributevalue.Encoder
 	dec    *attributevalue.Decoder
 	fields []fieldCodec
+	// byField finds a field's codec, for encoding key attributes alone.
+	byField map[*field]*fieldCodec
 	// nS and nN count the fast fields stored as S and as N, to size an
 	// item's arena.
 	nS, nN int
@@ -132,6 +134,10 @@ func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOpti
 			}})
 		}
 		c.fields = append(c.fields, fc)
+	}
+	c.byField = make(map[*field]*fieldCodec, len(c.fields))
+	for i := range c.fields {
+		c.byField[c.fields[i].f] = &c.fields[i]
 	}
 	return c
 }
@@ -360,11 +366,8 @@ func decodeItem[T any](c *codec, item map[string]types.AttributeValue) (*T, erro
 // keyOf encodes the primary key of the struct v (addressable), checking that
 // every key attribute is a non-empty S, N or B.
 func (c *codec) keyOf(v reflect.Value) (map[string]types.AttributeValue, error) {
-	key := make(map[string]types.AttributeValue, 2)
-	for _, f := range [2]*field{c.s.hash, c.s.rng} {
-		if f == nil {
-			continue
-		}
+	key := make(map[string]types.AttributeValue, len(c.s.keys))
+	for _, f := range c.s.keys {
 		av, err := c.keyAttr(f, v.FieldByIndex(f.index))
 		if err != nil {
 			return nil, err
@@ -380,12 +383,7 @@ func (c *codec) keyAttr(f *field, fv reflect.Value) (types.AttributeValue, error
 		av = &types.AttributeValueMemberS{Value: fv.String()} // the common case, without the lookup below
 	} else {
 		var err error
-		for i := range c.fields {
-			if c.fields[i].f == f {
-				av, err = c.encodeField(&c.fields[i], fv, &arena{})
-			}
-		}
-		if err != nil {
+		if av, err = c.encodeField(c.byField[f], fv, &arena{}); err != nil {
 			return nil, fmt.Errorf("mapper: encoding key %s: %w", f.goPath, err)
 		}
 	}

@@ -414,10 +414,8 @@ func (t *Table[T]) startKey(c *readConfig) (map[string]types.AttributeValue, err
 		return nil, err
 	}
 	need := make([]string, 0, 4)
-	for _, f := range t.keyAttrs() {
-		if f != nil {
-			need = append(need, f.name)
-		}
+	for _, f := range t.s.keys {
+		need = append(need, f.name)
 	}
 	for _, k := range append(need, c.indexKeys...) {
 		if key[k] == nil {

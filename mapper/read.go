@@ -296,10 +296,8 @@ func (t *Table[T]) projection(c *readConfig) (names []string, user int) {
 		add(a)
 	}
 	user = len(out)
-	for _, f := range t.keyAttrs() {
-		if f != nil {
-			add(f.name)
-		}
+	for _, f := range t.s.keys {
+		add(f.name)
 	}
 	for _, k := range c.indexKeys {
 		add(k)

@@ -39,7 +39,7 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 		return err
 	}
 	r := &writeReq{op: "UpdateItem", item: av}
-	key := r.keyOf(t)
+	key := r.keyOf(t.s)
 	var ub expression.UpdateBuilder
 	if w.also != nil {
 		if ub, err = t.actions(w.also, key, &w); err != nil {

@@ -183,8 +183,7 @@ type field struct {
 	tag    tag
 	depth  int
 	// viaPtr: reached through an embedded pointer, so it may be absent.
-	viaPtr  bool
-	fromTag bool // name given in the tag
+	viaPtr bool
 }
 
 // schema is what the mapper knows about a struct type, computed once.
@@ -192,8 +191,9 @@ type schema struct {
 	typ     reflect.Type
 	fields  []*field // visible fields in declaration order
 	hash    *field
-	rng     *field // nil without a sort key
-	version *field // nil for unversioned types
+	rng     *field   // nil without a sort key
+	keys    []*field // hash, then rng if any
+	version *field   // nil for unversioned types
 	byName  map[string]*field
 }
 
@@ -310,6 +310,10 @@ func buildSchema(t reflect.Type) (*schema, error) {
 	if s.hash == nil {
 		return nil, fail("", "no hash key: tag one field `dynamo:\",hash\"`")
 	}
+	s.keys = []*field{s.hash}
+	if s.rng != nil {
+		s.keys = append(s.keys, s.rng)
+	}
 	return s, nil
 }
 
@@ -407,7 +411,7 @@ func enumFields(t reflect.Type) ([]*field, error) {
 				}
 				out = append(out, &field{
 					name: name, goPath: goPath, index: index, typ: sf.Type, tag: tg,
-					depth: depth, viaPtr: e.viaPtr, fromTag: tg.name != "",
+					depth: depth, viaPtr: e.viaPtr,
 				})
 			}
 		}

@@ -124,10 +124,8 @@ func (t *Table[T]) get(ctx context.Context, key map[string]types.AttributeValue,
 func (t *Table[T]) withKey(kv reflect.Value) *T {
 	out := new(T)
 	ov := reflect.ValueOf(out).Elem()
-	for _, f := range [2]*field{t.s.hash, t.s.rng} {
-		if f != nil {
-			ov.FieldByIndex(f.index).Set(kv.FieldByIndex(f.index))
-		}
+	for _, f := range t.s.keys {
+		ov.FieldByIndex(f.index).Set(kv.FieldByIndex(f.index))
 	}
 	return out
 }

@@ -53,7 +53,7 @@ func (t *Table[T]) PutOp(item *T, opts ...WriteOption) txn.Op {
 			TableName: in.TableName, Item: in.Item, ConditionExpression: in.ConditionExpression,
 			ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues,
 		}},
-		Key:      r.keyOf(t),
+		Key:      r.keyOf(t.s),
 		Conflict: t.conflictFunc(r),
 		Committed: func() {
 			if t.s.version != nil {

@@ -135,7 +135,7 @@ func (t *Table[T]) finishUpdate(ub expression.UpdateBuilder, r *writeReq, w *wri
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 t.nameP,
-		Key:                       r.keyOf(t),
+		Key:                       r.keyOf(t.s),
 		UpdateExpression:          e.Update(),
 		ConditionExpression:       e.Condition(),
 		ExpressionAttributeNames:  e.Names(),

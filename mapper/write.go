@@ -42,7 +42,6 @@ type writeReq struct {
 	check    check
 	expected int64
 	token    string // our write token, "" if none was stored
-	deleting bool
 	att      attempt.Tracker
 }
 
@@ -159,7 +158,7 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 		}
 		next = r.expected + 1
 		if overflows(fv, next) {
-			return nil, nil, 0, fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", r.expected, t.name, attrs.FormatKey(r.keyOf(t)), vf.typ)
+			return nil, nil, 0, fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", r.expected, t.name, attrs.FormatKey(r.keyOf(t.s)), vf.typ)
 		}
 		av[vf.name] = a.N(strconv.FormatInt(next, 10))
 		if !w.unversioned {
@@ -194,27 +193,18 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 }
 
 // keyOf returns the key of the item written, for errors.
-func (r *writeReq) keyOf(t interface{ keyAttrs() [2]*field }) map[string]types.AttributeValue {
+func (r *writeReq) keyOf(s *schema) map[string]types.AttributeValue {
 	if r.key == nil {
-		r.key = map[string]types.AttributeValue{}
-		for _, f := range t.keyAttrs() {
-			if f != nil {
-				r.key[f.name] = r.item[f.name]
-			}
-		}
+		r.key = s.keyFrom(r.item)
 	}
 	return r.key
 }
 
-func (t *Table[T]) keyAttrs() [2]*field { return [2]*field{t.s.hash, t.s.rng} }
-
 // checkKey checks the key attributes of an encoded item.
 func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
-	for _, f := range t.keyAttrs() {
-		if f != nil {
-			if err := checkKeyAttr(f, av[f.name]); err != nil {
-				return err
-			}
+	for _, f := range t.s.keys {
+		if err := checkKeyAttr(f, av[f.name]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -265,7 +255,7 @@ func (t *Table[T]) keyedReq(v reflect.Value, w *writeConfig, op string, zero che
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	r = &writeReq{op: op, key: key, deleting: op == "DeleteItem"}
+	r = &writeReq{op: op, key: key}
 	if vf := t.s.version; vf != nil && !w.unversioned {
 		if r.expected, err = versionOf(v.FieldByIndex(vf.index)); err != nil {
 			return nil, nil, nil, nil, err
@@ -301,7 +291,7 @@ func (t *Table[T]) conflicted(r *writeReq, item map[string]types.AttributeValue)
 // out to have been ours, no error and the stored item (nil for a delete).
 func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeValue, error) {
 	att := &r.att
-	key := r.keyOf(t)
+	key := r.keyOf(t.s)
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
 		if att.Ambiguous {
@@ -314,12 +304,12 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 		item = nil
 	}
 	if att.Ambiguous {
-		if r.token != "" && t.opts.TokenAttribute != "" {
+		if r.token != "" { // set only when TokenAttribute is
 			if tok, ok := item[t.opts.TokenAttribute].(*types.AttributeValueMemberS); ok && tok.Value == r.token {
 				return item, nil // our earlier attempt landed; the retry saw our own write
 			}
 		}
-		if r.deleting && item == nil {
+		if r.op == "DeleteItem" && item == nil {
 			return nil, nil
 		}
 	}
