@@ -9,8 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // Save writes item like [Table.Put] (the same version check, the next
@@ -61,23 +59,12 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 			ub = ub.Remove(expression.NameNoDotSplit(f.name))
 		}
 	}
-	var next int64
+	next, err := t.nextVersion(v, r, &w)
+	if err != nil {
+		return err
+	}
 	if vf := t.s.version; vf != nil {
-		fv := v.FieldByIndex(vf.index)
-		if r.expected, err = versionOf(fv); err != nil {
-			return err
-		}
-		next = r.expected + 1
-		if overflows(fv, next) {
-			return fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", r.expected, t.name, attrs.FormatKey(key), vf.typ)
-		}
 		ub = ub.Set(expression.NameNoDotSplit(vf.name), expression.Value(a.N(strconv.FormatInt(next, 10))))
-		if !w.unversioned {
-			r.check = checkVersion
-			if r.expected == 0 {
-				r.check = checkCreate
-			}
-		}
 	}
 	in, r, err := t.finishUpdate(ub, r, &w, types.ReturnValueNone)
 	if err != nil {

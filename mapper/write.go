@@ -150,23 +150,12 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 		r  writeReq
 	}{r: writeReq{op: "PutItem", item: av}} // one allocation for both
 	r, in := &call.r, &call.in
-	var next int64
+	next, err := t.nextVersion(v, r, w)
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	if vf := t.s.version; vf != nil {
-		fv := v.FieldByIndex(vf.index)
-		if r.expected, err = versionOf(fv); err != nil {
-			return nil, nil, 0, err
-		}
-		next = r.expected + 1
-		if overflows(fv, next) {
-			return nil, nil, 0, fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", r.expected, t.name, attrs.FormatKey(r.keyOf(t.s)), vf.typ)
-		}
 		av[vf.name] = a.N(strconv.FormatInt(next, 10))
-		if !w.unversioned {
-			r.check = checkVersion
-			if r.expected == 0 {
-				r.check = checkCreate
-			}
-		}
 	}
 	if w.fence != nil {
 		av[w.fence.attr] = attrs.N(w.fence.token)
@@ -190,6 +179,32 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 		}
 	}
 	return in, r, next, nil
+}
+
+// nextVersion reads the version item v carries into r.expected, sets the
+// check a whole-item write (Put, Save) makes with it, and returns the
+// version the write stores; 0 for an unversioned type.
+func (t *Table[T]) nextVersion(v reflect.Value, r *writeReq, w *writeConfig) (int64, error) {
+	vf := t.s.version
+	if vf == nil {
+		return 0, nil
+	}
+	fv := v.FieldByIndex(vf.index)
+	var err error
+	if r.expected, err = versionOf(fv); err != nil {
+		return 0, err
+	}
+	next := r.expected + 1
+	if overflows(fv, next) {
+		return 0, fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", r.expected, t.name, attrs.FormatKey(r.keyOf(t.s)), vf.typ)
+	}
+	if !w.unversioned {
+		r.check = checkVersion
+		if r.expected == 0 {
+			r.check = checkCreate
+		}
+	}
+	return next, nil
 }
 
 // keyOf returns the key of the item written, for errors.
