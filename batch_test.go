@@ -174,7 +174,7 @@ func TestPutAllThenDeleteAll(t *testing.T) {
 	}
 	assert.Equal(t, Counter{ID: key(59), N: 59, Version: 1}, *f.storedCounter(t, key(59)))
 	_, hasToken := f.stored(t, key(0))["optimist_token"]
-	assert.False(t, hasToken, "an unconditional write stores no token")
+	assert.False(t, hasToken, "a batch write stores no token: nothing could settle it")
 	assert.Equal(t, 60, count(t, f.raw, f.name))
 
 	items[7].N = 700

@@ -500,7 +500,14 @@ func TestLostResponseThenOtherWriter(t *testing.T) {
 	var uo *mapper.UnknownOutcomeError
 	require.ErrorAs(t, err, &uo)
 	assert.Equal(t, "PutItem", uo.Op)
-	assert.True(t, version.IsConflict(err), "it wraps the conflict the retry met")
+	// Issue 10: an unknown outcome is not a conflict, although the retry met
+	// one (it may be our own first attempt): a caller who retries on
+	// conflict would apply the change twice. The conflict stays reachable.
+	assert.False(t, version.IsConflict(err), "an unknown outcome never matches ErrConflict")
+	assert.NotErrorIs(t, err, version.ErrConflict)
+	var last *version.ConflictError
+	require.ErrorAs(t, uo.Last, &last, "the conflict the retry met is in Last")
+	assert.Equal(t, int64(1), last.Expected)
 	assert.Equal(t, 1, runs, "fn is not run again when its change may be stored")
 	assert.Equal(t, 102, f.storedCounter(t, "a").N, "our increment landed once, theirs once")
 }
@@ -593,8 +600,11 @@ func TestUnversionedPutIsAForcedWrite(t *testing.T) {
 	stale := &Counter{ID: "a", N: 42, Version: 1}
 	require.NoError(t, f.table.Put(f.ctx, stale, mapper.Unversioned()))
 	assert.Equal(t, Counter{ID: "a", N: 42, Version: 2}, *f.storedCounter(t, "a"))
+	// Issue 10: an unconditional write stores its token too. It is never
+	// resent after an unanswered attempt, and the token is how one
+	// consistent read settles whether that attempt landed.
 	_, hasToken := f.stored(t, "a")["optimist_token"]
-	assert.False(t, hasToken, "an unconditional write needs no token")
+	assert.True(t, hasToken, "an unconditional write stores its token, to settle a lost answer")
 }
 
 type Plain struct {

@@ -256,6 +256,7 @@ func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption
 
 func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig, error) {
 	w, err := writeOptions(opts, false)
+	w.noToken = true
 	switch {
 	case err != nil:
 		return w, err

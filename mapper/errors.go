@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/version"
 )
 
 var (
@@ -16,19 +17,12 @@ var (
 	// value with the key set, so Modify can create.
 	ErrNotFound = errors.New("mapper: item not found")
 
-	// ErrUnknownOutcome means a write may or may not have been applied: an
-	// attempt's response was lost (a timeout, a reset connection, a 5xx),
-	// the SDK retried, and the retry could not tell whether the first
-	// attempt had landed. The error wraps what happened last (often a
-	// [*version.ConflictError], so check ErrUnknownOutcome first: retrying
-	// a computed change blindly may apply it twice). Read the item to learn
-	// the outcome. [Table.Modify] returns it rather than re-running fn.
-	//
-	// The mapper resolves most of these cases itself: every conditional
-	// Put stores a write token (see [TableOptions.TokenAttribute]), and
-	// when the retry's condition fails on an item that carries our token,
-	// the write was ours and Put reports success.
-	ErrUnknownOutcome = errors.New("mapper: outcome unknown (the write may have been applied)")
+	// ErrUnknownOutcome is [version.ErrUnknownOutcome] (the same value):
+	// a write may or may not have been applied. See the package doc
+	// ("Lost responses") for when each write returns it and how to settle
+	// it; [Table.Modify] returns it rather than re-running fn. It never
+	// matches version.ErrConflict.
+	ErrUnknownOutcome = version.ErrUnknownOutcome
 
 	// ErrConditionFailed is the class of [*ConditionError]: a write whose
 	// version check passed (or that had none) but whose own condition,
@@ -86,22 +80,7 @@ func (e *ConditionError) Is(target error) bool { return target == ErrConditionFa
 // Unwrap returns the SDK error.
 func (e *ConditionError) Unwrap() error { return e.Err }
 
-// UnknownOutcomeError is the error behind [ErrUnknownOutcome]: it names the
-// write and wraps the last error seen.
-type UnknownOutcomeError struct {
-	Op    string // "PutItem", "UpdateItem", "DeleteItem"
-	Table string
-	Key   map[string]types.AttributeValue
-	Err   error
-}
-
-func (e *UnknownOutcomeError) Error() string {
-	return fmt.Sprintf("mapper: %s on %s %s: outcome unknown, an attempt's response was lost and it may have been applied: %v",
-		e.Op, e.Table, attrs.FormatKey(e.Key), e.Err)
-}
-
-// Is reports whether target is [ErrUnknownOutcome].
-func (e *UnknownOutcomeError) Is(target error) bool { return target == ErrUnknownOutcome }
-
-// Unwrap returns the last error seen.
-func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
+// UnknownOutcomeError is [version.UnknownOutcomeError], the error behind
+// [ErrUnknownOutcome]; its Last field holds the conflict or condition
+// failure the write met after its unanswered attempt, if any.
+type UnknownOutcomeError = version.UnknownOutcomeError

@@ -29,12 +29,14 @@ import (
 // returned as is. Modify gives up after [MaxAttempts] writes, returning the
 // last conflict, and stops when ctx ends. It does not retry an
 // [ErrUnknownOutcome] (fn's change may already be stored) nor a
-// [*ConditionError]. WriteOptions ([If], [Fence]) apply to every write.
+// [*ConditionError]. WriteOptions ([If], [Fence], [ExactlyOnce]) apply to
+// every write.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
 	cfg := retryConfig{maxAttempts: t.opts.MaxAttempts, base: t.opts.BackoffBase, max: t.opts.BackoffMax}
 	for _, o := range opts {
 		o.applyRetry(&cfg)
 	}
+	cfg.write.exactlyOnce = cfg.write.exactlyOnce || t.opts.ExactlyOnce
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

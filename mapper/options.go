@@ -39,6 +39,10 @@ type TableOptions struct {
 	MaxAttempts int
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
+
+	// ExactlyOnce makes [ExactlyOnce] the default of every Put, Update,
+	// Delete, Save and Modify of the table.
+	ExactlyOnce bool
 }
 
 // Default retry settings of Modify. Under contention the waits grow with
@@ -73,14 +77,32 @@ type writeConfig struct {
 	unversioned bool
 	fence       *fence
 	err         error
-	// inTxn: the write is a transaction op, made idempotent by the
-	// transaction's client request token, so it needs no write token.
-	inTxn bool
-	also  *update.Builder
+	// noToken: the write stores no write token: a transaction op (the
+	// transaction's client request token makes its resends safe) or a
+	// batch write (which nothing could settle).
+	noToken bool
+	also    *update.Builder
+	// exactlyOnce: send the write as a one-action transaction with a client
+	// request token (token, or a fresh one).
+	exactlyOnce bool
+	token       string
 }
 
-// writeOptions applies opts, reporting the first invalid one.
-// writeOptions applies opts. Also is refused (errAlso) unless allowAlso:
+// forTxn returns a copy of w for building the write as a transaction op.
+func (w *writeConfig) forTxn() *writeConfig {
+	c := *w
+	c.noToken = true
+	return &c
+}
+
+// writeOptions applies opts over the table's defaults.
+func (t *Table[T]) writeOptions(opts []WriteOption, allowAlso bool) (writeConfig, error) {
+	w, err := writeOptions(opts, allowAlso)
+	w.exactlyOnce = w.exactlyOnce || t.opts.ExactlyOnce
+	return w, err
+}
+
+// writeOptions applies opts, reporting the first invalid one. Also is refused (errAlso) unless allowAlso:
 // only Save takes it.
 func writeOptions(opts []WriteOption, allowAlso bool) (writeConfig, error) {
 	var w writeConfig
@@ -155,6 +177,48 @@ func Also(u *update.Builder) WriteOption {
 	return writeOpt(func(c *writeConfig) { c.also = u })
 }
 
+// ExactlyOnce sends a Put, Update, Delete, Save or Modify write as a
+// TransactWriteItems of one action whose ClientRequestToken is fixed for the
+// write, instead of PutItem, UpdateItem or DeleteItem. DynamoDB applies a
+// token's transaction at most once within 10 minutes, so the SDK can resend
+// it after a lost answer even when other writers changed the item in
+// between: a lost answer costs a resend, not an unknown outcome. The
+// conditions, errors and version semantics are those of the plain write
+// (a refused write is a [*version.ConflictError] or a [*ConditionError]).
+//
+// Only when every attempt the SDK makes goes unanswered is the outcome
+// unknown: the error matches [ErrUnknownOutcome], and its Token
+// ([UnknownOutcomeError].Token) resends the same write safely within 10
+// minutes of the first attempt: make the same call, with the same item or
+// key and update, with [ExactlyOnceToken](token) in place of ExactlyOnce.
+//
+// Cost: a transactional write uses twice the write capacity of a plain one;
+// an Update also reads the item after writing it, with one consistent
+// GetItem, because TransactWriteItems returns no item. Items written this way
+// carry no write token (the request token does its work). In a
+// transaction's own ops (PutOp and the others) it changes nothing: the
+// transaction's token already makes its resends safe. Set
+// [TableOptions].ExactlyOnce to make it the table's default.
+func ExactlyOnce() WriteOption {
+	return writeOpt(func(c *writeConfig) { c.exactlyOnce = true })
+}
+
+// ExactlyOnceToken is [ExactlyOnce] with a ClientRequestToken of the
+// caller's (1 to 36 characters): to resend a write whose outcome was unknown
+// with the token of its error, or to make a write idempotent across
+// processes. The same token with a different request within 10 minutes is
+// refused by DynamoDB (IdempotentParameterMismatchException). Modify, which
+// may write several times, refuses it.
+func ExactlyOnceToken(token string) WriteOption {
+	return writeOpt(func(c *writeConfig) {
+		if len(token) < 1 || len(token) > 36 {
+			c.err = fmt.Errorf("%w: ExactlyOnceToken(%q): need 1 to 36 characters", ErrInvalidOption, token)
+			return
+		}
+		c.exactlyOnce, c.token = true, token
+	})
+}
+
 // MaxAttempts sets how many writes Modify tries in all (at least 1).
 func MaxAttempts(n int) RetryOption {
 	return retryOpt(func(c *retryConfig) { c.maxAttempts = n })
@@ -172,6 +236,8 @@ func (c *retryConfig) validate() error {
 		return c.write.err
 	case c.write.also != nil:
 		return errAlso
+	case c.write.token != "":
+		return fmt.Errorf("%w: ExactlyOnceToken with Modify, which may write several times; use ExactlyOnce", ErrInvalidOption)
 	case c.maxAttempts < 1:
 		return fmt.Errorf("%w: MaxAttempts(%d): need at least 1", ErrInvalidOption, c.maxAttempts)
 	case c.base < 0 || c.max < c.base:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -23,29 +24,51 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if item == nil {
 		return errors.New("mapper: Save of a nil item")
 	}
-	w, err := writeOptions(opts, true)
+	w, err := t.writeOptions(opts, true)
 	if err != nil {
 		return err
 	}
+	if w.exactlyOnce {
+		op, r := t.saveOp(item, w.forTxn())
+		return t.commitOne(ctx, op, r, &w)
+	}
+	in, r, next, err := t.buildSave(item, &w)
+	if err != nil {
+		return err
+	}
+	if _, err := t.client.UpdateItem(ctx, in, r.att.Option); err != nil {
+		if _, err = t.failure(ctx, err, r); err != nil {
+			return err
+		}
+	}
+	if vf := t.s.version; vf != nil {
+		setVersion(reflect.ValueOf(item).Elem().FieldByIndex(vf.index), next)
+	}
+	return nil
+}
+
+// buildSave makes Save's UpdateItem request, and returns the version it
+// writes. It sends nothing.
+func (t *Table[T]) buildSave(item *T, w *writeConfig) (*dynamodb.UpdateItemInput, *writeReq, int64, error) {
 	v := reflect.ValueOf(item).Elem()
 	a := t.c.newArena(0, 1)
 	av, err := t.c.encodeItem(v, &a, 0, t.s.version)
 	if err != nil {
-		return err
+		return nil, nil, 0, err
 	}
 	if err := t.checkKey(av); err != nil {
-		return err
+		return nil, nil, 0, err
 	}
 	r := &writeReq{op: "UpdateItem", item: av}
 	key := r.keyOf(t.s)
 	var ub expression.UpdateBuilder
 	if w.also != nil {
-		if ub, err = t.actions(w.also, key, &w); err != nil {
-			return err
+		if ub, err = t.actions(w.also, key, w); err != nil {
+			return nil, nil, 0, err
 		}
 		for _, p := range w.also.Paths() {
 			if t.Stores(p.Attribute()) {
-				return fmt.Errorf("%w: Also changes %s, which the struct stores", ErrInvalidUpdate, p)
+				return nil, nil, 0, fmt.Errorf("%w: Also changes %s, which the struct stores", ErrInvalidUpdate, p)
 			}
 		}
 	}
@@ -59,24 +82,13 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 			ub = ub.Remove(expression.NameNoDotSplit(f.name))
 		}
 	}
-	next, err := t.nextVersion(v, r, &w)
+	next, err := t.nextVersion(v, r, w)
 	if err != nil {
-		return err
+		return nil, nil, 0, err
 	}
 	if vf := t.s.version; vf != nil {
 		ub = ub.Set(expression.NameNoDotSplit(vf.name), expression.Value(a.N(strconv.FormatInt(next, 10))))
 	}
-	in, r, err := t.finishUpdate(ub, r, &w, types.ReturnValueNone)
-	if err != nil {
-		return err
-	}
-	if _, err := t.client.UpdateItem(ctx, in, r.att.Option); err != nil {
-		if _, err = t.failure(err, r); err != nil {
-			return err
-		}
-	}
-	if vf := t.s.version; vf != nil {
-		setVersion(v.FieldByIndex(vf.index), next)
-	}
-	return nil
+	in, r, err := t.finishUpdate(ub, r, w, types.ReturnValueNone)
+	return in, r, next, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/txn"
@@ -20,7 +21,7 @@ import (
 
 func (t *Table[T]) txnWrite(opts []WriteOption) writeConfig {
 	w, _ := writeOptions(opts, false) // an error stays in w.err
-	w.inTxn = true
+	w.noToken = true
 	return w
 }
 
@@ -44,9 +45,15 @@ func (t *Table[T]) PutOp(item *T, opts ...WriteOption) txn.Op {
 	if item == nil {
 		return txn.Op{Err: errors.New("mapper: PutOp of a nil item")}
 	}
-	in, r, next, err := t.buildPut(item, &w)
+	op, _ := t.putOp(item, &w)
+	return op
+}
+
+// putOp is PutOp with its options applied; it also returns the write.
+func (t *Table[T]) putOp(item *T, w *writeConfig) (txn.Op, *writeReq) {
+	in, r, next, err := t.buildPut(item, w)
 	if err != nil {
-		return txn.Op{Err: err}
+		return txn.Op{Err: err}, nil
 	}
 	return txn.Op{
 		Write: types.TransactWriteItem{Put: &types.Put{
@@ -60,7 +67,7 @@ func (t *Table[T]) PutOp(item *T, opts ...WriteOption) txn.Op {
 				setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
 			}
 		},
-	}
+	}, r
 }
 
 // UpdateOp returns a transaction op that applies u as [Table.Update] does:
@@ -72,17 +79,42 @@ func (t *Table[T]) UpdateOp(key T, u *update.Builder, opts ...WriteOption) txn.O
 	if w.err != nil {
 		return txn.Op{Err: w.err}
 	}
-	in, r, err := t.buildUpdate(reflect.ValueOf(&key).Elem(), u, &w)
+	op, _ := t.updateOp(reflect.ValueOf(&key).Elem(), u, &w)
+	return op
+}
+
+// updateOp is UpdateOp with its options applied; it also returns the write.
+func (t *Table[T]) updateOp(kv reflect.Value, u *update.Builder, w *writeConfig) (txn.Op, *writeReq) {
+	in, r, err := t.buildUpdate(kv, u, w)
 	if err != nil {
-		return txn.Op{Err: err}
+		return txn.Op{Err: err}, nil
+	}
+	return txn.Op{Write: types.TransactWriteItem{Update: updateAction(in)}, Key: r.key, Conflict: t.conflictFunc(r)}, r
+}
+
+// saveOp is Save as a transaction op (for ExactlyOnce).
+func (t *Table[T]) saveOp(item *T, w *writeConfig) (txn.Op, *writeReq) {
+	in, r, next, err := t.buildSave(item, w)
+	if err != nil {
+		return txn.Op{Err: err}, nil
 	}
 	return txn.Op{
-		Write: types.TransactWriteItem{Update: &types.Update{
-			TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression, ConditionExpression: in.ConditionExpression,
-			ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues,
-		}},
-		Key:      r.key,
+		Write:    types.TransactWriteItem{Update: updateAction(in)},
+		Key:      r.keyOf(t.s),
 		Conflict: t.conflictFunc(r),
+		Committed: func() {
+			if t.s.version != nil {
+				setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
+			}
+		},
+	}, r
+}
+
+// updateAction is the transaction action of an UpdateItem request.
+func updateAction(in *dynamodb.UpdateItemInput) *types.Update {
+	return &types.Update{
+		TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression, ConditionExpression: in.ConditionExpression,
+		ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues,
 	}
 }
 
@@ -93,9 +125,15 @@ func (t *Table[T]) DeleteOp(item T, opts ...WriteOption) txn.Op {
 	if w.err != nil {
 		return txn.Op{Err: w.err}
 	}
-	r, cond, names, values, err := t.keyedReq(reflect.ValueOf(&item).Elem(), &w, "DeleteItem", noCheck)
+	op, _ := t.deleteOp(reflect.ValueOf(&item).Elem(), &w)
+	return op
+}
+
+// deleteOp is DeleteOp with its options applied; it also returns the write.
+func (t *Table[T]) deleteOp(kv reflect.Value, w *writeConfig) (txn.Op, *writeReq) {
+	r, cond, names, values, err := t.keyedReq(kv, w, "DeleteItem", noCheck)
 	if err != nil {
-		return txn.Op{Err: err}
+		return txn.Op{Err: err}, nil
 	}
 	return txn.Op{
 		Write: types.TransactWriteItem{Delete: &types.Delete{
@@ -104,7 +142,7 @@ func (t *Table[T]) DeleteOp(item T, opts ...WriteOption) txn.Op {
 		}},
 		Key:      r.key,
 		Conflict: t.conflictFunc(r),
-	}
+	}, r
 }
 
 // CheckOp returns a transaction op that writes nothing but makes the

@@ -39,18 +39,37 @@ var ErrInvalidUpdate = errors.New("mapper: invalid update")
 // nothing is sent then. Options: [If], [Unversioned] (no version check; the
 // version is still incremented), [Fence].
 //
-// Every Update is conditional on its own write token not being stored yet,
-// so the SDK's retry of an attempt whose response was lost does not apply
-// the change a second time: it fails, finds the token, and Update reports
-// the item as written. Only if another writer changed the item between the
-// lost attempt and the retry can the change be applied twice (the token is
-// then gone); a version check, where there is one, rules that out too.
+// An Update is never sent twice once an attempt may have been applied,
+// unless a version check stops a second application: the SDK resends it
+// only after answers that prove nothing was written (throttling, refused
+// connections). When an attempt goes unanswered, one consistent GetItem
+// settles it: the item carries this Update's write token, and Update
+// returns the item as read; or it does not, and the error matches
+// [ErrUnknownOutcome] (the change may have landed and been overwritten
+// since). With [ExactlyOnce] a lost answer is resent safely instead; the
+// item returned is then read after the write, with one consistent GetItem,
+// and is nil (with no error: the write stands) if that read fails or finds
+// the item deleted already.
 func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ...WriteOption) (*T, error) {
-	w, err := writeOptions(opts, false)
+	w, err := t.writeOptions(opts, false)
 	if err != nil {
 		return nil, err
 	}
-	in, r, err := t.buildUpdate(reflect.ValueOf(&key).Elem(), u, &w)
+	kv := reflect.ValueOf(&key).Elem()
+	if w.exactlyOnce {
+		op, r := t.updateOp(kv, u, w.forTxn())
+		if err := t.commitOne(ctx, op, r, &w); err != nil {
+			return nil, err
+		}
+		// TransactWriteItems returns no item: read it. The write stands
+		// whatever the read gives, so a failed read is not an error.
+		item, err := t.get(ctx, r.key, true, nil)
+		if err != nil {
+			return nil, nil
+		}
+		return item, nil
+	}
+	in, r, err := t.buildUpdate(kv, u, &w)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +77,7 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 	out, err := t.client.UpdateItem(ctx, in, r.att.Option)
 	if err == nil {
 		item = out.Attributes
-	} else if item, err = t.failure(err, r); err != nil {
+	} else if item, err = t.failure(ctx, err, r); err != nil {
 		return nil, err
 	}
 	return decodeItem[T](t.c, item)
@@ -120,13 +139,13 @@ func (t *Table[T]) finishUpdate(ub expression.UpdateBuilder, r *writeReq, w *wri
 	if w.fence != nil {
 		ub = ub.Set(expression.NameNoDotSplit(w.fence.attr), expression.Value(w.fence.token))
 	}
-	guard := t.opts.TokenAttribute != "" && !w.inTxn
-	if guard {
+	if t.opts.TokenAttribute != "" && !w.noToken {
 		r.token = newToken()
 		ub = ub.Set(expression.NameNoDotSplit(t.opts.TokenAttribute), expression.Value(r.token))
 	}
+	r.guard()
 	b := expression.NewBuilder().WithUpdate(ub)
-	if cb, ok := t.conditionBuilder(w, r, guard); ok {
+	if cb, ok := t.conditionBuilder(w, r); ok {
 		b = b.WithCondition(cb)
 	}
 	e, err := b.Build()

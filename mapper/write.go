@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -45,10 +46,21 @@ type writeReq struct {
 	att      attempt.Tracker
 }
 
+// guard sets how the SDK may resend the write after an attempt whose
+// answer was lost. A write with a version check (create, or replace
+// version n) makes its own check false once applied, so a resend cannot
+// apply it twice, and the SDK may resend it. Any other write (an Update of
+// whatever version is stored, an Unversioned or unversioned-type write, one
+// conditioned only on If or Fence) could apply again, so it is never
+// resent after such an attempt: failure settles it by reading instead.
+func (r *writeReq) guard() {
+	r.att.NoResend = r.check == noCheck
+}
+
 // conditionBuilder returns the condition of a write as an expression
-// builder: the version check, the fence, the token guard and the caller's
-// own conditions, ANDed. ok is false when the write is unconditional.
-func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq, tokenGuard bool) (cb expression.ConditionBuilder, ok bool) {
+// builder: the version check, the fence and the caller's own conditions,
+// ANDed. ok is false when the write is unconditional.
+func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq) (cb expression.ConditionBuilder, ok bool) {
 	var parts []expression.ConditionBuilder
 	switch r.check {
 	case checkCreate:
@@ -59,10 +71,6 @@ func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq, tokenGuard bool
 	if w.fence != nil {
 		f := expression.NameNoDotSplit(w.fence.attr)
 		parts = append(parts, expression.Or(expression.AttributeNotExists(f), f.LessThanEqual(expression.Value(w.fence.token))))
-	}
-	if tokenGuard {
-		tok := expression.NameNoDotSplit(t.opts.TokenAttribute)
-		parts = append(parts, expression.Or(expression.AttributeNotExists(tok), tok.NotEqual(expression.Value(r.token))))
 	}
 	parts = append(parts, w.conds...)
 	switch len(parts) {
@@ -89,7 +97,7 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 		}
 		return nil, nil, nil, nil
 	}
-	cb, _ := t.conditionBuilder(w, r, false)
+	cb, _ := t.conditionBuilder(w, r)
 	e, err := expression.NewBuilder().WithCondition(cb).Build()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: condition given with If: %v", ErrInvalidOption, err)
@@ -110,7 +118,7 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 	if item == nil {
 		return errors.New("mapper: Put of a nil item")
 	}
-	w, err := writeOptions(opts, false)
+	w, err := t.writeOptions(opts, false)
 	if err != nil {
 		return err
 	}
@@ -118,12 +126,16 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 }
 
 func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) error {
+	if w.exactlyOnce {
+		op, r := t.putOp(item, w.forTxn())
+		return t.commitOne(ctx, op, r, w)
+	}
 	in, r, next, err := t.buildPut(item, w)
 	if err != nil {
 		return err
 	}
 	if _, err = t.client.PutItem(ctx, in, r.att.Option); err != nil {
-		if _, err = t.failure(err, r); err != nil {
+		if _, err = t.failure(ctx, err, r); err != nil {
 			return err
 		}
 	}
@@ -173,11 +185,12 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 	}
 	if cond != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-		if t.opts.TokenAttribute != "" && !w.inTxn {
-			r.token = newToken()
-			av[t.opts.TokenAttribute] = a.S(r.token)
-		}
 	}
+	if t.opts.TokenAttribute != "" && !w.noToken {
+		r.token = newToken()
+		av[t.opts.TokenAttribute] = a.S(r.token)
+	}
+	r.guard()
 	return in, r, next, nil
 }
 
@@ -237,9 +250,13 @@ func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
 // item already gone, Delete reports success: the item it was asked to delete
 // no longer exists.
 func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) error {
-	w, err := writeOptions(opts, false)
+	w, err := t.writeOptions(opts, false)
 	if err != nil {
 		return err
+	}
+	if w.exactlyOnce {
+		op, r := t.deleteOp(reflect.ValueOf(&item).Elem(), w.forTxn())
+		return t.commitOne(ctx, op, r, &w)
 	}
 	r, cond, names, values, err := t.keyedReq(reflect.ValueOf(&item).Elem(), &w, "DeleteItem", noCheck)
 	if err != nil {
@@ -255,8 +272,9 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	if cond != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
+	r.guard()
 	if _, err := t.client.DeleteItem(ctx, in, r.att.Option); err != nil {
-		_, err = t.failure(err, r)
+		_, err = t.failure(ctx, err, r)
 		return err
 	}
 	return nil
@@ -302,15 +320,22 @@ func (t *Table[T]) conflicted(r *writeReq, item map[string]types.AttributeValue)
 }
 
 // failure turns the error of a write into what the caller gets: a conflict,
-// a condition error, or an unknown outcome; or, when a lost attempt turns
-// out to have been ours, no error and the stored item (nil for a delete).
-func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeValue, error) {
+// a condition error, or an unknown outcome; or, when an unanswered attempt
+// turns out to have been ours, no error and the stored item (nil for a
+// delete).
+//
+// Two cases follow an unanswered attempt. A write the SDK resent (one with
+// a version check, see guard) whose resend failed its condition was ours if
+// the item carries our write token. A write that ended on the unanswered
+// attempt (never resent, or the SDK's retries ran out) is settled by one
+// consistent read.
+func (t *Table[T]) failure(ctx context.Context, err error, r *writeReq) (map[string]types.AttributeValue, error) {
 	att := &r.att
 	key := r.keyOf(t.s)
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
 		if att.Ambiguous {
-			return nil, &UnknownOutcomeError{Op: r.op, Table: t.name, Key: key, Err: err}
+			return t.settle(ctx, r)
 		}
 		return nil, fmt.Errorf("mapper: %s on %s %s: %w", r.op, t.name, attrs.FormatKey(key), err)
 	}
@@ -318,24 +343,66 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 	if len(item) == 0 {
 		item = nil
 	}
-	if att.Ambiguous {
-		if r.token != "" { // set only when TokenAttribute is
-			if tok, ok := item[t.opts.TokenAttribute].(*types.AttributeValueMemberS); ok && tok.Value == r.token {
-				return item, nil // our earlier attempt landed; the retry saw our own write
-			}
-		}
-		if r.op == "DeleteItem" && item == nil {
-			return nil, nil
-		}
+	if att.Ambiguous && t.landed(r, item) {
+		return item, nil
 	}
-	var out error
-	if conflict, actual := t.conflicted(r, item); conflict {
-		out = &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, Item: item, Err: err}
-	} else {
-		out = &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
-	}
+	out := t.refusal(r, item, err)
 	if att.Ambiguous {
-		return nil, &UnknownOutcomeError{Op: r.op, Table: t.name, Key: key, Err: out}
+		return nil, t.unknown(r, out)
 	}
 	return nil, out
+}
+
+// refusal is the error of a write whose condition failed on item (as
+// stored, nil if none): a version conflict or a failed condition.
+func (t *Table[T]) refusal(r *writeReq, item map[string]types.AttributeValue, err error) error {
+	key := r.keyOf(t.s)
+	if conflict, actual := t.conflicted(r, item); conflict {
+		return &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, Item: item, Err: err}
+	}
+	return &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
+}
+
+// unknown is the error of a write whose outcome cannot be known; last is
+// what it met after the unanswered attempt, if anything.
+func (t *Table[T]) unknown(r *writeReq, last error) error {
+	return &UnknownOutcomeError{Op: r.op, Table: t.name, Key: r.keyOf(t.s), Err: r.att.Err, Last: last}
+}
+
+// landed tells whether item (as stored after an unanswered attempt, nil if
+// none) shows that the write was applied: it carries our write token, or,
+// for a delete, it is gone.
+func (t *Table[T]) landed(r *writeReq, item map[string]types.AttributeValue) bool {
+	if r.op == "DeleteItem" {
+		return item == nil
+	}
+	if r.token == "" {
+		return false
+	}
+	tok, ok := item[t.opts.TokenAttribute].(*types.AttributeValueMemberS)
+	return ok && tok.Value == r.token
+}
+
+// settle learns with one consistent GetItem whether a write that ended on
+// an unanswered attempt was applied, and returns the item read if it was.
+// Otherwise the outcome is unknown: the write may have landed and been
+// overwritten since, or may still be on its way. It reads only while ctx
+// lasts, and only when the write can be recognised (a write token, or a
+// delete).
+func (t *Table[T]) settle(ctx context.Context, r *writeReq) (map[string]types.AttributeValue, error) {
+	if ctx.Err() != nil || (r.token == "" && r.op != "DeleteItem") {
+		return nil, t.unknown(r, nil)
+	}
+	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.nameP, Key: r.keyOf(t.s), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, t.unknown(r, nil)
+	}
+	item := out.Item
+	if len(item) == 0 {
+		item = nil
+	}
+	if t.landed(r, item) {
+		return item, nil
+	}
+	return nil, t.unknown(r, nil)
 }

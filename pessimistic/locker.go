@@ -15,6 +15,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/version"
 )
 
 // Locker takes leases on named locks in one lock table. It is safe for
@@ -338,15 +339,26 @@ func (l *Locker) startLease(rec *record, name string, token int64, rvn string, s
 	return lease, nil
 }
 
-func isConditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
-}
+func isConditionFailed(err error) bool { return conditionFailure(err) != nil }
 
 func conditionItem(err error) map[string]types.AttributeValue {
+	if ccf := conditionFailure(err); ccf != nil {
+		return ccf.Item
+	}
+	return nil
+}
+
+// conditionFailure is the failed condition in err: its own, or that of the
+// last attempt of a mapper write whose outcome is unknown (which keeps what
+// it met in Last rather than wrapping it, so as not to match a conflict).
+func conditionFailure(err error) *types.ConditionalCheckFailedException {
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return ccf.Item
+		return ccf
+	}
+	var uo *version.UnknownOutcomeError
+	if errors.As(err, &uo) && errors.As(uo.Last, &ccf) {
+		return ccf
 	}
 	return nil
 }

@@ -43,6 +43,24 @@
 // 5); a condition failure is final. A Tx is committed once: afterwards, or
 // after a failed Commit, it answers [ErrDone].
 //
+// When an attempt went unanswered and Commit could not learn what became of
+// it (the SDK's retries ran out, ctx ended), the error matches
+// version.ErrUnknownOutcome, not a conflict, and names the token (a
+// *version.UnknownOutcomeError with Token set). The transaction may have
+// been applied. Resend it safely, within 10 minutes of the first attempt,
+// with the same ops in a new Tx with the same token:
+//
+//	var uo *version.UnknownOutcomeError
+//	if errors.As(err, &uo) {
+//		again := txn.New(client, txn.Token(uo.Token))
+//		again.Add(accounts.PutOp(&from), accounts.PutOp(&to)) // the same ops
+//		err = again.Commit(ctx) // nil: applied, by this send or the first
+//	}
+//
+// A cancellation is final even after an unanswered attempt: had that
+// attempt been applied, DynamoDB would have answered the resend, which
+// carries the same token, with success.
+//
 // # Reads
 //
 // [Get] reads up to 100 items in one TransactGetItems: a consistent

@@ -13,8 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/version"
 )
 
 // Client is the part of the DynamoDB API transactions call, with the SDK's
@@ -289,7 +291,13 @@ func itemID(table string, key map[string]types.AttributeValue) string {
 //
 // A cancellation is a [*CanceledError] with one [Reason] per op, in the
 // order the ops were added. It matches [version.ErrConflict] when an op
-// failed its version check. Cancellations caused only by other
+// failed its version check. When an attempt went unanswered and Commit
+// could not learn its outcome (the SDK's retries ran out, ctx ended), the
+// error matches [version.ErrUnknownOutcome] and is a
+// *version.UnknownOutcomeError that names the token: the transaction may
+// have been applied. To settle it, commit the same ops again in a new Tx
+// with Token(thatToken) within 10 minutes of the first attempt; DynamoDB
+// applies them at most once (it answers success if they were applied). Cancellations caused only by other
 // transactions (TransactionConflict) are retried with jittered backoff,
 // up to [MaxAttempts]; condition failures are not. After success, each op's
 // Committed hook runs (the mapper's PutOp sets the struct's new version);
@@ -311,8 +319,9 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		in.TransactItems[i] = withAllOld(op.Write)
 	}
 	var err error
-	for attempt := 1; ; attempt++ {
-		_, err = tx.client.TransactWriteItems(ctx, in)
+	var att attempt.Tracker // across Commit's attempts and the SDK's
+	for n := 1; ; n++ {
+		_, err = tx.client.TransactWriteItems(ctx, in, att.Option)
 		if err == nil {
 			for _, op := range tx.ops {
 				if op.Committed != nil {
@@ -325,20 +334,35 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		var inProgress *types.TransactionInProgressException
 		switch {
 		case errors.As(err, &tce):
-			if !retryable(tce) || attempt >= tx.cfg.maxAttempts {
-				return tx.canceled(tce, err, attempt)
+			// A cancellation is final even after an unanswered attempt: had
+			// that attempt been applied, DynamoDB would have answered this
+			// one, sent with the same token, with success.
+			if !retryable(tce) || n >= tx.cfg.maxAttempts {
+				return tx.canceled(tce, err, n)
 			}
 		case errors.As(err, &inProgress):
-			if attempt >= tx.cfg.maxAttempts {
-				return fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.token, attempt, err)
+			if n >= tx.cfg.maxAttempts {
+				return tx.failed(&att, fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.token, n, err))
 			}
 		default:
-			return fmt.Errorf("txn: commit %s: %w", tx.cfg.token, err)
+			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w", tx.cfg.token, err))
 		}
-		if err := retry.Sleep(ctx, retry.Backoff(attempt, tx.cfg.base, tx.cfg.max)); err != nil {
-			return fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.token, err, attempt, errFrom(tce, inProgress))
+		if err := retry.Sleep(ctx, retry.Backoff(n, tx.cfg.base, tx.cfg.max)); err != nil {
+			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.token, err, n, errFrom(tce, inProgress)))
 		}
 	}
+}
+
+// failed is the error of a Commit that ended without an answer it can
+// trust: err, or, when an attempt went unanswered (it may have been
+// applied), an unknown outcome that names the token. The same ops
+// committed again in a new Tx with [Token] of that token, within 10 minutes
+// of the first attempt, are applied at most once.
+func (tx *Tx) failed(att *attempt.Tracker, err error) error {
+	if !att.Ambiguous {
+		return err
+	}
+	return &version.UnknownOutcomeError{Op: "TransactWriteItems", Token: tx.cfg.token, Err: err}
 }
 
 func errFrom(tce *types.TransactionCanceledException, ip *types.TransactionInProgressException) error {

@@ -20,6 +20,81 @@ import (
 // means nothing was written; the caller's copy was stale.
 var ErrConflict = errors.New("version: conflict")
 
+// ErrUnknownOutcome means a write may or may not have been applied: an
+// attempt was sent and its answer never came (the response was lost, the
+// connection reset, the call timed out, the server answered 5xx), and what
+// followed could not tell whether it had landed. No write in optimist
+// reports success for a change it cannot prove was applied exactly once,
+// and none resends a change that could apply twice; where neither can be
+// settled, the call returns an error matching ErrUnknownOutcome (a
+// [*UnknownOutcomeError]). Read the item to learn the outcome, or, for
+// transactions and writes made with a client request token, send the same
+// write again with the same token within DynamoDB's 10-minute idempotency
+// window (the error's Token).
+//
+// An unknown outcome is never a conflict: errors.Is(err, ErrConflict) and
+// [IsConflict] are false for it, so that a caller who retries on conflict
+// does not apply a change twice. What the last attempt met (a conflict, a
+// failed condition) stays reachable through [UnknownOutcomeError.Last].
+var ErrUnknownOutcome = errors.New("version: outcome unknown (the write may have been applied)")
+
+// UnknownOutcomeError is the error behind [ErrUnknownOutcome]: it names the
+// write and says why its outcome is unknown. It matches ErrUnknownOutcome
+// and unwraps to Err, the failure of the attempt that was left unanswered;
+// it does not unwrap to Last, so it never matches [ErrConflict].
+type UnknownOutcomeError struct {
+	// Op is the DynamoDB operation: "PutItem", "UpdateItem", "DeleteItem"
+	// or "TransactWriteItems".
+	Op string
+	// Table and Key name the item written; empty for a transaction.
+	Table string
+	Key   map[string]types.AttributeValue
+	// Token is the ClientRequestToken of a TransactWriteItems (txn.Commit,
+	// or a mapper write made with ExactlyOnce), "" otherwise. Sending the
+	// same request again with this token within 10 minutes of the first
+	// attempt applies it at most once.
+	Token string
+	// Err is why the outcome is unknown: the error of the attempt that went
+	// unanswered, or the error the call ended with.
+	Err error
+	// Last is what the write met after the unanswered attempt, if it was
+	// refused: a [*ConflictError] or another condition failure, which may
+	// be the write's own first attempt seen from outside. nil otherwise.
+	Last error
+}
+
+// Error describes the write and the failure.
+func (e *UnknownOutcomeError) Error() string {
+	var b strings.Builder
+	b.WriteString("version: ")
+	b.WriteString(e.Op)
+	if e.Table != "" {
+		b.WriteString(" on ")
+		b.WriteString(e.Table)
+	}
+	if len(e.Key) > 0 {
+		b.WriteString(" ")
+		b.WriteString(attrs.FormatKey(e.Key))
+	}
+	if e.Token != "" {
+		fmt.Fprintf(&b, " (client request token %s)", e.Token)
+	}
+	b.WriteString(": outcome unknown, an attempt went unanswered and may have been applied")
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	if e.Last != nil {
+		fmt.Fprintf(&b, "; then: %v", e.Last)
+	}
+	return b.String()
+}
+
+// Is reports whether target is [ErrUnknownOutcome].
+func (e *UnknownOutcomeError) Is(target error) bool { return target == ErrUnknownOutcome }
+
+// Unwrap returns Err (never Last).
+func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
+
 // ConflictError reports a write that lost a version check. It matches
 // [ErrConflict] with [errors.Is] and unwraps to the SDK error underneath
 // (usually *types.ConditionalCheckFailedException).
@@ -76,7 +151,9 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 // IsConflict reports whether err, or any error it wraps, is a version
 // conflict. It is true for a [*ConflictError] and for a transaction
 // cancellation (txn.CanceledError) in which at least one operation failed its
-// version check. It is the same as errors.Is(err, ErrConflict).
+// version check. It is the same as errors.Is(err, ErrConflict), and false for
+// an unknown outcome ([ErrUnknownOutcome]), even one whose last attempt met a
+// conflict: that conflict may be the write's own earlier attempt.
 func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
 
 // Condition returns the condition "the attribute attr holds version

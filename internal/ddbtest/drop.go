@@ -5,23 +5,23 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 )
 
-// OpName returns the DynamoDB operation of a request, taken from its
-// X-Amz-Target header ("DynamoDB_20120810.PutItem" gives "PutItem"), or "" if
-// the header is missing.
-func OpName(req *http.Request) string {
-	target := req.Header.Get("X-Amz-Target")
-	if i := strings.LastIndexByte(target, '.'); i >= 0 {
-		return target[i+1:]
-	}
-	return target
-}
+// OpName returns the DynamoDB operation of a request; see
+// [dynamolocal.OpName].
+func OpName(req *http.Request) string { return dynamolocal.OpName(req) }
+
+// FaultTransport injects seeded random faults (lost responses, refused
+// connections, throttling, 500s, delays, partitions) between a client and
+// DynamoDB Local. It is [dynamolocal.FaultTransport], public there so that
+// users' tests can use it too.
+type FaultTransport = dynamolocal.FaultTransport
 
 // DropTransport is an [http.RoundTripper] that loses responses: for a dropped
 // call it makes the real round trip, so the server applies the request, then

@@ -1,0 +1,726 @@
+package optimist_test
+
+// Issue 10: no write is applied twice and reported as success. Concurrent
+// clients, each behind its own seeded FaultTransport (lost responses after
+// the server applied the request, refused connections, throttling, 500s,
+// delays), increment one counter with Modify and Update and read it with
+// Get; the history is checked for linearizability with porcupine, and the
+// final item for duplicates, losses and writes reported failed that were
+// applied. The same for money transfers through txn.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/txn"
+	"github.com/optimist-dynamo/optimist/update"
+	"github.com/optimist-dynamo/optimist/version"
+)
+
+// Tally is one shared counter: every increment adds 1 to N and its own id
+// to IDs, in one write.
+type Tally struct {
+	ID      string   `dynamo:"id,hash"`
+	N       int      `dynamo:"n"`
+	IDs     []string `dynamo:"ids"`
+	Version int64    `dynamo:"v,version"`
+}
+
+// faultMix is the fault mix of issue 10: a quarter of all attempts fail
+// (10% after being applied), a tenth more are delayed.
+func faultMix(seed uint64) *ddbtest.FaultTransport {
+	return &ddbtest.FaultTransport{
+		Seed:         seed,
+		LoseResponse: 0.10,
+		Refuse:       0.05,
+		Throttle:     0.05,
+		ServerError:  0.05,
+		Delay:        0.10,
+		MaxDelay:     20 * time.Millisecond,
+	}
+}
+
+// faultyClient is a client of srv behind ft, whose SDK retryer makes up to
+// 10 attempts with short jittered waits and no retry quota, so that the
+// SDK's retries run out only when ten attempts in a row fail (about 1e-6
+// per call with the mix above).
+func faultyClient(srv *dynamolocal.Server, ft *ddbtest.FaultTransport) *dynamodb.Client {
+	return srv.NewClient(ft.Option(), func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = 10
+			so.RateLimiter = ratelimit.None
+			so.Backoff = retry.BackoffDelayerFunc(func(attempt int, _ error) (time.Duration, error) {
+				return time.Duration(rand.Int64N(int64(5*time.Millisecond) << min(attempt, 4))), nil
+			})
+		})
+	})
+}
+
+// outcome of a write as its caller saw it.
+type outcome int
+
+const (
+	applied    outcome = iota // nil error
+	notApplied                // an error that says nothing was written
+	unknown                   // version.ErrUnknownOutcome
+)
+
+func outcomeOf(err error) outcome {
+	switch {
+	case err == nil:
+		return applied
+	case errors.Is(err, version.ErrUnknownOutcome):
+		return unknown
+	}
+	return notApplied
+}
+
+// history records operations for porcupine, with times from one clock.
+type history struct {
+	start time.Time
+	mu    sync.Mutex
+	ops   []porcupine.Operation
+}
+
+func (h *history) now() int64 { return int64(time.Since(h.start)) }
+
+func (h *history) add(client int, in any, call int64, out any) {
+	ret := h.now()
+	h.mu.Lock()
+	h.ops = append(h.ops, porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
+	h.mu.Unlock()
+}
+
+type tallyIn struct {
+	inc bool
+	id  string // of an increment
+}
+
+type tallyOut struct {
+	outcome outcome // of an increment
+	ids     string  // read by a Get, joined by ","
+	n       int
+}
+
+// tallyModel: the state is the multiset of increment ids applied, sorted
+// and joined by ","; a Get's output is the list it read, sorted the same
+// way, so an id applied twice shows as a repeat that no history of single
+// applications matches. (The order of
+// the list is left out: it is not what exactly-once is about, and with it
+// every order of concurrent increments would be a state of its own.) An
+// increment of unknown outcome may or may not have been applied. Every
+// request in these tests has finished at the server before its caller hears
+// of its failure (a lost response is read whole first; a refused, throttled
+// or 500 request is never sent), so an operation takes effect between its
+// call and its return, unknown ones included.
+var tallyModel = porcupine.NondeterministicModel{
+	Init: func() []any { return []any{""} },
+	Step: func(state, input, output any) []any {
+		s, in, out := state.(string), input.(tallyIn), output.(tallyOut)
+		if !in.inc {
+			if out.ids == s && out.n == countIDs(s) {
+				return []any{s}
+			}
+			return nil
+		}
+		next := joinSorted(append(strings.Split(s, ","), in.id))
+		switch out.outcome {
+		case applied:
+			return []any{next}
+		case notApplied:
+			return []any{s}
+		}
+		return []any{s, next}
+	},
+	Equal: func(a, b any) bool { return a.(string) == b.(string) },
+	DescribeOperation: func(input, output any) string {
+		in, out := input.(tallyIn), output.(tallyOut)
+		if in.inc {
+			return fmt.Sprintf("inc(%s) -> %d", in.id, out.outcome)
+		}
+		return fmt.Sprintf("get -> n=%d [%s]", out.n, out.ids)
+	},
+}
+
+// joinSorted sorts ids (dropping empty ones) and joins them with ",".
+func joinSorted(ids []string) string {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(s string) bool { return s == "" })
+	slices.Sort(ids)
+	return strings.Join(ids, ",")
+}
+
+func countIDs(s string) int {
+	if s == "" {
+		return 0
+	}
+	return strings.Count(s, ",") + 1
+}
+
+// tallyRun is what one run of the counter workload gave.
+type tallyRun struct {
+	ops                          int // increments
+	applied, failed, unknown     int
+	duplicates, lost, failedSeen int
+	unknownApplied               int
+	unknownByAPI                 [2]int // Modify, Update
+	linearizable                 bool
+	calls                        int // HTTP requests, retries included
+	faults                       map[dynamolocal.Fault]int
+	failures                     []string
+	wall                         time.Duration
+}
+
+// runTally runs clients x perClient increments (even ones with Modify, odd
+// ones with Update(Add n 1, Append ids)), each followed by a consistent Get,
+// with every client behind its own fault transport.
+func runTally(t *testing.T, clients, perClient int, seed uint64, opts ...func(*mapper.TableOptions)) tallyRun {
+	t.Helper()
+	srv := ddbtest.Server(t)
+	raw := srv.Client()
+	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
+	clean, err := mapper.NewTable[Tally](raw, name)
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, clean.Put(ctx, &Tally{ID: "t", IDs: []string{}}))
+
+	h := &history{start: time.Now()}
+	transports := make([]*ddbtest.FaultTransport, clients)
+	outcomes := make([][]outcome, clients)
+	failures := make([][]string, clients)
+	var wg sync.WaitGroup
+	for c := range clients {
+		transports[c] = faultMix(seed + uint64(c))
+		table, err := mapper.NewTable[Tally](faultyClient(srv, transports[c]), name, opts...)
+		require.NoError(t, err)
+		outcomes[c] = make([]outcome, perClient)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perClient {
+				id := fmt.Sprintf("c%d-%d", c, i)
+				call := h.now()
+				var err error
+				if i%2 == 0 {
+					_, err = table.Modify(ctx, Tally{ID: "t"}, func(x *Tally) error {
+						x.N++
+						x.IDs = append(x.IDs, id)
+						return nil
+					})
+				} else {
+					_, err = table.Update(ctx, Tally{ID: "t"}, update.Add("n", 1).Append("ids", id))
+				}
+				o := outcomeOf(err)
+				outcomes[c][i] = o
+				if err != nil {
+					failures[c] = append(failures[c], err.Error())
+				}
+				h.add(c, tallyIn{inc: true, id: id}, call, tallyOut{outcome: o})
+
+				call = h.now()
+				got, err := table.Get(ctx, Tally{ID: "t"})
+				if err == nil { // a failed read has no effect to check
+					h.add(c, tallyIn{}, call, tallyOut{ids: joinSorted(got.IDs), n: got.N})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	run := tallyRun{ops: clients * perClient, wall: time.Since(h.start), faults: map[dynamolocal.Fault]int{}}
+
+	final, err := clean.Get(ctx, Tally{ID: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, len(final.IDs), final.N, "n counts the ids appended with it")
+	seen := map[string]int{}
+	for _, id := range final.IDs {
+		seen[id]++
+	}
+	for c := range clients {
+		for i, o := range outcomes[c] {
+			n := seen[fmt.Sprintf("c%d-%d", c, i)]
+			if n > 1 {
+				run.duplicates++
+			}
+			switch o {
+			case applied:
+				run.applied++
+				if n == 0 {
+					run.lost++
+				}
+			case notApplied:
+				run.failed++
+				if n > 0 {
+					run.failedSeen++
+				}
+			case unknown:
+				run.unknown++
+				run.unknownByAPI[i%2]++
+				if n > 0 {
+					run.unknownApplied++
+				}
+			}
+		}
+		run.failures = append(run.failures, failures[c]...)
+		for f := dynamolocal.FaultNone; f <= dynamolocal.FaultPartitioned; f++ {
+			n := transports[c].Count(f)
+			run.faults[f] += n
+			run.calls += n
+		}
+	}
+	t.Logf("%d increments in %v, %d HTTP requests; faults %v; applied %d, failed %d, unknown %d (Modify %d, Update %d; %d of them applied); duplicates %d, lost %d, failed but applied %d",
+		run.ops, run.wall.Round(time.Millisecond), run.calls, run.faults, run.applied, run.failed, run.unknown, run.unknownByAPI[0], run.unknownByAPI[1], run.unknownApplied,
+		run.duplicates, run.lost, run.failedSeen)
+	res := porcupine.CheckOperationsTimeout(tallyModel.ToModel(), h.ops, time.Minute)
+	run.linearizable = res == porcupine.Ok
+	require.NotEqual(t, porcupine.Unknown, res, "the linearizability check timed out")
+	return run
+}
+
+// requireSound asserts the rule of issue 10 on a run.
+func requireSound(t *testing.T, run tallyRun) {
+	t.Helper()
+	assert.True(t, run.linearizable, "the history is linearizable")
+	assert.Zero(t, run.duplicates, "no increment applied twice")
+	assert.Zero(t, run.lost, "no increment reported applied is missing")
+	assert.Zero(t, run.failedSeen, "no increment reported failed was applied")
+	assert.Greater(t, run.faults[dynamolocal.FaultLostResponse], 10, "the run met lost responses")
+	assert.Greater(t, run.faults[dynamolocal.FaultServerError], 5, "the run met 500s")
+}
+
+// TestExactlyOnceUnderFaults: 10 clients x 24 increments of one counter
+// (Modify and Update mixed) with Gets, under the fault mix. Default mode:
+// linearizable, 0 duplicates, 0 lost, 0 failed-but-applied; lost answers
+// that cannot be settled are unknown outcomes. ExactlyOnce: the same, and no
+// unknown outcome at all.
+func TestExactlyOnceUnderFaults(t *testing.T) {
+	t.Run("default", func(t *testing.T) {
+		run := runTally(t, 10, 24, 1)
+		requireSound(t, run)
+		for _, f := range run.failures {
+			if !strings.Contains(f, "outcome unknown") {
+				t.Errorf("an increment failed without being an unknown outcome: %s", f)
+			}
+		}
+	})
+	t.Run("ExactlyOnce", func(t *testing.T) {
+		run := runTally(t, 10, 24, 1, func(o *mapper.TableOptions) { o.ExactlyOnce = true })
+		requireSound(t, run)
+		assert.Zero(t, run.unknown, "ExactlyOnce resends lost answers safely: no unknown outcome")
+		assert.Zero(t, run.failed, "every increment applied: %v", run.failures)
+	})
+}
+
+// TestUnknownOutcomeIsNotAConflict: an unknown outcome whose last attempt
+// met a conflict does not match version.ErrConflict; the conflict is in
+// Last.
+func TestUnknownOutcomeIsNotAConflict(t *testing.T) {
+	conflict := &version.ConflictError{Table: "t", Expected: 3, Actual: 4}
+	err := fmt.Errorf("wrapped: %w", &version.UnknownOutcomeError{Op: "PutItem", Table: "t", Err: errors.New("connection reset"), Last: conflict})
+	assert.ErrorIs(t, err, version.ErrUnknownOutcome)
+	assert.ErrorIs(t, err, mapper.ErrUnknownOutcome, "mapper's sentinel is the same value")
+	assert.NotErrorIs(t, err, version.ErrConflict)
+	assert.False(t, version.IsConflict(err))
+	var uo *mapper.UnknownOutcomeError
+	require.ErrorAs(t, err, &uo)
+	var ce *version.ConflictError
+	require.ErrorAs(t, uo.Last, &ce)
+	assert.Equal(t, int64(4), ce.Actual)
+	assert.Contains(t, err.Error(), "connection reset")
+}
+
+// TestLostUpdateThenOtherWriter is the case issue 10 measured: an Update's
+// answer is lost after it was applied, and another writer changes the item
+// before anything else happens. It used to be resent and applied twice; now
+// it is not resent, the read finds another writer's token, and the outcome
+// is unknown, with the vote counted once.
+func TestLostUpdateThenOtherWriter(t *testing.T) {
+	srv := ddbtest.Server(t)
+	c := newCandidates(t)
+	other := c.table
+	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
+		if op == "GetItem" && call == 1 { // the settling read: another writer first
+			_, err := other.Update(context.Background(), Candidate{ID: "a"}, update.Append("votedBy", "them").Add("votes", 1))
+			assert.NoError(t, err)
+		}
+		return op == "UpdateItem" && call == 1
+	}}
+	lossy, err := mapper.NewTable[Candidate](srv.NewClient(drop.Option()), c.name)
+	require.NoError(t, err)
+
+	_, err = lossy.Update(c.ctx, Candidate{ID: "a"}, update.Append("votedBy", "us").Add("votes", 1))
+	require.ErrorIs(t, err, mapper.ErrUnknownOutcome)
+	assert.False(t, version.IsConflict(err))
+	assert.Equal(t, 1, drop.Calls("UpdateItem"), "never resent")
+	stored, err := c.table.Get(c.ctx, Candidate{ID: "a"})
+	require.NoError(t, err)
+	assert.Equal(t, 2, stored.Votes, "ours once, theirs once")
+	assert.Equal(t, []string{"us", "them"}, stored.VotedBy)
+}
+
+// TestExactlyOnceResendsThroughOtherWriters: with ExactlyOnce, an Update's
+// lost answer is resent by the SDK with the same request token after
+// another writer changed the item; DynamoDB recognises the token, and the
+// vote is counted once.
+func TestExactlyOnceResendsThroughOtherWriters(t *testing.T) {
+	srv := ddbtest.Server(t)
+	c := newCandidates(t)
+	other := c.table
+	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
+		if op == "TransactWriteItems" && call == 2 { // the resend: another writer first
+			_, err := other.Update(context.Background(), Candidate{ID: "a"}, update.Append("votedBy", "them").Add("votes", 1))
+			assert.NoError(t, err)
+		}
+		return op == "TransactWriteItems" && call == 1
+	}}
+	lossy, err := mapper.NewTable[Candidate](srv.NewClient(drop.Option()), c.name)
+	require.NoError(t, err)
+
+	got, err := lossy.Update(c.ctx, Candidate{ID: "a"}, update.Append("votedBy", "us").Add("votes", 1), mapper.ExactlyOnce())
+	require.NoError(t, err)
+	assert.Equal(t, 2, drop.Calls("TransactWriteItems"), "resent once")
+	assert.Equal(t, 1, drop.Calls("GetItem"), "the item is read after the write")
+	assert.Equal(t, 2, got.Votes, "ours once, theirs once")
+	assert.Equal(t, []string{"us", "them"}, got.VotedBy)
+}
+
+// TestExactlyOnceWrites: each write API with ExactlyOnce goes out as one
+// TransactWriteItems, keeps the version semantics and reports a refusal as
+// the plain write does.
+func TestExactlyOnceWrites(t *testing.T) {
+	f := newFixture(t)
+	eo := mapper.ExactlyOnce()
+	c := &Counter{ID: "a", N: 1}
+	require.NoError(t, f.table.Put(f.ctx, c, eo))
+	assert.Equal(t, int64(1), c.Version)
+	c.N = 2
+	require.NoError(t, f.table.Save(f.ctx, c, eo))
+	assert.Equal(t, int64(2), c.Version)
+	got, err := f.table.Update(f.ctx, Counter{ID: "a"}, update.Add("n", 10), eo)
+	require.NoError(t, err)
+	assert.Equal(t, Counter{ID: "a", N: 12, Version: 3}, *got)
+	got, err = f.table.Modify(f.ctx, Counter{ID: "a"}, func(c *Counter) error { c.N++; return nil }, eo)
+	require.NoError(t, err)
+	assert.Equal(t, Counter{ID: "a", N: 13, Version: 4}, *got)
+	assert.Equal(t, int64(4), f.calls.Count("TransactWriteItems"))
+	assert.Equal(t, int64(0), f.calls.Count("PutItem")+f.calls.Count("UpdateItem"))
+	_, hasToken := f.stored(t, "a")["optimist_token"]
+	assert.False(t, hasToken, "the request token does the write token's work")
+
+	stale := &Counter{ID: "a", N: 99, Version: 2}
+	err = f.table.Put(f.ctx, stale, eo)
+	var ce *version.ConflictError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, int64(2), ce.Expected)
+	assert.Equal(t, int64(4), ce.Actual)
+	assert.NotNil(t, ce.Item, "the current item comes with the conflict")
+	var canceled *txn.CanceledError
+	assert.ErrorAs(t, err, &canceled, "the transaction's cancellation stays reachable")
+	assert.Equal(t, int64(2), stale.Version, "unchanged on failure")
+
+	err = f.table.Put(f.ctx, got, eo, mapper.If(expression.Name("n").Equal(expression.Value(0))))
+	require.ErrorIs(t, err, mapper.ErrConditionFailed)
+	assert.False(t, version.IsConflict(err))
+
+	require.Error(t, f.table.Delete(f.ctx, Counter{ID: "a", Version: 3}, eo))
+	require.NoError(t, f.table.Delete(f.ctx, Counter{ID: "a", Version: 4}, eo))
+	assert.Empty(t, f.stored(t, "a"))
+
+	_, err = f.table.Modify(f.ctx, Counter{ID: "a"}, func(c *Counter) error { return nil }, mapper.ExactlyOnceToken("tok"))
+	require.ErrorIs(t, err, mapper.ErrInvalidOption, "Modify may write several times: one token cannot serve")
+	require.ErrorIs(t, f.table.Put(f.ctx, &Counter{ID: "b"}, mapper.ExactlyOnceToken("")), mapper.ErrInvalidOption)
+}
+
+// TestExactlyOnceRetriesRunOut: every answer to the write is lost, so the
+// SDK's retries run out; the error is an unknown outcome carrying the
+// token, and resending the same write with ExactlyOnceToken(token) applies
+// it once (DynamoDB answers the resend from its record of the token).
+func TestExactlyOnceRetriesRunOut(t *testing.T) {
+	srv := ddbtest.Server(t)
+	c := newCandidates(t)
+	drop := &ddbtest.DropTransport{DropOps: map[string]int{"TransactWriteItems": 1000}}
+	lossy, err := mapper.NewTable[Candidate](srv.NewClient(drop.Option()), c.name)
+	require.NoError(t, err)
+
+	vote := update.Append("votedBy", "us").Add("votes", 1)
+	_, err = lossy.Update(c.ctx, Candidate{ID: "a"}, vote, mapper.ExactlyOnce())
+	require.ErrorIs(t, err, mapper.ErrUnknownOutcome)
+	var uo *mapper.UnknownOutcomeError
+	require.ErrorAs(t, err, &uo)
+	require.NotEmpty(t, uo.Token)
+	assert.Contains(t, err.Error(), uo.Token, "the message names the token")
+	assert.Equal(t, 3, drop.Calls("TransactWriteItems"), "the SDK's three attempts")
+
+	got, err := c.table.Update(c.ctx, Candidate{ID: "a"}, vote, mapper.ExactlyOnceToken(uo.Token))
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Votes, "applied once across four sends")
+	assert.Equal(t, []string{"us"}, got.VotedBy)
+}
+
+// TestCommitUnknownOutcomeNamesToken: a transaction whose answers are all
+// lost ends in an unknown outcome that names its token; committing the same
+// ops again with txn.Token(token) applies them once.
+func TestCommitUnknownOutcomeNamesToken(t *testing.T) {
+	f := newFixture(t)
+	drop := &ddbtest.DropTransport{DropOps: map[string]int{"TransactWriteItems": 1000}}
+	lossy, err := mapper.NewTable[Counter](f.client(drop.Option()), f.name)
+	require.NoError(t, err)
+
+	tx := txn.New(lossy.Client())
+	require.NoError(t, tx.Add(lossy.UpdateOp(Counter{ID: "a"}, update.Add("n", 1)), lossy.UpdateOp(Counter{ID: "b"}, update.Add("n", 1))))
+	err = tx.Commit(f.ctx)
+	require.ErrorIs(t, err, version.ErrUnknownOutcome)
+	assert.False(t, version.IsConflict(err))
+	var uo *version.UnknownOutcomeError
+	require.ErrorAs(t, err, &uo)
+	assert.Equal(t, tx.Token(), uo.Token)
+	assert.Equal(t, "TransactWriteItems", uo.Op)
+	assert.Contains(t, err.Error(), tx.Token())
+
+	again := txn.New(f.table.Client(), txn.Token(uo.Token))
+	require.NoError(t, again.Add(f.table.UpdateOp(Counter{ID: "a"}, update.Add("n", 1)), f.table.UpdateOp(Counter{ID: "b"}, update.Add("n", 1))))
+	require.NoError(t, again.Commit(f.ctx))
+	assert.Equal(t, 1, f.storedCounter(t, "a").N, "applied once")
+	assert.Equal(t, 1, f.storedCounter(t, "b").N, "applied once")
+}
+
+// Account is a bank account for the transfer workload: Applied lists the
+// transfers applied to it, so a transfer applied twice shows.
+type Account struct {
+	ID      string   `dynamo:"id,hash"`
+	Balance int      `dynamo:"balance"`
+	Applied []string `dynamo:"applied"`
+	Version int64    `dynamo:"v,version"`
+}
+
+// TestTransfersUnderFaults: 8 clients move money among 5 accounts through
+// txn (read both accounts, write both with version checks), each behind its
+// own fault transport. A conflict is retried by reading again; an unknown
+// outcome is settled by committing the same ops again with the same token,
+// as the txn docs say. The total is conserved and no transfer is applied
+// twice or half.
+func TestTransfersUnderFaults(t *testing.T) {
+	srv := ddbtest.Server(t)
+	raw := srv.Client()
+	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
+	clean, err := mapper.NewTable[Account](raw, name)
+	require.NoError(t, err)
+	ctx := context.Background()
+	const accounts, start = 5, 1000
+	for i := range accounts {
+		require.NoError(t, clean.Put(ctx, &Account{ID: fmt.Sprint(i), Balance: start, Applied: []string{}}))
+	}
+
+	const clients, perClient = 8, 15
+	var mu sync.Mutex
+	reported := map[string]outcome{}
+	resends := 0
+	var wg sync.WaitGroup
+	transports := make([]*ddbtest.FaultTransport, clients)
+	for c := range clients {
+		transports[c] = faultMix(100 + uint64(c))
+		transports[c].Ops = []string{"TransactWriteItems", "GetItem"}
+		table, err := mapper.NewTable[Account](faultyClient(srv, transports[c]), name)
+		require.NoError(t, err)
+		rng := rand.New(rand.NewPCG(uint64(c), 7))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perClient {
+				id := fmt.Sprintf("x%d-%d", c, i)
+				from, to := rng.IntN(accounts), rng.IntN(accounts-1)
+				if to >= from {
+					to++
+				}
+				o, n := transfer(ctx, table, id, fmt.Sprint(from), fmt.Sprint(to), 1+rng.IntN(20))
+				mu.Lock()
+				reported[id] = o
+				resends += n
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+
+	total, appliedTo := 0, map[string]int{}
+	for i := range accounts {
+		a, err := clean.Get(ctx, Account{ID: fmt.Sprint(i)})
+		require.NoError(t, err)
+		total += a.Balance
+		for _, id := range a.Applied {
+			appliedTo[id]++
+		}
+	}
+	assert.Equal(t, accounts*start, total, "money is conserved")
+	var ok, unknowns, dup, lost, half int
+	for id, o := range reported {
+		n := appliedTo[id]
+		switch {
+		case n > 2:
+			dup++
+		case n == 1:
+			half++
+		}
+		if o == applied {
+			ok++
+			if n == 0 {
+				lost++
+			}
+		}
+		if o == unknown {
+			unknowns++
+		}
+	}
+	lostAnswers := 0
+	for _, ft := range transports {
+		lostAnswers += ft.Count(dynamolocal.FaultLostResponse)
+	}
+	t.Logf("%d transfers: %d committed, %d unknown after resending; %d resends with the same token; %d lost answers injected",
+		len(reported), ok, unknowns, resends, lostAnswers)
+	assert.Zero(t, dup, "no transfer applied twice")
+	assert.Zero(t, half, "no transfer applied to one account only")
+	assert.Zero(t, lost, "every committed transfer is there")
+	assert.Zero(t, unknowns, "resending with the same token settles every unknown outcome")
+	assert.Greater(t, lostAnswers, 5)
+}
+
+// transfer moves amount from one account to another in a transaction,
+// retrying conflicts by reading again and settling unknown outcomes by
+// committing the same ops with the same token. It returns the outcome and
+// how many times it resent with the same token.
+func transfer(ctx context.Context, table *mapper.Table[Account], id, from, to string, amount int) (outcome, int) {
+	resends := 0
+	for range 50 {
+		a, err := table.Get(ctx, Account{ID: from})
+		if err != nil {
+			continue
+		}
+		b, err := table.Get(ctx, Account{ID: to})
+		if err != nil {
+			continue
+		}
+		if a.Balance < amount {
+			return notApplied, resends
+		}
+		a.Balance -= amount
+		b.Balance += amount
+		a.Applied = append(a.Applied, id)
+		b.Applied = append(b.Applied, id)
+		tx := txn.New(table.Client())
+		ops := func() []txn.Op { return []txn.Op{table.PutOp(a), table.PutOp(b)} }
+		_ = tx.Add(ops()...)
+		err = tx.Commit(ctx)
+		for i := 0; errors.Is(err, version.ErrUnknownOutcome) && i < 5; i++ {
+			var uo *version.UnknownOutcomeError
+			errors.As(err, &uo)
+			again := txn.New(table.Client(), txn.Token(uo.Token))
+			_ = again.Add(ops()...)
+			err = again.Commit(ctx)
+			resends++
+		}
+		switch {
+		case err == nil:
+			return applied, resends
+		case version.IsConflict(err):
+			continue
+		}
+		return outcomeOf(err), resends
+	}
+	return notApplied, resends
+}
+
+// BenchmarkExactlyOnceCost compares a plain write with the same write made
+// with ExactlyOnce, on a clean network, against DynamoDB Local: wall time
+// per write and DynamoDB calls per write.
+func BenchmarkExactlyOnceCost(b *testing.B) {
+	srv := ddbtest.Server(b)
+	raw := srv.Client()
+	name := ddbtest.CreateTable(b, raw, "id", types.ScalarAttributeTypeS, "", "")
+	ctx := context.Background()
+	for _, mode := range []struct {
+		name string
+		opts []mapper.WriteOption
+	}{{"default", nil}, {"ExactlyOnce", []mapper.WriteOption{mapper.ExactlyOnce()}}} {
+		calls := ddbtest.NewCounting(raw)
+		table, err := mapper.NewTable[Tally](calls, name)
+		require.NoError(b, err)
+		b.Run("Update/"+mode.name, func(b *testing.B) {
+			calls.Reset()
+			for b.Loop() {
+				if _, err := table.Update(ctx, Tally{ID: "u-" + mode.name}, update.Add("n", 1), mode.opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(calls.Total())/float64(b.N), "calls/op")
+		})
+		b.Run("Put/"+mode.name, func(b *testing.B) {
+			item := &Tally{ID: fmt.Sprintf("p-%s-%d", mode.name, time.Now().UnixNano()), IDs: []string{}}
+			calls.Reset()
+			for b.Loop() {
+				item.N++
+				if err := table.Put(ctx, item, mode.opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(calls.Total())/float64(b.N), "calls/op")
+		})
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestUncheckedWriteStillRetriesSafeFailures: an Update with no version
+// check is not resent after an unanswered attempt, but the SDK still
+// resends it after answers that prove nothing was written: a throttled
+// attempt and a refused connection.
+func TestUncheckedWriteStillRetriesSafeFailures(t *testing.T) {
+	srv := ddbtest.Server(t)
+	c := newCandidates(t)
+	throttle := &ddbtest.FaultTransport{Throttle: 1}
+	refuse := &ddbtest.FaultTransport{Refuse: 1}
+	var mu sync.Mutex
+	updates := 0
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if ddbtest.OpName(r) == "UpdateItem" {
+			mu.Lock()
+			updates++
+			n := updates
+			mu.Unlock()
+			switch n {
+			case 1:
+				return throttle.RoundTrip(r)
+			case 2:
+				return refuse.RoundTrip(r)
+			}
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	flaky, err := mapper.NewTable[Candidate](srv.NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: rt} }), c.name)
+	require.NoError(t, err)
+	got, err := flaky.Update(c.ctx, Candidate{ID: "a"}, update.Add("votes", 1))
+	require.NoError(t, err)
+	assert.Equal(t, 1, got.Votes)
+	assert.Equal(t, 3, updates, "throttled, refused, then applied")
+	assert.Equal(t, 1, throttle.Count(dynamolocal.FaultThrottled))
+	assert.Equal(t, 1, refuse.Count(dynamolocal.FaultRefused))
+}
