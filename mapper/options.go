@@ -32,8 +32,8 @@ type TableOptions struct {
 
 	// MaxAttempts is how many writes [Table.Modify] tries before it returns
 	// the last conflict (default 50), and BackoffBase and BackoffMax bound
-	// its jittered exponential backoff between them (defaults 5ms and
-	// 500ms). Per call, [MaxAttempts] and [Backoff] override them. The
+	// its jittered exponential backoff between them (defaults 2ms and
+	// 50ms). Per call, [MaxAttempts] and [Backoff] override them. The
 	// batch calls (GetAll, PutAll, DeleteAll) use the same settings for
 	// retrying what DynamoDB left unprocessed.
 	MaxAttempts int
@@ -45,17 +45,19 @@ type TableOptions struct {
 	ExactlyOnce bool
 }
 
-// Default retry settings of Modify. Under contention the waits grow with
-// full jitter, which keeps colliding writers apart and the number of writes
-// per change low (about 2.5 calls per increment with 16 writers on one item,
-// against 7 with no backoff). Backoff is not fair: a writer that lost many
-// times waits longest, and in our 16-writer runs the unluckiest change
-// needed 17 to 24 attempts with these settings (up to 37 with a 250ms cap),
-// hence a cap of 50. Items that hot are better changed with Table.Update.
+// Default retry settings of Modify. Goroutines of one process take turns
+// per key (see Table.Modify), so the backoff only spreads writers of
+// different processes, who are few; the waits grow with full jitter from 2ms
+// and stay short (50ms cap): a waiter re-reads after sleeping, so a long
+// sleep buys nothing but idle time, and the former 500ms cap made the
+// unluckiest changes of a 16-writer run wait over a second. With 16
+// goroutines in four Tables (standing for four processes) on one item, the
+// unluckiest change needed up to about 30 attempts on a loaded machine,
+// hence the cap of 50. Items that hot are better changed with Table.Update.
 const (
 	defaultMaxAttempts = 50
-	defaultBackoffBase = 5 * time.Millisecond
-	defaultBackoffMax  = 500 * time.Millisecond
+	defaultBackoffBase = 2 * time.Millisecond
+	defaultBackoffMax  = 50 * time.Millisecond
 	defaultToken       = "optimist_token"
 )
 

@@ -29,6 +29,8 @@ type Table[T any] struct {
 
 	// Read-only names maps of the two version checks, shared by requests.
 	namesCreate, namesVersion map[string]string
+
+	turns turns // Modify's turns per key
 }
 
 // NewTable returns a Table for items of type T stored in the table name.

@@ -122,27 +122,32 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 	if err != nil {
 		return err
 	}
-	return t.put(ctx, item, &w)
+	_, err = t.put(ctx, item, &w)
+	return err
 }
 
-func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) error {
+// put makes a Put, and returns the item as written.
+func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) (map[string]types.AttributeValue, error) {
 	if w.exactlyOnce {
 		op, r := t.putOp(item, w.forTxn())
-		return t.commitOne(ctx, op, r, w)
+		if err := t.commitOne(ctx, op, r, w); err != nil {
+			return nil, err
+		}
+		return op.Write.Put.Item, nil
 	}
 	in, r, next, err := t.buildPut(item, w)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err = t.client.PutItem(ctx, in, r.att.Option); err != nil {
 		if _, err = t.failure(ctx, err, r); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if t.s.version != nil {
 		setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
 	}
-	return nil
+	return in.Item, nil
 }
 
 // buildPut makes the PutItem request for item, and returns the version it
