@@ -77,6 +77,8 @@ type writeConfig struct {
 	// transaction's client request token, so it needs no write token.
 	inTxn bool
 	also  *update.Builder
+	// ret: what the write asks back, Old and WriteCapacity (returns.go).
+	ret *returns
 }
 
 // writeOptions applies opts, reporting the first invalid one.
@@ -172,6 +174,8 @@ func (c *retryConfig) validate() error {
 		return c.write.err
 	case c.write.also != nil:
 		return errAlso
+	case c.write.ret != nil:
+		return c.write.errReturns("Modify")
 	case c.maxAttempts < 1:
 		return fmt.Errorf("%w: MaxAttempts(%d): need at least 1", ErrInvalidOption, c.maxAttempts)
 	case c.base < 0 || c.max < c.base:

@@ -70,7 +70,11 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if err != nil {
 		return err
 	}
-	if _, err := t.client.UpdateItem(ctx, in, r.att.Option); err != nil {
+	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
+		return err
+	}
+	out, err := t.client.UpdateItem(ctx, in, r.att.Option)
+	if err != nil {
 		if _, err = t.failure(err, r); err != nil {
 			return err
 		}
@@ -78,5 +82,5 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if vf := t.s.version; vf != nil {
 		setVersion(v.FieldByIndex(vf.index), next)
 	}
-	return nil
+	return t.returned(&w, out)
 }

@@ -122,7 +122,11 @@ func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) error {
 	if err != nil {
 		return err
 	}
-	if _, err = t.client.PutItem(ctx, in, r.att.Option); err != nil {
+	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(w, in.ReturnValues); err != nil {
+		return err
+	}
+	out, err := t.client.PutItem(ctx, in, r.att.Option)
+	if err != nil {
 		if _, err = t.failure(err, r); err != nil {
 			return err
 		}
@@ -130,7 +134,7 @@ func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) error {
 	if t.s.version != nil {
 		setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
 	}
-	return nil
+	return t.returned(w, out)
 }
 
 // buildPut makes the PutItem request for item, and returns the version it
@@ -255,11 +259,16 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	if cond != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	if _, err := t.client.DeleteItem(ctx, in, r.att.Option); err != nil {
-		_, err = t.failure(err, r)
+	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
 		return err
 	}
-	return nil
+	out, err := t.client.DeleteItem(ctx, in, r.att.Option)
+	if err != nil {
+		if _, err = t.failure(err, r); err != nil {
+			return err
+		}
+	}
+	return t.returned(&w, out)
 }
 
 // keyedReq prepares a write addressed by key alone (a delete, or a
