@@ -18,6 +18,8 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/update"
+	"github.com/optimist-dynamo/optimist/version"
 )
 
 // Order has a hash and a range key, two global indexes (by-status,
@@ -284,4 +286,264 @@ func TestCheck(t *testing.T) {
 
 func exprKey(name string, v any) expression.KeyConditionBuilder {
 	return expression.Key(name).Equal(expression.Value(v))
+}
+
+// Reading is a sensor's reading: sensor/at, a global index by-kind, and a
+// sparse one by-serial.
+type Reading struct {
+	Sensor string `dynamo:"sensor,hash"`
+	At     int    `dynamo:"at,range"`
+	Kind   string `dynamo:"kind" index:"by-kind,hash"`
+	Serial string `dynamo:"serial,omitempty" index:"by-serial,hash"`
+	Value  int    `dynamo:"value"`
+}
+
+// readings creates a table with sensor "one" holding 1 reading and sensor
+// "many" 25 (at 1..25, kind "odd" or "even"), read through a counting
+// client.
+func readings(t *testing.T) (*mapper.Table[Reading], *ddbtest.CountingClient) {
+	t.Helper()
+	raw, name := createTable[Reading](t)
+	calls := ddbtest.NewCounting(raw)
+	tbl, err := mapper.NewTable[Reading](calls, name)
+	require.NoError(t, err)
+	items := []*Reading{{Sensor: "one", At: 1, Kind: "solo", Serial: "S-1"}}
+	for i := 1; i <= 25; i++ {
+		kind := "odd"
+		if i%2 == 0 {
+			kind = "even"
+		}
+		items = append(items, &Reading{Sensor: "many", At: i, Kind: kind, Value: i})
+	}
+	require.NoError(t, tbl.PutAll(context.Background(), items))
+	calls.Reset()
+	return tbl, calls
+}
+
+func TestCount(t *testing.T) {
+	tbl, calls := readings(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		sensor string
+		opts   []mapper.ReadOption
+		want   int
+		calls  int64
+	}{
+		{"none", nil, 0, 1},
+		{"one", nil, 1, 1},
+		{"many", nil, 25, 1},
+		{"many", []mapper.ReadOption{mapper.PageSize(4)}, 25, 7}, // 6 full pages, then 1 item and no LastEvaluatedKey
+		{"many", []mapper.ReadOption{mapper.PageSize(5)}, 25, 6}, // the 5th page is full, so a 6th, empty, ends it
+		{"many", []mapper.ReadOption{mapper.PageSize(4), mapper.Filter(expression.Name("kind").Equal(expression.Value("even")))}, 12, 7},
+		{"many", []mapper.ReadOption{mapper.ConsistentRead(true)}, 25, 1},
+	} {
+		calls.Reset()
+		n, err := tbl.Count(ctx, exprKey("sensor", tc.sensor), tc.opts...)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, n, "%s %d options", tc.sensor, len(tc.opts))
+		assert.Equal(t, tc.calls, calls.Count("Query"), "%s %d options", tc.sensor, len(tc.opts))
+	}
+	n, err := tbl.Count(ctx, exprKey("kind", "odd"), mapper.Index("by-kind"), mapper.PageSize(3))
+	require.NoError(t, err)
+	assert.Equal(t, 13, n, "through a global index, across pages")
+
+	calls.Reset()
+	n, err = tbl.ScanCount(ctx, mapper.PageSize(10))
+	require.NoError(t, err)
+	assert.Equal(t, 26, n)
+	assert.Equal(t, int64(3), calls.Count("Scan"))
+	n, err = tbl.ScanCount(ctx, mapper.Segments(3), mapper.PageSize(2))
+	require.NoError(t, err)
+	assert.Equal(t, 26, n, "parallel")
+	n, err = tbl.ScanCount(ctx, mapper.Index("by-serial"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "a sparse index holds only the items with the attribute")
+
+	calls.Reset()
+	_, err = tbl.Count(ctx, exprKey("sensor", "many"), mapper.Project("kind"))
+	assert.ErrorIs(t, err, mapper.ErrInvalidOption)
+	_, err = tbl.ScanCount(ctx, mapper.Limit(3))
+	assert.ErrorIs(t, err, mapper.ErrInvalidOption)
+	assert.Equal(t, int64(0), calls.Total(), "invalid options: nothing sent")
+}
+
+func TestOne(t *testing.T) {
+	tbl, calls := readings(t)
+	ctx := context.Background()
+
+	_, err := tbl.One(ctx, exprKey("sensor", "none"))
+	assert.ErrorIs(t, err, mapper.ErrNotFound)
+	assert.NotErrorIs(t, err, mapper.ErrNotUnique)
+
+	calls.Reset()
+	r, err := tbl.One(ctx, exprKey("sensor", "one"))
+	require.NoError(t, err)
+	assert.Equal(t, Reading{Sensor: "one", At: 1, Kind: "solo", Serial: "S-1"}, *r)
+	assert.Equal(t, int64(1), calls.Count("Query"), "Limit 2 settles it in one call")
+
+	calls.Reset()
+	_, err = tbl.One(ctx, exprKey("sensor", "many"))
+	require.ErrorIs(t, err, mapper.ErrNotUnique)
+	assert.NotErrorIs(t, err, mapper.ErrNotFound)
+	assert.Contains(t, err.Error(), "several items")
+	assert.Equal(t, int64(1), calls.Count("Query"))
+
+	// Across pages: one page per item, so the second item needs a second call.
+	calls.Reset()
+	_, err = tbl.One(ctx, exprKey("sensor", "many"), mapper.PageSize(1))
+	require.ErrorIs(t, err, mapper.ErrNotUnique)
+	assert.Equal(t, int64(2), calls.Count("Query"))
+	calls.Reset()
+	r, err = tbl.One(ctx, exprKey("sensor", "one"), mapper.PageSize(1))
+	require.NoError(t, err)
+	assert.Equal(t, 1, r.At)
+	assert.Equal(t, int64(2), calls.Count("Query"), "a full page of 1 leaves a LastEvaluatedKey: a second page finds nothing")
+
+	// A filter that one item of 25 passes, found on the last of 7 pages.
+	calls.Reset()
+	r, err = tbl.One(ctx, exprKey("sensor", "many"), mapper.PageSize(4), mapper.Filter(expression.Name("value").Equal(expression.Value(25))))
+	require.NoError(t, err)
+	assert.Equal(t, 25, r.At)
+	assert.Equal(t, int64(7), calls.Count("Query"))
+	_, err = tbl.One(ctx, exprKey("sensor", "many"), mapper.PageSize(4), mapper.Filter(expression.Name("value").GreaterThan(expression.Value(23))))
+	assert.ErrorIs(t, err, mapper.ErrNotUnique, "two pass the filter, on the last page")
+	_, err = tbl.One(ctx, exprKey("sensor", "many"), mapper.PageSize(4), mapper.Filter(expression.Name("value").GreaterThan(expression.Value(99))))
+	assert.ErrorIs(t, err, mapper.ErrNotFound)
+
+	// Through an index: a unique lookup.
+	r, err = tbl.One(ctx, exprKey("serial", "S-1"), mapper.Index("by-serial"))
+	require.NoError(t, err)
+	assert.Equal(t, "one", r.Sensor)
+
+	_, err = tbl.One(ctx, exprKey("sensor", "many"), mapper.Limit(1))
+	assert.ErrorIs(t, err, mapper.ErrInvalidOption)
+}
+
+func TestOldValues(t *testing.T) {
+	raw, name := createTable[Counter](t)
+	calls := ddbtest.NewCounting(raw)
+	tbl, err := mapper.NewTable[Counter](calls, name)
+	require.NoError(t, err)
+	ctx := context.Background()
+	strip := func(c *Counter) Counter { return *c }
+
+	// Put: a create has no old item.
+	prev := &Counter{ID: "stale"}
+	c := &Counter{ID: "a", N: 1}
+	require.NoError(t, tbl.Put(ctx, c, mapper.Old(&prev)))
+	assert.Nil(t, prev, "no item before a create")
+	assert.Equal(t, int64(1), c.Version)
+
+	// Put: a replace returns what it replaced.
+	c.N = 2
+	require.NoError(t, tbl.Put(ctx, c, mapper.Old(&prev)))
+	require.NotNil(t, prev)
+	assert.Equal(t, Counter{ID: "a", N: 1, Version: 1}, strip(prev))
+
+	// Update: the item before; Update itself returns nil then.
+	calls.Reset()
+	got, err := tbl.Update(ctx, Counter{ID: "a"}, update.Add("n", 10), mapper.Old(&prev))
+	require.NoError(t, err)
+	assert.Nil(t, got, "UpdateItem returns the old item or the new one, not both")
+	assert.Equal(t, Counter{ID: "a", N: 2, Version: 2}, strip(prev))
+	assert.Equal(t, int64(1), calls.Total(), "no extra call")
+	got, err = tbl.Update(ctx, Counter{ID: "b"}, update.Set("n", 5), mapper.Old(&prev))
+	require.NoError(t, err)
+	assert.Nil(t, got)
+	assert.Nil(t, prev, "an update that creates the item has no old item")
+
+	// Save, as Put.
+	cur, err := tbl.Get(ctx, Counter{ID: "a"})
+	require.NoError(t, err)
+	cur.Status = "saved"
+	require.NoError(t, tbl.Save(ctx, cur, mapper.Old(&prev)))
+	assert.Equal(t, Counter{ID: "a", N: 12, Version: 3}, strip(prev))
+
+	// Delete: the item deleted; nil when there was none.
+	calls.Reset()
+	require.NoError(t, tbl.Delete(ctx, *cur, mapper.Old(&prev)))
+	assert.Equal(t, Counter{ID: "a", N: 12, Status: "saved", Version: 4}, strip(prev))
+	assert.Equal(t, int64(1), calls.Total(), "no extra call")
+	require.NoError(t, tbl.Delete(ctx, Counter{ID: "never"}, mapper.Old(&prev)))
+	assert.Nil(t, prev)
+
+	// A refused write leaves prev alone; the conflict has the item.
+	prev = &Counter{ID: "untouched"}
+	err = tbl.Put(ctx, &Counter{ID: "b", N: 9}, mapper.Old(&prev))
+	require.Error(t, err)
+	var ce *version.ConflictError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "untouched", prev.ID)
+
+	// Where it cannot apply, nothing is sent.
+	calls.Reset()
+	var wrongType *Order
+	assert.ErrorIs(t, tbl.Put(ctx, &Counter{ID: "x"}, mapper.Old(&wrongType)), mapper.ErrInvalidOption)
+	assert.ErrorIs(t, tbl.PutAll(ctx, []*Counter{{ID: "x"}}, mapper.Unversioned(), mapper.Old(&prev)), mapper.ErrInvalidOption)
+	_, err = tbl.Modify(ctx, Counter{ID: "x"}, func(*Counter) error { return nil }, mapper.Old(&prev))
+	assert.ErrorIs(t, err, mapper.ErrInvalidOption)
+	assert.ErrorIs(t, tbl.PutOp(&Counter{ID: "x"}, mapper.Old(&prev)).Err, mapper.ErrInvalidOption)
+	assert.Equal(t, int64(0), calls.Total())
+}
+
+// A write whose response is lost and whose resend finds our own write
+// cannot know the item it replaced: ErrOldUnknown, and the write is done.
+func TestOldValueAfterLostResponse(t *testing.T) {
+	f := newFixture(t)
+	c := &Counter{ID: "a", N: 1}
+	require.NoError(t, f.table.Put(f.ctx, c))
+	drop := &ddbtest.DropTransport{DropOps: map[string]int{"PutItem": 1}}
+	lossy, err := mapper.NewTable[Counter](f.client(drop.Option()), f.name)
+	require.NoError(t, err)
+	prev := &Counter{ID: "untouched"}
+	c.N = 2
+	err = lossy.Put(f.ctx, c, mapper.Old(&prev))
+	require.ErrorIs(t, err, mapper.ErrOldUnknown)
+	assert.NotErrorIs(t, err, mapper.ErrUnknownOutcome)
+	assert.False(t, version.IsConflict(err))
+	assert.Equal(t, 1, drop.Dropped())
+	assert.Equal(t, int64(2), c.Version, "the write was applied")
+	assert.Equal(t, 2, f.storedCounter(t, "a").N)
+	assert.Equal(t, "untouched", prev.ID)
+}
+
+func TestConsumedCapacity(t *testing.T) {
+	tbl, calls := readings(t)
+	ctx := context.Background()
+	var cc mapper.Capacity
+	n, err := tbl.Count(ctx, exprKey("sensor", "many"), mapper.PageSize(4), mapper.ReadCapacity(&cc))
+	require.NoError(t, err)
+	assert.Equal(t, 25, n)
+	assert.Equal(t, 7, cc.Calls, "every page")
+	assert.Greater(t, cc.Read, 0.0)
+	assert.Zero(t, cc.Write)
+
+	before := cc
+	_, err = tbl.Get(ctx, Reading{Sensor: "one", At: 1}, mapper.ReadCapacity(&cc))
+	require.NoError(t, err)
+	assert.Equal(t, before.Calls+1, cc.Calls)
+	assert.InDelta(t, before.Read+1, cc.Read, 1e-9, "a consistent read of a small item is 1 unit")
+
+	var wc mapper.Capacity
+	require.NoError(t, tbl.Put(ctx, &Reading{Sensor: "w", At: 1, Kind: "k"}, mapper.WriteCapacity(&wc)))
+	_, err = tbl.Update(ctx, Reading{Sensor: "w", At: 1}, update.Set("kind", "j"), mapper.WriteCapacity(&wc))
+	require.NoError(t, err)
+	require.NoError(t, tbl.Delete(ctx, Reading{Sensor: "w", At: 1}, mapper.WriteCapacity(&wc)))
+	assert.Equal(t, 3, wc.Calls)
+	assert.Greater(t, wc.Write, 0.0)
+	assert.Equal(t, wc.Write, wc.Total())
+
+	var sc mapper.Capacity
+	n = 0
+	for _, err := range tbl.Scan(ctx, mapper.Segments(2), mapper.PageSize(5), mapper.ReadCapacity(&sc)) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 26, n)
+	assert.GreaterOrEqual(t, sc.Calls, 6)
+	calls.Reset()
+	_, err = tbl.GetAll(ctx, []Reading{{Sensor: "one", At: 1}}, mapper.ReadCapacity(&sc))
+	assert.ErrorIs(t, err, mapper.ErrInvalidOption)
+	assert.ErrorIs(t, tbl.DeleteAll(ctx, []Reading{{Sensor: "one", At: 1}}, mapper.WriteCapacity(&wc)), mapper.ErrInvalidOption)
+	assert.Equal(t, int64(0), calls.Total())
 }
