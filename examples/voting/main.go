@@ -72,7 +72,7 @@ func main() {
 // Run creates the table (if needed), then lets n voters vote at once for a
 // fresh candidate per strategy, and reports what each strategy did.
 func Run(ctx context.Context, client *dynamodb.Client, table string, n int) ([]Result, error) {
-	if err := demo.CreateTable(ctx, client, table, "id"); err != nil {
+	if err := mapper.CreateTable[Candidate](ctx, client, table); err != nil {
 		return nil, err
 	}
 	run := time.Now().UnixNano()
