@@ -547,3 +547,17 @@ func TestConsumedCapacity(t *testing.T) {
 	assert.ErrorIs(t, tbl.DeleteAll(ctx, []Reading{{Sensor: "one", At: 1}}, mapper.WriteCapacity(&wc)), mapper.ErrInvalidOption)
 	assert.Equal(t, int64(0), calls.Total())
 }
+
+// Processes starting at once may all create the table: every call succeeds.
+func TestCreateTableConcurrently(t *testing.T) {
+	raw := ddbtest.Server(t).Client()
+	name := ddbtest.TableName(t)
+	ddbtest.DeleteAtCleanup(t, raw, name)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() { errs <- mapper.CreateTable[Order](context.Background(), raw, name) }()
+	}
+	for range 4 {
+		assert.NoError(t, <-errs)
+	}
+}

@@ -203,6 +203,13 @@ func Create(ctx context.Context, c Client, d *Def) ([]Diff, error) {
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(d.TTL), Enabled: aws.Bool(true)},
 	})
 	if err != nil {
+		// Another process creating the same table at the same time may
+		// have enabled it first ("TimeToLive is already enabled").
+		out, derr := c.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(d.Name)})
+		if derr == nil && out.TimeToLiveDescription != nil && aws.ToString(out.TimeToLiveDescription.AttributeName) == d.TTL &&
+			(out.TimeToLiveDescription.TimeToLiveStatus == types.TimeToLiveStatusEnabled || out.TimeToLiveDescription.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {
+			return nil, nil
+		}
 		return nil, fmt.Errorf("UpdateTimeToLive: %w", err)
 	}
 	return nil, nil
