@@ -373,10 +373,15 @@ func TestNoLostUpdates(t *testing.T) {
 	conflicts := float64(runs.Load()-int64(total)) / float64(total)
 	t.Logf("Modify, %d×%d: %.2f DynamoDB calls per increment (GetItem %d, PutItem %d), %.2f conflicts per increment, at most %d attempts, %v",
 		workers, each, calls, f.calls.Count("GetItem"), f.calls.Count("PutItem"), conflicts, most, time.Since(start).Round(time.Millisecond))
-	assert.Equal(t, int64(total), f.calls.Count("GetItem"), "one read per increment, none per conflict")
+	// Issue 11: goroutines of one process take turns per key, and a turn
+	// starts from the item the previous one wrote, so reads are made only
+	// when no earlier turn is waiting to hand one over, and no attempt
+	// conflicts with another goroutine of the process.
+	assert.Less(t, f.calls.Count("GetItem"), int64(total/4), "reads only when no turn hands over an item")
+	assert.LessOrEqual(t, most, 10, "the unluckiest change")
 	// The hand-written loop and guregu/dynamo need about 13.8 calls per
-	// increment on this machine (issue 2); Modify must need at most 0.6×.
-	assert.LessOrEqual(t, calls, 0.6*13.8)
+	// increment on this machine (issue 2); issue 11 asks for at most 3.
+	assert.LessOrEqual(t, calls, 3.0)
 }
 
 // TestHandWrittenLoopCost measures the idiomatic loop Modify replaces

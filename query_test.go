@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -29,8 +28,8 @@ import (
 type Event struct {
 	Stream string `dynamo:"stream,hash"`
 	Seq    string `dynamo:"seq,range"`
-	Kind   string `dynamo:"kind,omitempty"`
-	At     int    `dynamo:"at"`
+	Kind   string `dynamo:"kind,omitempty" index:"by-kind,hash"`
+	At     int    `dynamo:"at" index:"by-kind,range"`
 	Body   string `dynamo:"body,omitempty"`
 }
 
@@ -57,34 +56,8 @@ func newEvents(t *testing.T) *events {
 	raw := srv.Client()
 	name := ddbtest.TableName(t)
 	ctx := context.Background()
-	s := func(n string) *string { return aws.String(n) }
-	_, err := raw.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   s(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: s("stream"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: s("seq"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: s("kind"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: s("at"), AttributeType: types.ScalarAttributeTypeN},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: s("stream"), KeyType: types.KeyTypeHash},
-			{AttributeName: s("seq"), KeyType: types.KeyTypeRange},
-		},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{
-			IndexName: s(byKindName),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: s("kind"), KeyType: types.KeyTypeHash},
-				{AttributeName: s("at"), KeyType: types.KeyTypeRange},
-			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		}},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		_, err := raw.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: s(name)})
-		assert.NoError(t, err)
-	})
+	require.NoError(t, mapper.CreateTable[Event](ctx, raw, name))
+	ddbtest.DeleteAtCleanup(t, raw, name)
 	calls := ddbtest.NewCounting(raw)
 	table, err := mapper.NewTable[Event](calls, name)
 	require.NoError(t, err)

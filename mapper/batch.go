@@ -260,6 +260,8 @@ func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig,
 	switch {
 	case err != nil:
 		return w, err
+	case w.ret != nil:
+		return w, w.errReturns(op)
 	case len(w.conds) > 0:
 		return w, fmt.Errorf("%w: %s cannot take If: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
 	case w.fence != nil:

@@ -33,6 +33,71 @@
 // with one attribute name at the same depth, options that contradict each
 // other, unexported tagged fields, and channels or functions.
 //
+// # Tables from structs
+//
+// Secondary indexes are named in tags of their own, as guregu/dynamo names
+// them, and a TTL in the dynamo tag:
+//
+//	type Order struct {
+//		Customer string    `dynamo:"customer,hash"`
+//		ID       string    `dynamo:"id,range"`
+//		Status   string    `dynamo:"status" index:"by-status,hash"`
+//		Placed   int64     `dynamo:"placed" index:"by-status,range" localIndex:"by-placed,range"`
+//		Email    *string   `dynamo:"email,omitempty" index:"by-email,hash;by-email-placed,hash"`
+//		Expires  time.Time `dynamo:"expires,ttl,unixtime"`
+//	}
+//
+// `index:"Name,hash"` and `index:"Name,range"` make the field the hash or
+// range key of the global secondary index Name; `localIndex:"Name,range"`
+// makes it the range key of the local index Name (whose hash key is the
+// table's). A field that is a key of several indexes lists them separated
+// by ';' (a Go struct tag holds one value per key). The ttl option marks the
+// attribute DynamoDB's TTL reads: an integer of epoch seconds, or a
+// time.Time tagged unixtime (a pointer to either: items without it never
+// expire). NewTable refuses, as a [*SchemaError]: an unknown option or a
+// missing hash/range word, an index name DynamoDB would refuse, a global
+// index with a range key but no hash key, two hash or two range keys for one
+// index, a name used as both global and local index, a local index on a
+// table without a range key or on the table's own range key, an index key
+// of a type that is not S, N or B (or with nullempty or a set option), a
+// pointer index key without omitempty (a nil pointer would be stored as
+// NULL, which DynamoDB refuses in an index key; with omitempty the item is
+// simply left out of the index: a sparse index), and a second ttl field or
+// one of another type.
+//
+// [CreateTable] creates the table from these tags in one call: keys,
+// attribute definitions, indexes (projection ALL unless [ProjectKeysOnly]
+// or [ProjectInclude]), on-demand billing unless [Provisioned], TTL enabled,
+// and it waits until the table and its global indexes are ACTIVE. On a table
+// that exists with the same schema it is not an error (and it turns TTL on
+// if it is off); on a different one it changes nothing and returns a
+// [*MismatchError] ([ErrSchemaMismatch]) that names every difference.
+// Indexes of the table that the struct does not name are not a difference:
+// several types may share one table, each naming the indexes it uses.
+// Billing and throughput are not compared either.
+//
+// [Table.Check] compares an existing table with T in one DescribeTable
+// call: the key names and types, and each index T names. It reports every
+// difference in one [*MismatchError]. NewTable makes no call, so call Check
+// at start-up to learn of a mismatch before the first request fails with
+// DynamoDB's "The provided key element does not match the schema".
+//
+// # Counting, exactly one, old items, capacity
+//
+// [Table.Count] and [Table.ScanCount] count with Select=COUNT, following
+// every page (DynamoDB's own count stops at 1 MB a page). [Table.One] wants
+// exactly one item from a query: none is [ErrNotFound], several is
+// [ErrNotUnique]; it reads no further than the second item.
+//
+// The write option [Old] sets a variable to the item as it was before a
+// Put, Save, Update or Delete (ReturnValues=ALL_OLD, from the same call;
+// nil when there was none). An Update given Old returns a nil item, because
+// UpdateItem returns the old or the new item, not both. [ReadCapacity] and
+// [WriteCapacity] add the capacity units DynamoDB reports as consumed
+// (ReturnConsumedCapacity=TOTAL) to a [Capacity]. These options are refused
+// by the calls that cannot honour them (batch writes, transaction ops,
+// Modify, GetAll) with [ErrInvalidOption].
+//
 // # Versions and conflicts
 //
 // Versions are integers; a new item is written with version 1.

@@ -11,8 +11,9 @@ import (
 )
 
 var (
-	// ErrNotFound is returned by [Table.Get] when no item has the key.
-	// Match it with errors.Is; the message names the table and key.
+	// ErrNotFound is returned by [Table.Get] when no item has the key,
+	// and by [Table.One] when no item matches. Match it with errors.Is;
+	// the message names the table (and the key).
 	// [Table.Modify] never returns it: a missing item reaches fn as a zero
 	// value with the key set, so Modify can create.
 	ErrNotFound = errors.New("mapper: item not found")

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -37,26 +36,22 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// exampleTable returns a client for a fresh table with a string hash key
-// "id". Real programs get the client from config.LoadDefaultConfig.
-func exampleTable(name string) *dynamodb.Client {
-	return createExampleTable(name, []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
-		[]types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}})
-}
-
-func createExampleTable(name string, defs []types.AttributeDefinition, keys []types.KeySchemaElement) *dynamodb.Client {
+// exampleClient returns a client of the examples' DynamoDB Local. Real
+// programs get one from config.LoadDefaultConfig.
+func exampleClient() *dynamodb.Client {
 	localOnce.Do(func() {
 		var err error
 		if local, err = dynamolocal.Start(context.Background()); err != nil {
 			log.Fatal(err)
 		}
 	})
-	c := local.Client()
-	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: defs, KeySchema: keys,
-	})
-	if err != nil {
+	return local.Client()
+}
+
+// exampleTable creates the table name for T and returns a client for it.
+func exampleTable[T any](name string) *dynamodb.Client {
+	c := exampleClient()
+	if err := mapper.CreateTable[T](context.Background(), c, name); err != nil {
 		log.Fatal(err)
 	}
 	return c
@@ -73,7 +68,7 @@ type Account struct {
 // a newer one.
 func ExampleTable_Put() {
 	ctx := context.Background()
-	accounts, err := mapper.NewTable[Account](exampleTable("accounts-put"), "accounts-put")
+	accounts, err := mapper.NewTable[Account](exampleTable[Account]("accounts-put"), "accounts-put")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -107,7 +102,7 @@ func ExampleTable_Put() {
 // on the item returned with the conflict, so concurrent changes all land.
 func ExampleTable_Modify() {
 	ctx := context.Background()
-	accounts, err := mapper.NewTable[Account](exampleTable("accounts-modify"), "accounts-modify")
+	accounts, err := mapper.NewTable[Account](exampleTable[Account]("accounts-modify"), "accounts-modify")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -153,7 +148,7 @@ type Poll struct {
 // every update, so a full Put from an older copy would still conflict.
 func ExampleTable_Update() {
 	ctx := context.Background()
-	polls, err := mapper.NewTable[Poll](exampleTable("polls"), "polls")
+	polls, err := mapper.NewTable[Poll](exampleTable[Poll]("polls"), "polls")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -178,20 +173,6 @@ func ExampleTable_Update() {
 	// Output: 20 votes, 20 voters, version 20
 }
 
-// exampleRangeTable is exampleTable for a table with a string hash key and
-// a number sort key.
-func exampleRangeTable(name, hash, rng string) *dynamodb.Client {
-	return createExampleTable(name,
-		[]types.AttributeDefinition{
-			{AttributeName: aws.String(hash), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(rng), AttributeType: types.ScalarAttributeTypeN},
-		},
-		[]types.KeySchemaElement{
-			{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
-		})
-}
-
 type Order struct {
 	Customer string `dynamo:"customer,hash"`
 	ID       int    `dynamo:"id,range"`
@@ -203,7 +184,7 @@ type Order struct {
 // last one; the next request resumes with StartAfter, in any process.
 func ExampleTable_Query() {
 	ctx := context.Background()
-	orders, err := mapper.NewTable[Order](exampleRangeTable("orders", "customer", "id"), "orders")
+	orders, err := mapper.NewTable[Order](exampleTable[Order]("orders"), "orders")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -263,7 +244,7 @@ func ExampleTable_Query() {
 // written in a batch only with Unversioned (or checked, in a transaction).
 func ExampleTable_GetAll() {
 	ctx := context.Background()
-	accounts, err := mapper.NewTable[Account](exampleTable("accounts-getall"), "accounts-getall")
+	accounts, err := mapper.NewTable[Account](exampleTable[Account]("accounts-getall"), "accounts-getall")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -328,7 +309,7 @@ type Part struct {
 // Conditions and filters see the stored form.
 func Example_customEncoding() {
 	ctx := context.Background()
-	parts, err := mapper.NewTable[Part](exampleTable("parts"), "parts")
+	parts, err := mapper.NewTable[Part](exampleTable[Part]("parts"), "parts")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -34,7 +34,7 @@ import (
 //     first conflict of a call is retried at once on that item, with no read
 //     and no sleep.
 //   - Later conflicts sleep a jittered, exponentially growing time (see
-//     [Backoff]; defaults 2ms to 50ms), and since others wrote while it
+//     [Backoff]; defaults 2ms to 200ms), and since others wrote while it
 //     slept, the item is read again (one consistent GetItem) before fn runs.
 //     Writing the stale conflict item instead, as Modify once did, only
 //     made the next conflict surer.

@@ -33,7 +33,7 @@ type TableOptions struct {
 	// MaxAttempts is how many writes [Table.Modify] tries before it returns
 	// the last conflict (default 50), and BackoffBase and BackoffMax bound
 	// its jittered exponential backoff between them (defaults 2ms and
-	// 50ms). Per call, [MaxAttempts] and [Backoff] override them. The
+	// 200ms). Per call, [MaxAttempts] and [Backoff] override them. The
 	// batch calls (GetAll, PutAll, DeleteAll) use the same settings for
 	// retrying what DynamoDB left unprocessed.
 	MaxAttempts int
@@ -47,17 +47,18 @@ type TableOptions struct {
 
 // Default retry settings of Modify. Goroutines of one process take turns
 // per key (see Table.Modify), so the backoff only spreads writers of
-// different processes, who are few; the waits grow with full jitter from 2ms
-// and stay short (50ms cap): a waiter re-reads after sleeping, so a long
-// sleep buys nothing but idle time, and the former 500ms cap made the
-// unluckiest changes of a 16-writer run wait over a second. With 16
+// different processes; the waits grow with full jitter from 2ms to a cap of
+// 200ms (it was 500ms: a waiter now re-reads after sleeping, so a long sleep
+// buys little but idle time, and that cap made the unluckiest changes of a
+// 16-writer run wait over a second; 50ms was too short for 25 voters in 25
+// processes, whose conflicts then kept colliding). With 16
 // goroutines in four Tables (standing for four processes) on one item, the
 // unluckiest change needed up to about 30 attempts on a loaded machine,
 // hence the cap of 50. Items that hot are better changed with Table.Update.
 const (
 	defaultMaxAttempts = 50
 	defaultBackoffBase = 2 * time.Millisecond
-	defaultBackoffMax  = 50 * time.Millisecond
+	defaultBackoffMax  = 200 * time.Millisecond
 	defaultToken       = "optimist_token"
 )
 
@@ -88,6 +89,8 @@ type writeConfig struct {
 	// request token (token, or a fresh one).
 	exactlyOnce bool
 	token       string
+	// ret: what the write asks back, Old and WriteCapacity (returns.go).
+	ret *returns
 }
 
 // forTxn returns a copy of w for building the write as a transaction op.
@@ -101,6 +104,10 @@ func (w *writeConfig) forTxn() *writeConfig {
 func (t *Table[T]) writeOptions(opts []WriteOption, allowAlso bool) (writeConfig, error) {
 	w, err := writeOptions(opts, allowAlso)
 	w.exactlyOnce = w.exactlyOnce || t.opts.ExactlyOnce
+	if err == nil && w.exactlyOnce {
+		// A transaction returns neither the old item nor capacity per item.
+		err = w.errReturns("an ExactlyOnce write")
+	}
 	return w, err
 }
 
@@ -240,6 +247,8 @@ func (c *retryConfig) validate() error {
 		return errAlso
 	case c.write.token != "":
 		return fmt.Errorf("%w: ExactlyOnceToken with Modify, which may write several times; use ExactlyOnce", ErrInvalidOption)
+	case c.write.ret != nil:
+		return c.write.errReturns("Modify")
 	case c.maxAttempts < 1:
 		return fmt.Errorf("%w: MaxAttempts(%d): need at least 1", ErrInvalidOption, c.maxAttempts)
 	case c.base < 0 || c.max < c.base:

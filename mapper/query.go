@@ -48,15 +48,21 @@ func (t *Table[T]) Query(ctx context.Context, key expression.KeyConditionBuilder
 			yield(nil, err)
 			return
 		}
-		t.iterate(&c, func(limit *int32) ([]map[string]types.AttributeValue, bool, error) {
-			in.Limit = limit
-			out, err := t.client.Query(ctx, in)
-			if err != nil {
-				return nil, false, fmt.Errorf("mapper: Query on %s: %w", describe(t.name, c.index), err)
-			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
-			return out.Items, len(out.LastEvaluatedKey) > 0, nil
-		}, yield)
+		t.iterate(&c, t.queryPages(ctx, &c, in), yield)
+	}
+}
+
+// queryPages returns the fetchFunc of a Query: one call per page.
+func (t *Table[T]) queryPages(ctx context.Context, c *readConfig, in *dynamodb.QueryInput) fetchFunc {
+	return func(limit *int32) ([]map[string]types.AttributeValue, bool, error) {
+		in.Limit = limit
+		out, err := t.client.Query(ctx, in)
+		if err != nil {
+			return nil, false, fmt.Errorf("mapper: Query on %s: %w", describe(t.name, c.index), err)
+		}
+		c.capacity.add(out.ConsumedCapacity, false)
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+		return out.Items, len(out.LastEvaluatedKey) > 0, nil
 	}
 }
 
@@ -73,6 +79,7 @@ func (t *Table[T]) buildQuery(c *readConfig, key expression.KeyConditionBuilder)
 		return nil, err
 	}
 	in := &dynamodb.QueryInput{
+		ReturnConsumedCapacity:    c.capacity.returnCapacity(),
 		TableName:                 t.nameP,
 		KeyConditionExpression:    e.KeyCondition(),
 		FilterExpression:          e.Filter(),
@@ -128,6 +135,7 @@ func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, e
 			if err != nil {
 				return nil, false, fmt.Errorf("mapper: Scan on %s: %w", describe(t.name, c.index), err)
 			}
+			c.capacity.add(out.ConsumedCapacity, false)
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 			return out.Items, len(out.LastEvaluatedKey) > 0, nil
 		}, yield)
@@ -144,6 +152,7 @@ func (t *Table[T]) buildScan(c *readConfig) (*dynamodb.ScanInput, error) {
 		return nil, err
 	}
 	in := &dynamodb.ScanInput{
+		ReturnConsumedCapacity:    c.capacity.returnCapacity(),
 		TableName:                 t.nameP,
 		FilterExpression:          e.Filter(),
 		ProjectionExpression:      e.Projection(),
@@ -190,6 +199,7 @@ func (t *Table[T]) parallelScan(ctx context.Context, c *readConfig, base *dynamo
 				if err != nil {
 					p.err = fmt.Errorf("mapper: Scan on %s, segment %d of %d: %w", describe(t.name, c.index), seg, c.segments, err)
 				} else {
+					c.capacity.add(out.ConsumedCapacity, false)
 					p.items = make([]*T, 0, len(out.Items))
 					for _, it := range out.Items {
 						v, err := decodeItem[T](t.c, it)

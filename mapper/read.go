@@ -12,16 +12,17 @@ import (
 // A ReadOption changes how items are read. One option type serves every
 // read, and each call takes the options that make sense for it:
 //
-//	option          Get  GetAll  Query  Scan
-//	ConsistentRead   ✓     ✓       ✓     ✓
-//	Project          ✓     ✓       ✓     ✓
-//	Index                          ✓     ✓
-//	Filter                         ✓     ✓
+//	option          Get  GetAll  Query  Scan  One  Count  ScanCount
+//	ConsistentRead   ✓     ✓       ✓     ✓    ✓     ✓       ✓
+//	Project          ✓     ✓       ✓     ✓    ✓
+//	Index                          ✓     ✓    ✓     ✓       ✓
+//	Filter                         ✓     ✓    ✓     ✓       ✓
 //	Descending                     ✓
 //	Limit                          ✓     ✓
-//	PageSize                       ✓     ✓
-//	StartAfter                     ✓     ✓ (not with Segments)
-//	Segments                             ✓
+//	PageSize                       ✓     ✓    ✓     ✓       ✓
+//	StartAfter                     ✓     ✓    ✓     ✓       ✓ (not with Segments)
+//	Segments                             ✓                  ✓
+//	ReadCapacity     ✓             ✓     ✓    ✓     ✓       ✓
 //
 // Any other use, and a value that cannot work (Limit(0), PageSize(-1),
 // Segments(0), a malformed cursor or one taken on another table or index),
@@ -45,6 +46,7 @@ const (
 	optPageSize
 	optStartAfter
 	optSegments
+	optCapacity
 )
 
 var readOptNames = []struct {
@@ -54,6 +56,7 @@ var readOptNames = []struct {
 	{optConsistent, "ConsistentRead"}, {optProject, "Project"}, {optIndex, "Index"},
 	{optFilter, "Filter"}, {optDescending, "Descending"}, {optLimit, "Limit"},
 	{optPageSize, "PageSize"}, {optStartAfter, "StartAfter"}, {optSegments, "Segments"},
+	{optCapacity, "ReadCapacity"},
 }
 
 // readCall names the calls that take ReadOptions, with the options each one
@@ -66,10 +69,13 @@ type readCall struct {
 }
 
 var (
-	callGet    = readCall{"Get", optConsistent | optProject, true}
-	callGetAll = readCall{"GetAll", optConsistent | optProject, true}
-	callQuery  = readCall{"Query", ^optSegments, false}
-	callScan   = readCall{"Scan", ^optDescending, false}
+	callGet       = readCall{"Get", optConsistent | optProject | optCapacity, true}
+	callGetAll    = readCall{"GetAll", optConsistent | optProject, true}
+	callQuery     = readCall{"Query", ^optSegments, false}
+	callScan      = readCall{"Scan", ^optDescending, false}
+	callOne       = readCall{"One", optConsistent | optProject | optIndex | optFilter | optPageSize | optStartAfter | optCapacity, false}
+	callCount     = readCall{"Count", optConsistent | optIndex | optFilter | optPageSize | optStartAfter | optCapacity, false}
+	callScanCount = readCall{"ScanCount", optConsistent | optIndex | optFilter | optPageSize | optStartAfter | optSegments | optCapacity, false}
 	// callCursor reads only Index; the other options of the query it follows
 	// are ignored, so the same slice can be passed.
 	callCursor = readCall{"CursorAfter", ^readOpt(0), false}
@@ -87,7 +93,8 @@ type readConfig struct {
 	pageSize   int
 	start      Cursor
 	segments   int
-	err        error // the first option given a value that cannot work
+	capacity   *capacityAdder // nil unless ReadCapacity was given
+	err        error          // the first option given a value that cannot work
 }
 
 func (c *readConfig) fail(format string, args ...any) {
@@ -347,8 +354,8 @@ func (t *Table[T]) getProjected(ctx context.Context, key map[string]types.Attrib
 	if err != nil {
 		return nil, err
 	}
-	return t.get(ctx, key, c.consistent, &dynamodb.GetItemInput{
+	return t.getItem(ctx, key, c.consistent, &dynamodb.GetItemInput{
 		ProjectionExpression:     e.Projection(),
 		ExpressionAttributeNames: e.Names(),
-	})
+	}, c.capacity)
 }

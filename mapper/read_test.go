@@ -27,14 +27,19 @@ func TestReadOptionsPerCall(t *testing.T) {
 		"PageSize":       PageSize(3),
 		"StartAfter":     StartAfter(cursor),
 		"Segments":       Segments(2),
+		"ReadCapacity":   ReadCapacity(&Capacity{}),
 	}
 	accepts := map[string][]string{
-		"Get":    {"ConsistentRead", "Project"},
-		"GetAll": {"ConsistentRead", "Project"},
-		"Query":  {"ConsistentRead", "Project", "Index", "Filter", "Descending", "Limit", "PageSize", "StartAfter"},
-		"Scan":   {"ConsistentRead", "Project", "Index", "Filter", "Limit", "PageSize", "StartAfter", "Segments"},
+		"Get":       {"ConsistentRead", "Project", "ReadCapacity"},
+		"GetAll":    {"ConsistentRead", "Project"},
+		"Query":     {"ConsistentRead", "Project", "Index", "Filter", "Descending", "Limit", "PageSize", "StartAfter", "ReadCapacity"},
+		"Scan":      {"ConsistentRead", "Project", "Index", "Filter", "Limit", "PageSize", "StartAfter", "Segments", "ReadCapacity"},
+		"One":       {"ConsistentRead", "Project", "Index", "Filter", "PageSize", "StartAfter", "ReadCapacity"},
+		"Count":     {"ConsistentRead", "Index", "Filter", "PageSize", "StartAfter", "ReadCapacity"},
+		"ScanCount": {"ConsistentRead", "Index", "Filter", "PageSize", "StartAfter", "Segments", "ReadCapacity"},
 	}
-	calls := map[string]readCall{"Get": callGet, "GetAll": callGetAll, "Query": callQuery, "Scan": callScan}
+	calls := map[string]readCall{"Get": callGet, "GetAll": callGetAll, "Query": callQuery, "Scan": callScan,
+		"One": callOne, "Count": callCount, "ScanCount": callScanCount}
 	for callName, call := range calls {
 		for optName, o := range opts {
 			_, err := newReadConfig(call, []ReadOption{o})

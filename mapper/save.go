@@ -36,7 +36,11 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if err != nil {
 		return err
 	}
-	if _, err := t.client.UpdateItem(ctx, in, r.att.Option); err != nil {
+	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
+		return err
+	}
+	out, err := t.client.UpdateItem(ctx, in, r.att.Option)
+	if err != nil {
 		if _, err = t.failure(ctx, err, r); err != nil {
 			return err
 		}
@@ -44,7 +48,7 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if vf := t.s.version; vf != nil {
 		setVersion(reflect.ValueOf(item).Elem().FieldByIndex(vf.index), next)
 	}
-	return nil
+	return t.returned(&w, out)
 }
 
 // buildSave makes Save's UpdateItem request, and returns the version it

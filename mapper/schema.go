@@ -44,7 +44,7 @@ type tag struct {
 	name string
 	skip bool // "-"
 
-	hash, rng, version bool
+	hash, rng, version, ttl bool
 
 	omitEmpty, omitEmptyElem, nullEmpty, nullEmptyElem  bool
 	asString, binarySet, numberSet, stringSet, unixTime bool
@@ -101,11 +101,13 @@ func parseTag(s string) (tag, error) {
 			t.rng = true
 		case opt == "version":
 			t.version = true
+		case opt == "ttl":
+			t.ttl = true
 		case t.setAVOption(opt):
 		case opt == "":
 			return t, errors.New("empty option (stray comma)")
 		default:
-			return t, fmt.Errorf("unknown option %q (known: hash, range, version, omitempty, omitemptyelem, nullempty, nullemptyelem, string, stringset, numberset, binaryset, unixtime)", opt)
+			return t, fmt.Errorf("unknown option %q (known: hash, range, version, ttl, omitempty, omitemptyelem, nullempty, nullemptyelem, string, stringset, numberset, binaryset, unixtime)", opt)
 		}
 	}
 	switch {
@@ -113,6 +115,8 @@ func parseTag(s string) (tag, error) {
 		return t, errors.New("a field cannot be both hash and range key")
 	case t.version && (t.hash || t.rng):
 		return t, errors.New("the version field cannot be a key")
+	case t.ttl && (t.hash || t.rng || t.version):
+		return t, errors.New("the ttl field cannot be a key or the version")
 	case t.omitEmpty && t.nullEmpty:
 		return t, errors.New("omitempty and nullempty contradict each other")
 	case t.omitEmptyElem && t.nullEmptyElem:
@@ -181,7 +185,10 @@ type field struct {
 	index  []int        // reflect index path
 	typ    reflect.Type // declared Go type
 	tag    tag
-	depth  int
+	// indexes lists the secondary indexes whose key this field is, from
+	// the `index` and `localIndex` tags.
+	indexes []indexTag
+	depth   int
 	// viaPtr: reached through an embedded pointer, so it may be absent.
 	viaPtr bool
 }
@@ -194,7 +201,17 @@ type schema struct {
 	rng     *field   // nil without a sort key
 	keys    []*field // hash, then rng if any
 	version *field   // nil for unversioned types
+	ttl     *field   // nil without a `ttl` field
+	indexes []*index // secondary indexes named in tags, in order of first mention
 	byName  map[string]*field
+}
+
+// index is a secondary index named in the tags of a type.
+type index struct {
+	name  string
+	local bool
+	hash  *field // for a local index, the table's hash key
+	rng   *field // nil if the index has no range key
 }
 
 var schemaCache sync.Map // reflect.Type -> schemaResult
@@ -255,8 +272,8 @@ func buildSchema(t reflect.Type) (*schema, error) {
 			return nil, fail(group[1].goPath, "attribute name %q is also used by %s; rename one with a tag", group[0].name, group[0].goPath)
 		}
 		for _, hidden := range group[1:] {
-			if hidden.tag.hash || hidden.tag.rng || hidden.tag.version {
-				return nil, fail(hidden.goPath, "is hidden by %s (same attribute name %q), but carries a hash, range or version option", group[0].goPath, group[0].name)
+			if hidden.tag.hash || hidden.tag.rng || hidden.tag.version || hidden.tag.ttl || len(hidden.indexes) > 0 {
+				return nil, fail(hidden.goPath, "is hidden by %s (same attribute name %q), but carries a hash, range, version, ttl or index option", group[0].goPath, group[0].name)
 			}
 		}
 		s.fields = append(s.fields, group[0])
@@ -313,6 +330,12 @@ func buildSchema(t reflect.Type) (*schema, error) {
 	s.keys = []*field{s.hash}
 	if s.rng != nil {
 		s.keys = append(s.keys, s.rng)
+	}
+	if err := s.buildTTL(); err != nil {
+		return nil, err
+	}
+	if err := s.buildIndexes(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -379,7 +402,14 @@ func enumFields(t reflect.Type) ([]*field, error) {
 					}
 					tg = mergeTags(tg, dt)
 				}
+				idx, err := parseIndexTags(sf.Tag)
+				if err != nil {
+					return nil, fail("%v", err)
+				}
 				if tg.skip {
+					if len(idx) > 0 {
+						return nil, fail("a field skipped with \"-\" cannot be an index key")
+					}
 					continue
 				}
 				ft := sf.Type
@@ -389,7 +419,7 @@ func enumFields(t reflect.Type) ([]*field, error) {
 				index := append(append([]int(nil), e.index...), i)
 				if sf.Anonymous && tg.name == "" && ft.Kind() == reflect.Struct {
 					// Flattened: its fields are promoted.
-					if tg.hash || tg.rng || tg.version || len(tg.avOptions()) > 0 {
+					if tg.hash || tg.rng || tg.version || tg.ttl || len(idx) > 0 || len(tg.avOptions()) > 0 {
 						return nil, fail("options on an embedded struct are ignored when its fields are promoted; tag the fields inside, or give the struct an attribute name")
 					}
 					if prev, dup := queued[ft]; dup {
@@ -411,7 +441,7 @@ func enumFields(t reflect.Type) ([]*field, error) {
 				}
 				out = append(out, &field{
 					name: name, goPath: goPath, index: index, typ: sf.Type, tag: tg,
-					depth: depth, viaPtr: e.viaPtr,
+					indexes: idx, depth: depth, viaPtr: e.viaPtr,
 				})
 			}
 		}

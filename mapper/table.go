@@ -89,8 +89,9 @@ func (t *Table[T]) Client() Client { return t.client }
 // Get reads the item with the key of key (only its key fields are used) with
 // one GetItem, strongly consistent unless [ConsistentRead](false) is given.
 // A missing item is an error matching [ErrNotFound]. Options:
-// [ConsistentRead], [Project] (the item is then partial: do not Put it back);
-// others are an error matching [ErrInvalidOption], and nothing is sent.
+// [ConsistentRead], [Project] (the item is then partial: do not Put it back),
+// [ReadCapacity]; others are an error matching [ErrInvalidOption], and
+// nothing is sent.
 func (t *Table[T]) Get(ctx context.Context, key T, opts ...ReadOption) (*T, error) {
 	cfg, err := newReadConfig(callGet, opts)
 	if err != nil {
@@ -103,19 +104,26 @@ func (t *Table[T]) Get(ctx context.Context, key T, opts ...ReadOption) (*T, erro
 	if len(cfg.project) > 0 {
 		return t.getProjected(ctx, k, &cfg)
 	}
-	return t.get(ctx, k, cfg.consistent, nil)
+	return t.getItem(ctx, k, cfg.consistent, nil, cfg.capacity)
 }
 
 // get makes one GetItem of the item with key; in may carry a projection.
 func (t *Table[T]) get(ctx context.Context, key map[string]types.AttributeValue, consistent bool, in *dynamodb.GetItemInput) (*T, error) {
+	return t.getItem(ctx, key, consistent, in, nil)
+}
+
+// getItem is get, adding the capacity consumed to ca if it is not nil.
+func (t *Table[T]) getItem(ctx context.Context, key map[string]types.AttributeValue, consistent bool, in *dynamodb.GetItemInput, ca *capacityAdder) (*T, error) {
 	if in == nil {
 		in = &dynamodb.GetItemInput{}
 	}
 	in.TableName, in.Key, in.ConsistentRead = t.nameP, key, aws.Bool(consistent)
+	in.ReturnConsumedCapacity = ca.returnCapacity()
 	out, err := t.client.GetItem(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("mapper: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
 	}
+	ca.add(out.ConsumedCapacity, false)
 	if len(out.Item) == 0 {
 		return nil, fmt.Errorf("%w: %s %s", ErrNotFound, t.name, attrs.FormatKey(key))
 	}

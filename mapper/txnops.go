@@ -21,6 +21,9 @@ import (
 
 func (t *Table[T]) txnWrite(opts []WriteOption) writeConfig {
 	w, _ := writeOptions(opts, false) // an error stays in w.err
+	if w.err == nil {
+		w.err = w.errReturns("a transaction op")
+	}
 	w.noToken = true
 	return w
 }

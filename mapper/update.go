@@ -73,12 +73,18 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 	if err != nil {
 		return nil, err
 	}
+	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
+		return nil, err
+	}
 	item := map[string]types.AttributeValue(nil)
 	out, err := t.client.UpdateItem(ctx, in, r.att.Option)
 	if err == nil {
 		item = out.Attributes
 	} else if item, err = t.failure(ctx, err, r); err != nil {
 		return nil, err
+	}
+	if w.ret != nil {
+		return t.updated(&w, out, item)
 	}
 	return decodeItem[T](t.c, item)
 }

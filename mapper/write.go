@@ -139,7 +139,11 @@ func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) (map[string
 	if err != nil {
 		return nil, err
 	}
-	if _, err = t.client.PutItem(ctx, in, r.att.Option); err != nil {
+	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(w, in.ReturnValues); err != nil {
+		return nil, err
+	}
+	out, err := t.client.PutItem(ctx, in, r.att.Option)
+	if err != nil {
 		if _, err = t.failure(ctx, err, r); err != nil {
 			return nil, err
 		}
@@ -147,7 +151,7 @@ func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) (map[string
 	if t.s.version != nil {
 		setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
 	}
-	return in.Item, nil
+	return in.Item, t.returned(w, out)
 }
 
 // buildPut makes the PutItem request for item, and returns the version it
@@ -278,11 +282,16 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	r.guard()
-	if _, err := t.client.DeleteItem(ctx, in, r.att.Option); err != nil {
-		_, err = t.failure(ctx, err, r)
+	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
 		return err
 	}
-	return nil
+	out, err := t.client.DeleteItem(ctx, in, r.att.Option)
+	if err != nil {
+		if _, err = t.failure(ctx, err, r); err != nil {
+			return err
+		}
+	}
+	return t.returned(&w, out)
 }
 
 // keyedReq prepares a write addressed by key alone (a delete, or a

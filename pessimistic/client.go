@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/optimist-dynamo/optimist/mapper"
 )
 
 // Client is the part of the DynamoDB API the lock calls, with the SDK's
@@ -18,12 +20,10 @@ type Client interface {
 	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 }
 
-// TableClient is what [CreateTable] calls.
-type TableClient interface {
-	CreateTable(ctx context.Context, params *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	UpdateTimeToLive(ctx context.Context, params *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
-}
+// TableClient is what [CreateTable] calls: the control-plane calls of
+// mapper.CreateTable ([mapper.TableClient]), including DescribeTimeToLive,
+// with which an existing table's TTL is checked.
+type TableClient = mapper.TableClient
 
 var (
 	_ Client      = (*dynamodb.Client)(nil)

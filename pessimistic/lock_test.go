@@ -514,7 +514,13 @@ func TestNewChecksTheTableSchema(t *testing.T) {
 
 	_, table := lockTable(t)
 	require.NoError(t, pessimistic.CreateTable(context.Background(), srv.Client(), table), "an existing lock table is accepted")
-	assert.ErrorIs(t, pessimistic.CreateTable(context.Background(), srv.Client(), wrong), pessimistic.ErrTableSchema)
+	err = pessimistic.CreateTable(context.Background(), srv.Client(), wrong)
+	assert.ErrorIs(t, err, pessimistic.ErrTableSchema)
+	assert.ErrorIs(t, err, mapper.ErrSchemaMismatch, "the differences are mapper's")
+	assert.ErrorContains(t, err, "hash key (field PK): want pk (S), table has id (S)")
+	ttl, err := srv.Client().DescribeTimeToLive(context.Background(), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	require.NoError(t, err)
+	assert.Equal(t, "ttl", aws.ToString(ttl.TimeToLiveDescription.AttributeName))
 }
 
 func TestDoReleasesAndReportsLoss(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/mapper"
 )
 
 // The lock table's key: every lock is a partition (pk = the lock's name);
@@ -25,45 +27,30 @@ const (
 	tableCheck = 30 * time.Second
 )
 
+// lockRecord describes the lock table's key and TTL for mapper.CreateTable;
+// the lock's own attributes are written by hand.
+type lockRecord struct {
+	PK  string `dynamo:"pk,hash"`
+	SK  string `dynamo:"sk,range"`
+	TTL int64  `dynamo:"ttl,ttl"`
+}
+
 // CreateTable creates a lock table: pk (S) hash key, sk (S) range key,
 // on-demand billing, TTL enabled on "ttl"; it waits until the table is
-// active. A table that exists already with this key schema is accepted
-// (its TTL setting is left as it is). It calls CreateTable, DescribeTable
-// until ACTIVE, and UpdateTimeToLive.
+// active. A table that exists already with this key schema is accepted, and
+// its TTL is turned on if it is off. A table with another key schema, or
+// with TTL on another attribute, is an error matching [ErrTableSchema] (and
+// mapper.ErrSchemaMismatch, whose *mapper.MismatchError lists the
+// differences). It is mapper.CreateTable for the lock record: it calls
+// CreateTable, DescribeTable until ACTIVE, and UpdateTimeToLive (for an
+// existing table, DescribeTimeToLive first).
 func CreateTable(ctx context.Context, c TableClient, name string) error {
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(attrSK), AttributeType: types.ScalarAttributeTypeS},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
-		},
-	})
-	var inUse *types.ResourceInUseException
-	exists := errors.As(err, &inUse)
-	if err != nil && !exists {
-		return fmt.Errorf("pessimistic: create table %s: %w", name, err)
+	err := mapper.CreateTable[lockRecord](ctx, c, name)
+	if errors.Is(err, mapper.ErrSchemaMismatch) {
+		return fmt.Errorf("%w: %w", ErrTableSchema, err)
 	}
-	err = dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute,
-		func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 2*time.Second
-		})
 	if err != nil {
-		return fmt.Errorf("pessimistic: create table %s: waiting until active: %w", name, err)
-	}
-	if exists {
-		return checkTable(ctx, c, name)
-	}
-	_, err = c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName:               aws.String(name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(attrTTL), Enabled: aws.Bool(true)},
-	})
-	if err != nil {
-		return fmt.Errorf("pessimistic: create table %s: enabling TTL: %w", name, err)
+		return fmt.Errorf("pessimistic: %w", err)
 	}
 	return nil
 }

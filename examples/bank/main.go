@@ -85,7 +85,7 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, cfg Config)
 	if cfg.Accounts < 2 || cfg.Workers < 1 || cfg.Transfers < 0 {
 		return nil, errors.New("bank: need at least 2 accounts and 1 worker")
 	}
-	if err := demo.CreateTable(ctx, client, table, "id"); err != nil {
+	if err := mapper.CreateTable[Account](ctx, client, table); err != nil {
 		return nil, err
 	}
 	calls := &countingClient{Client: client}

@@ -77,7 +77,7 @@ func main() {
 
 // Run creates the tables, puts the product on sale and lets the buyers in.
 func Run(ctx context.Context, client *dynamodb.Client, productsTable, locksTable string, cfg Config) (*Report, error) {
-	if err := demo.CreateTable(ctx, client, productsTable, "sku"); err != nil {
+	if err := mapper.CreateTable[Product](ctx, client, productsTable); err != nil {
 		return nil, err
 	}
 	if err := pessimistic.CreateTable(ctx, client, locksTable); err != nil {

@@ -72,7 +72,7 @@ func main() {
 // Run creates the table (if needed), then lets n voters vote at once for a
 // fresh candidate per strategy, and reports what each strategy did.
 func Run(ctx context.Context, client *dynamodb.Client, table string, n int) ([]Result, error) {
-	if err := demo.CreateTable(ctx, client, table, "id"); err != nil {
+	if err := mapper.CreateTable[Candidate](ctx, client, table); err != nil {
 		return nil, err
 	}
 	run := time.Now().UnixNano()
@@ -102,10 +102,16 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, n int) ([]R
 		errs := make(chan error, n)
 		start := time.Now()
 		for v := range n {
+			// Each voter is a process of its own, with a Table of its own
+			// (Modify's calls on one Table take turns within the process).
+			vt, err := mapper.NewTable[Candidate](calls, table)
+			if err != nil {
+				return nil, err
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := s.vote(ctx, t, id, fmt.Sprintf("voter-%d", v), &conflicts, &gaveUp); err != nil {
+				if err := s.vote(ctx, vt, id, fmt.Sprintf("voter-%d", v), &conflicts, &gaveUp); err != nil {
 					errs <- err
 				}
 			}()

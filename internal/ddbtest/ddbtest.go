@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/internal/tabledef"
 )
 
 // Server returns the DynamoDB Local server shared by the test binary; see
@@ -55,33 +56,32 @@ const opTimeout = 30 * time.Second
 // CreateTable creates an on-demand (PAY_PER_REQUEST) table named by
 // [TableName] with the given key schema (rangeKey "" for none), waits until it
 // is ACTIVE, and registers t.Cleanup to delete it. It returns the name. It
-// calls CreateTable, then DescribeTable until ACTIVE. Failures end the test
-// with t.Fatalf.
+// goes through the same code as mapper.CreateTable (package tabledef; this
+// package cannot import mapper, whose internal tests may import it), for
+// tables that no struct describes. Failures end the test with t.Fatalf.
 func CreateTable(t testing.TB, c *dynamodb.Client, hashKey string, hashType types.ScalarAttributeType,
 	rangeKey string, rangeType types.ScalarAttributeType) string {
 	t.Helper()
 	name := TableName(t)
-	in := &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String(hashKey), AttributeType: hashType},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String(hashKey), KeyType: types.KeyTypeHash},
-		},
-	}
-	if rangeKey != "" {
-		in.AttributeDefinitions = append(in.AttributeDefinitions,
-			types.AttributeDefinition{AttributeName: aws.String(rangeKey), AttributeType: rangeType})
-		in.KeySchema = append(in.KeySchema,
-			types.KeySchemaElement{AttributeName: aws.String(rangeKey), KeyType: types.KeyTypeRange})
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	if _, err := c.CreateTable(ctx, in); err != nil {
-		t.Fatalf("ddbtest: create table %s: %v", name, err)
+	diffs, err := tabledef.Create(ctx, c, &tabledef.Def{
+		Name:  name,
+		Hash:  tabledef.Key{Name: hashKey, Type: hashType},
+		Range: tabledef.Key{Name: rangeKey, Type: rangeType},
+		Wait:  opTimeout,
+	})
+	if err != nil || len(diffs) > 0 {
+		t.Fatalf("ddbtest: create table %s: %v %v", name, err, diffs)
 	}
+	DeleteAtCleanup(t, c, name)
+	return name
+}
+
+// DeleteAtCleanup registers t.Cleanup to delete the table name, for tables
+// a test creates itself (with mapper.CreateTable, say). A table already
+// deleted is not an error.
+func DeleteAtCleanup(t testing.TB, c *dynamodb.Client, name string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		defer cancel()
@@ -91,14 +91,4 @@ func CreateTable(t testing.TB, c *dynamodb.Client, hashKey string, hashType type
 			t.Errorf("ddbtest: delete table %s: %v", name, err)
 		}
 	})
-	// DynamoDB Local makes tables ACTIVE at once; the waiter's default first
-	// delay of 20 s only matters against a slower endpoint, so shorten it.
-	w := dynamodb.NewTableExistsWaiter(c, func(o *dynamodb.TableExistsWaiterOptions) {
-		o.MinDelay = 100 * time.Millisecond
-		o.MaxDelay = time.Second
-	})
-	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, opTimeout); err != nil {
-		t.Fatalf("ddbtest: wait for table %s: %v", name, err)
-	}
-	return name
 }

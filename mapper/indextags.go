@@ -1,0 +1,198 @@
+package mapper
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// The struct tags that name secondary indexes, as guregu/dynamo spells
+// them: `index:"Name,hash"`, `index:"Name,range"` (global) and
+// `localIndex:"Name,range"` (local).
+const (
+	indexTagKey      = "index"
+	localIndexTagKey = "localIndex"
+)
+
+// indexTag is one index a field is a key of.
+type indexTag struct {
+	name  string
+	local bool
+	rng   bool // range key of the index; else hash key
+}
+
+// parseIndexTags reads the index and localIndex tags of a field. Each
+// holds one or more "Name,hash" or "Name,range" entries separated by ';'
+// (a Go struct tag holds one value per key, so several indexes share it).
+func parseIndexTags(st reflect.StructTag) ([]indexTag, error) {
+	var out []indexTag
+	for _, key := range []string{indexTagKey, localIndexTagKey} {
+		v, ok := st.Lookup(key)
+		if !ok {
+			continue
+		}
+		local := key == localIndexTagKey
+		if strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("empty %s tag", key)
+		}
+		for _, entry := range strings.Split(v, ";") {
+			name, role, _ := strings.Cut(entry, ",")
+			if err := checkIndexName(name); err != nil {
+				return nil, fmt.Errorf("%s tag %q: %v", key, v, err)
+			}
+			it := indexTag{name: name, local: local}
+			switch {
+			case role == "range":
+				it.rng = true
+			case role == "hash" && local:
+				return nil, fmt.Errorf("%s tag %q: a local index shares the table's hash key; tag its range key only: `%s:\"%s,range\"`", key, v, key, name)
+			case role == "hash":
+			case role == "":
+				return nil, fmt.Errorf("%s tag %q: say whether the field is the hash or the range key of index %s: %q or %q", key, v, name, name+",hash", name+",range")
+			default:
+				return nil, fmt.Errorf("%s tag %q: unknown option %q (known: hash, range; separate several indexes with ';')", key, v, role)
+			}
+			for _, prev := range out {
+				if prev.name == name {
+					return nil, fmt.Errorf("index %s is named twice on one field", name)
+				}
+			}
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// checkIndexName applies DynamoDB's rule for index names: 3 to 255
+// characters among a-z, A-Z, 0-9, '_', '-' and '.'.
+func checkIndexName(name string) error {
+	if len(name) < 3 || len(name) > 255 {
+		return fmt.Errorf("index name %q: DynamoDB needs 3 to 255 characters", name)
+	}
+	for _, r := range name {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '_', r == '-', r == '.':
+		default:
+			return fmt.Errorf("index name %q: DynamoDB allows only letters, digits, '_', '-' and '.'", name)
+		}
+	}
+	return nil
+}
+
+// buildTTL finds and checks the field tagged ttl: at most one, stored as a
+// number of epoch seconds (an integer, or a time.Time tagged unixtime),
+// optionally through a pointer (items without it never expire).
+func (s *schema) buildTTL() error {
+	for _, f := range s.fields {
+		if !f.tag.ttl {
+			continue
+		}
+		fail := func(format string, args ...any) error {
+			return &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf(format, args...)}
+		}
+		if s.ttl != nil {
+			return fail("second ttl field (the first is %s)", s.ttl.goPath)
+		}
+		s.ttl = f
+		t := f.typ
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch {
+		case implementsMarshaler(f.typ) || implementsMarshaler(t):
+			return fail("the ttl field must be an integer or a time.Time tagged unixtime, not a type with its own encoding (%v)", f.typ)
+		case t.Kind() == reflect.Struct && t.ConvertibleTo(timeType):
+			if !f.tag.unixTime {
+				return fail("DynamoDB's TTL reads epoch seconds: tag the time.Time ttl field unixtime, `dynamo:\"%s,ttl,unixtime\"`", f.name)
+			}
+		case isInteger(t.Kind()):
+			if f.tag.asString {
+				return fail("the ttl field must be stored as a number, not with the string option")
+			}
+		default:
+			return fail("the ttl field must be an integer of epoch seconds or a time.Time tagged unixtime, not %v", f.typ)
+		}
+		if f.tag.isSet() || f.tag.nullEmpty {
+			return fail("the ttl field cannot take %s", strings.Join(f.tag.avOptions(), ","))
+		}
+	}
+	return nil
+}
+
+// buildIndexes gathers the indexes named in the fields' tags and checks
+// each: a global index has one hash key and at most one range key; a local
+// index has one range key other than the table's, on a table with a range
+// key; index keys are stored as S, N or B; an index name is global or
+// local, not both.
+func (s *schema) buildIndexes() error {
+	byName := map[string]*index{}
+	for _, f := range s.fields {
+		if len(f.indexes) == 0 {
+			continue
+		}
+		fail := func(format string, args ...any) error {
+			return &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf(format, args...)}
+		}
+		if f.viaPtr {
+			return fail("index key fields must not be reached through an embedded pointer (it may be nil)")
+		}
+		if _, err := keyType(f.typ, f.tag); err != nil {
+			return fail("index key: %v", err)
+		}
+		if f.tag.nullEmpty || f.tag.nullEmptyElem || f.tag.isSet() {
+			return fail("an index key attribute cannot take %s", strings.Join(f.tag.avOptions(), ","))
+		}
+		if f.typ.Kind() == reflect.Pointer && !f.tag.omitEmpty && !implementsMarshaler(f.typ) {
+			// A nil pointer is stored as NULL, which DynamoDB refuses in an
+			// index key; with omitempty the item is simply not indexed.
+			return fail("a pointer index key needs omitempty: a nil pointer would be stored as NULL, which DynamoDB refuses for an index key (with omitempty the item is left out of the index)")
+		}
+		for _, it := range f.indexes {
+			ix := byName[it.name]
+			if ix == nil {
+				ix = &index{name: it.name, local: it.local}
+				byName[it.name] = ix
+				s.indexes = append(s.indexes, ix)
+			}
+			if ix.local != it.local {
+				return fail("index %s is tagged both as a global index (index) and as a local one (localIndex)", it.name)
+			}
+			switch {
+			case it.local:
+				if s.rng == nil {
+					return fail("local index %s: a local index needs a table with a range key, and %v has none", it.name, s.typ)
+				}
+				if f == s.rng {
+					return fail("local index %s: its range key must differ from the table's range key %s", it.name, s.rng.goPath)
+				}
+				if ix.rng != nil {
+					return fail("local index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
+				}
+				ix.hash, ix.rng = s.hash, f
+			case it.rng:
+				if ix.rng != nil {
+					return fail("index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
+				}
+				if ix.hash == f {
+					return fail("index %s: a field cannot be both its hash and its range key", it.name)
+				}
+				ix.rng = f
+			default:
+				if ix.hash != nil {
+					return fail("index %s has a second hash key (the first is %s)", it.name, ix.hash.goPath)
+				}
+				if ix.rng == f {
+					return fail("index %s: a field cannot be both its hash and its range key", it.name)
+				}
+				ix.hash = f
+			}
+		}
+	}
+	for _, ix := range s.indexes {
+		if !ix.local && ix.hash == nil {
+			return &SchemaError{Type: s.typ, Field: ix.rng.goPath, Problem: fmt.Sprintf(
+				"index %s has a range key but no hash key: tag one field `%s:\"%s,hash\"`", ix.name, indexTagKey, ix.name)}
+		}
+	}
+	return nil
+}

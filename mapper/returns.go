@@ -1,0 +1,225 @@
+package mapper
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Capacity adds up the capacity units DynamoDB reports as consumed
+// (ReturnConsumedCapacity=TOTAL) by the calls of the operations given
+// [ReadCapacity] or [WriteCapacity]. One Capacity may be passed to several
+// operations in turn, and keeps adding; it is not safe for operations
+// running at the same time (one parallel Scan is fine).
+type Capacity struct {
+	Read  float64 // capacity units consumed by reads (GetItem, Query, Scan)
+	Write float64 // capacity units consumed by writes (PutItem, UpdateItem, DeleteItem)
+	Calls int     // calls whose response reported consumed capacity
+}
+
+// Total returns Read + Write.
+func (c Capacity) Total() float64 { return c.Read + c.Write }
+
+// capacityAdder adds consumed capacity to a Capacity; its lock serves the
+// segments of a parallel scan.
+type capacityAdder struct {
+	mu sync.Mutex
+	c  *Capacity
+}
+
+func (a *capacityAdder) add(cc *types.ConsumedCapacity, write bool) {
+	if a == nil || cc == nil {
+		return
+	}
+	units := aws.ToFloat64(cc.CapacityUnits)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if write {
+		a.c.Write += units
+	} else {
+		a.c.Read += units
+	}
+	a.c.Calls++
+}
+
+// returnCapacity is the ReturnConsumedCapacity of a call: TOTAL when a
+// Capacity is to be added to.
+func (a *capacityAdder) returnCapacity() types.ReturnConsumedCapacity {
+	if a == nil {
+		return ""
+	}
+	return types.ReturnConsumedCapacityTotal
+}
+
+// ReadCapacity makes Get, Query, Scan, One, Count and ScanCount ask
+// DynamoDB for the capacity each of their calls consumes
+// (ReturnConsumedCapacity=TOTAL, at no cost) and add it to c.Read: every
+// page of a Query or Scan counts, and each segment of a parallel scan.
+func ReadCapacity(c *Capacity) ReadOption {
+	return func(cfg *readConfig) {
+		cfg.set |= optCapacity
+		if c == nil {
+			cfg.fail("ReadCapacity(nil)")
+			return
+		}
+		cfg.capacity = &capacityAdder{c: c}
+	}
+}
+
+// WriteCapacity makes Put, Save, Update and Delete ask DynamoDB for the
+// capacity their call consumes (ReturnConsumedCapacity=TOTAL) and add it to
+// c.Write. A write refused by its condition consumes capacity too, but
+// DynamoDB does not report it then, so it is not added. Batch writes,
+// transaction ops and Modify refuse it ([ErrInvalidOption]).
+func WriteCapacity(c *Capacity) WriteOption {
+	return writeOpt(func(w *writeConfig) {
+		if c == nil {
+			w.err = fmt.Errorf("%w: WriteCapacity(nil)", ErrInvalidOption)
+			return
+		}
+		w.returns().capacity = &capacityAdder{c: c}
+	})
+}
+
+// ErrOldUnknown is returned by a Put, Save, Update or Delete given [Old]
+// when the write was applied but the item it replaced cannot be known: the
+// response of an attempt was lost, the SDK resent the write, and the resend
+// found that the first attempt had landed (see [ErrUnknownOutcome]); what
+// DynamoDB returned then is our own write, not what it replaced. The write
+// is done (for Put and Save the struct has its new version): do not repeat
+// it. It does not match ErrUnknownOutcome or a conflict.
+var ErrOldUnknown = errors.New("mapper: the write was applied, but the item it replaced is unknown")
+
+// Old makes Put, Save, Update or Delete set *prev to the item as it was
+// before the write (nil when there was none), from the same call
+// (ReturnValues=ALL_OLD; no extra read, no extra cost). T must be the
+// table's type ([ErrInvalidOption] otherwise, before anything is sent).
+// *prev is set only when the write succeeds; a refused write reports the
+// stored item in its error instead ([version.ConflictError.Item]).
+//
+// UpdateItem returns the item before or the item after, not both: an
+// Update given Old returns a nil item (and sets *prev). Batch writes,
+// transaction ops and Modify refuse it ([ErrInvalidOption]). See
+// [ErrOldUnknown] for the rare case where the old item is lost.
+func Old[T any](prev **T) WriteOption {
+	return writeOpt(func(w *writeConfig) {
+		if prev == nil {
+			w.err = fmt.Errorf("%w: Old(nil)", ErrInvalidOption)
+			return
+		}
+		r := w.returns()
+		r.oldType = reflect.TypeFor[T]()
+		r.old = func(c *codec, item map[string]types.AttributeValue) error {
+			if len(item) == 0 {
+				*prev = nil
+				return nil
+			}
+			v, err := decodeItem[T](c, item)
+			if err != nil {
+				return fmt.Errorf("mapper: the write was applied, but its old item does not decode: %w", err)
+			}
+			*prev = v
+			return nil
+		}
+	})
+}
+
+// returns is what a write asks DynamoDB to return besides its own result:
+// the old item ([Old]) and the capacity consumed ([WriteCapacity]).
+type returns struct {
+	old      func(*codec, map[string]types.AttributeValue) error
+	oldType  reflect.Type
+	capacity *capacityAdder
+}
+
+func (w *writeConfig) returns() *returns {
+	if w.ret == nil {
+		w.ret = &returns{}
+	}
+	return w.ret
+}
+
+// errReturns refuses Old and WriteCapacity in calls that cannot honour
+// them; call names the call.
+func (w *writeConfig) errReturns(call string) error {
+	switch {
+	case w.ret == nil:
+		return nil
+	case w.ret.old != nil:
+		return fmt.Errorf("%w: Old does not apply to %s", ErrInvalidOption, call)
+	default:
+		return fmt.Errorf("%w: WriteCapacity does not apply to %s", ErrInvalidOption, call)
+	}
+}
+
+// asks returns the ReturnValues and ReturnConsumedCapacity of a write
+// whose own ReturnValues is rv: ALL_OLD when Old is given. It refuses an
+// Old of another type than the table's.
+func (t *Table[T]) asks(w *writeConfig, rv types.ReturnValue) (types.ReturnValue, types.ReturnConsumedCapacity, error) {
+	r := w.ret
+	if r == nil {
+		return rv, "", nil
+	}
+	if r.old != nil {
+		if r.oldType != t.s.typ {
+			return rv, "", fmt.Errorf("%w: Old of a %v on a table of %v", ErrInvalidOption, r.oldType, t.s.typ)
+		}
+		rv = types.ReturnValueAllOld
+	}
+	return rv, r.capacity.returnCapacity(), nil
+}
+
+// returned hands what a write's response carries to Old and WriteCapacity.
+// out is the call's output, nil when the call failed but the write was
+// found to be ours (a resend after a lost response).
+func (t *Table[T]) returned(w *writeConfig, out any) error {
+	r := w.ret
+	if r == nil {
+		return nil
+	}
+	var old map[string]types.AttributeValue
+	var cc *types.ConsumedCapacity
+	ok := true
+	switch o := out.(type) {
+	case *dynamodb.PutItemOutput:
+		ok = o != nil
+		if ok {
+			old, cc = o.Attributes, o.ConsumedCapacity
+		}
+	case *dynamodb.UpdateItemOutput:
+		ok = o != nil
+		if ok {
+			old, cc = o.Attributes, o.ConsumedCapacity
+		}
+	case *dynamodb.DeleteItemOutput:
+		ok = o != nil
+		if ok {
+			old, cc = o.Attributes, o.ConsumedCapacity
+		}
+	default:
+		ok = false
+	}
+	r.capacity.add(cc, true)
+	if r.old == nil {
+		return nil
+	}
+	if !ok {
+		return ErrOldUnknown
+	}
+	return r.old(t.c, old)
+}
+
+// updated finishes an Update given Old or WriteCapacity: item is the item
+// the call returned (ALL_NEW), or, with Old, the old one, which goes to
+// *prev while Update returns nil.
+func (t *Table[T]) updated(w *writeConfig, out *dynamodb.UpdateItemOutput, item map[string]types.AttributeValue) (*T, error) {
+	if err := t.returned(w, out); err != nil || w.ret.old != nil {
+		return nil, err
+	}
+	return decodeItem[T](t.c, item)
+}
