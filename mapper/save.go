@@ -7,9 +7,10 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/update"
 )
 
 // Save writes item like [Table.Put] (the same version check, the next
@@ -65,9 +66,8 @@ func (t *Table[T]) buildSave(item *T, w *writeConfig) (*dynamodb.UpdateItemInput
 	}
 	r := &writeReq{op: "UpdateItem", item: av}
 	key := r.keyOf(t.s)
-	var ub expression.UpdateBuilder
 	if w.also != nil {
-		if ub, err = t.actions(w.also, key, w); err != nil {
+		if err := t.actions(w.also, key, w); err != nil {
 			return nil, nil, 0, err
 		}
 		for _, p := range w.also.Paths() {
@@ -76,14 +76,15 @@ func (t *Table[T]) buildSave(item *T, w *writeConfig) (*dynamodb.UpdateItemInput
 			}
 		}
 	}
+	extra := make([]update.TopAction, 0, len(t.s.fields)+2)
 	for _, f := range t.s.fields {
 		if key[f.name] != nil || f == t.s.version {
 			continue
 		}
 		if val, ok := av[f.name]; ok {
-			ub = ub.Set(expression.NameNoDotSplit(f.name), expression.Value(val))
+			extra = append(extra, update.TopAction{Op: "SET", Name: f.name, Value: val})
 		} else {
-			ub = ub.Remove(expression.NameNoDotSplit(f.name))
+			extra = append(extra, update.TopAction{Op: "REMOVE", Name: f.name})
 		}
 	}
 	next, err := t.nextVersion(v, r, w)
@@ -91,8 +92,8 @@ func (t *Table[T]) buildSave(item *T, w *writeConfig) (*dynamodb.UpdateItemInput
 		return nil, nil, 0, err
 	}
 	if vf := t.s.version; vf != nil {
-		ub = ub.Set(expression.NameNoDotSplit(vf.name), expression.Value(a.N(strconv.FormatInt(next, 10))))
+		extra = append(extra, update.TopAction{Op: "SET", Name: vf.name, Value: a.N(strconv.FormatInt(next, 10))})
 	}
-	in, r, err := t.finishUpdate(ub, r, w, types.ReturnValueNone)
+	in, r, err := t.finishUpdate(w.also, extra, r, w, types.ReturnValueNone)
 	return in, r, next, err
 }

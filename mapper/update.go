@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/update"
 )
 
@@ -95,11 +95,11 @@ func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConf
 	if err != nil {
 		return nil, nil, err
 	}
-	ub, err := t.actions(u, key, w)
-	if err != nil {
+	if err := t.actions(u, key, w); err != nil {
 		return nil, nil, err
 	}
 	r := &writeReq{op: "UpdateItem", key: key}
+	var extra []update.TopAction
 	if vf := t.s.version; vf != nil {
 		if r.expected, err = versionOf(kv.FieldByIndex(vf.index)); err != nil {
 			return nil, nil, err
@@ -107,19 +107,24 @@ func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConf
 		if r.expected != 0 && !w.unversioned {
 			r.check = checkVersion
 		}
-		ub = ub.Add(expression.NameNoDotSplit(vf.name), expression.Value(1))
+		extra = append(extra, update.TopAction{Op: "ADD", Name: vf.name, Value: numberOne})
 	}
-	return t.finishUpdate(ub, r, w, types.ReturnValueAllNew)
+	return t.finishUpdate(u, extra, r, w, types.ReturnValueAllNew)
 }
 
-// actions returns the actions of u, refusing those that touch a key, the
+var numberOne = &types.AttributeValueMemberN{Value: "1"}
+
+// actions checks the actions of u, refusing those that touch a key, the
 // version, the write token or the fence.
-func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValue, w *writeConfig) (expression.UpdateBuilder, error) {
-	ub, err := u.UpdateBuilder()
-	if err != nil {
-		return ub, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValue, w *writeConfig) error {
+	if err := u.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
 	}
-	for _, p := range u.Paths() {
+	paths := u.Paths()
+	if len(paths) == 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidUpdate, update.ErrNoActions)
+	}
+	for _, p := range paths {
 		attr := p.Attribute()
 		var what string
 		switch {
@@ -134,40 +139,52 @@ func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValu
 		default:
 			continue
 		}
-		return ub, fmt.Errorf("%w: %s changes %s", ErrInvalidUpdate, p, what)
+		return fmt.Errorf("%w: %s changes %s", ErrInvalidUpdate, p, what)
 	}
-	return ub, nil
+	return nil
 }
 
-// finishUpdate adds the fence and the write token to ub, and makes the
-// request with the write's conditions.
-func (t *Table[T]) finishUpdate(ub expression.UpdateBuilder, r *writeReq, w *writeConfig, rv types.ReturnValue) (*dynamodb.UpdateItemInput, *writeReq, error) {
+// finishUpdate makes the UpdateItem request of u's actions (u may be nil),
+// then extra, the fence and the write token, with the write's conditions.
+// The update expression is compiled by update.Compile and the condition by
+// t.condition (fixed strings for the plain version checks), whose
+// placeholders never collide.
+func (t *Table[T]) finishUpdate(u *update.Builder, extra []update.TopAction, r *writeReq, w *writeConfig, rv types.ReturnValue) (*dynamodb.UpdateItemInput, *writeReq, error) {
 	if w.fence != nil {
-		ub = ub.Set(expression.NameNoDotSplit(w.fence.attr), expression.Value(w.fence.token))
+		extra = append(extra, update.TopAction{Op: "SET", Name: w.fence.attr, Value: attrs.N(w.fence.token)})
 	}
 	if t.opts.TokenAttribute != "" && !w.noToken {
 		r.token = newToken()
-		ub = ub.Set(expression.NameNoDotSplit(t.opts.TokenAttribute), expression.Value(r.token))
+		extra = append(extra, update.TopAction{Op: "SET", Name: t.opts.TokenAttribute, Value: &types.AttributeValueMemberS{Value: r.token}})
 	}
 	r.guard()
-	b := expression.NewBuilder().WithUpdate(ub)
-	if cb, ok := t.conditionBuilder(w, r); ok {
-		b = b.WithCondition(cb)
-	}
-	e, err := b.Build()
+	e, err := u.Compile(extra...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidUpdate, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+	}
+	cond, names, values, err := t.condition(w, r, &arena{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range names {
+		e.Names[k] = v
+	}
+	for k, v := range values {
+		e.Values[k] = v
+	}
+	if len(e.Values) == 0 {
+		e.Values = nil // REMOVE alone has no values, and DynamoDB refuses an empty map
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 t.nameP,
 		Key:                       r.keyOf(t.s),
-		UpdateExpression:          e.Update(),
-		ConditionExpression:       e.Condition(),
-		ExpressionAttributeNames:  e.Names(),
-		ExpressionAttributeValues: e.Values(),
+		UpdateExpression:          &e.Expression,
+		ConditionExpression:       cond,
+		ExpressionAttributeNames:  e.Names,
+		ExpressionAttributeValues: e.Values,
 		ReturnValues:              rv,
 	}
-	if in.ConditionExpression != nil {
+	if cond != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	return in, r, nil
