@@ -31,6 +31,12 @@ import (
 // [ErrUnknownOutcome] (fn's change may already be stored) nor a
 // [*ConditionError]. WriteOptions ([If], [Fence]) apply to every write.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
+	}
 	cfg := retryConfig{maxAttempts: t.opts.MaxAttempts, base: t.opts.BackoffBase, max: t.opts.BackoffMax}
 	for _, o := range opts {
 		o.applyRetry(&cfg)

@@ -20,6 +20,9 @@ import (
 // whole item. [Also] adds update actions on attributes outside the struct to
 // the same request. Options: [If], [Unversioned], [Fence], [Also].
 func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	if item == nil {
 		return errors.New("mapper: Save of a nil item")
 	}

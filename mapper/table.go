@@ -79,10 +79,20 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 }
 
 // Name returns the table's name.
-func (t *Table[T]) Name() string { return t.name }
+func (t *Table[T]) Name() string {
+	if t == nil {
+		return ""
+	}
+	return t.name
+}
 
 // Client returns the client the table calls.
-func (t *Table[T]) Client() Client { return t.client }
+func (t *Table[T]) Client() Client {
+	if t == nil {
+		return nil
+	}
+	return t.client
+}
 
 // Get reads the item with the key of key (only its key fields are used) with
 // one GetItem, strongly consistent unless [ConsistentRead](false) is given.
@@ -90,6 +100,9 @@ func (t *Table[T]) Client() Client { return t.client }
 // [ConsistentRead], [Project] (the item is then partial: do not Put it back);
 // others are an error matching [ErrInvalidOption], and nothing is sent.
 func (t *Table[T]) Get(ctx context.Context, key T, opts ...ReadOption) (*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
 	cfg, err := newReadConfig(callGet, opts)
 	if err != nil {
 		return nil, err

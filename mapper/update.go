@@ -46,6 +46,9 @@ var ErrInvalidUpdate = errors.New("mapper: invalid update")
 // lost attempt and the retry can the change be applied twice (the token is
 // then gone); a version check, where there is one, rules that out too.
 func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ...WriteOption) (*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
 	w, err := writeOptions(opts, false)
 	if err != nil {
 		return nil, err

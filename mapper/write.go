@@ -107,6 +107,9 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 // the stored item (ALL_OLD, no extra read). Options: [If], [Unversioned],
 // [Fence].
 func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	if item == nil {
 		return errors.New("mapper: Put of a nil item")
 	}
@@ -237,6 +240,9 @@ func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
 // item already gone, Delete reports success: the item it was asked to delete
 // no longer exists.
 func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	w, err := writeOptions(opts, false)
 	if err != nil {
 		return err

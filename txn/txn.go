@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
@@ -38,6 +39,9 @@ var (
 	ErrTooLarge = errors.New("txn: transaction too large")
 	// ErrDone: the Tx was committed, or its Commit failed; make a new one.
 	ErrDone = errors.New("txn: transaction already committed or failed")
+	// ErrNoClient: [New] or [Get] was given a nil client, or a method was
+	// called on a nil *Tx. Add and Commit return it; nothing is sent.
+	ErrNoClient = errors.New("txn: no client")
 )
 
 // Limits of DynamoDB's TransactWriteItems.
@@ -195,14 +199,43 @@ func New(c Client, opts ...Option) *Tx {
 		tx.cfg.token = hex.EncodeToString(b[:]) // 32 characters
 	}
 	tx.err = tx.cfg.err
+	if tx.err == nil && isNil(c) {
+		tx.err = fmt.Errorf("%w: New was given a nil client", ErrNoClient)
+	}
 	return tx
 }
 
+// isNil reports whether c is nil, or an interface holding a nil pointer
+// (a nil *dynamodb.Client would panic inside the SDK).
+func isNil(c any) bool {
+	if c == nil {
+		return true
+	}
+	v := reflect.ValueOf(c)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Func, reflect.Slice, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+var errNilTx = fmt.Errorf("%w: nil *Tx; make one with New", ErrNoClient)
+
 // Token returns the transaction's client request token.
-func (tx *Tx) Token() string { return tx.cfg.token }
+func (tx *Tx) Token() string {
+	if tx == nil {
+		return ""
+	}
+	return tx.cfg.token
+}
 
 // Len returns the number of ops added.
-func (tx *Tx) Len() int { return len(tx.ops) }
+func (tx *Tx) Len() int {
+	if tx == nil {
+		return 0
+	}
+	return len(tx.ops)
+}
 
 // Add adds ops to the transaction. It returns an error for an op that was
 // built with one (op.Err) or an op on an item already in the transaction
@@ -210,6 +243,9 @@ func (tx *Tx) Len() int { return len(tx.ops) }
 // also returned by Commit, so checking Add's result is optional. The limit
 // of items is checked by Commit.
 func (tx *Tx) Add(ops ...Op) error {
+	if tx == nil {
+		return errNilTx
+	}
 	if tx.done {
 		return ErrDone
 	}
@@ -296,6 +332,9 @@ func itemID(table string, key map[string]types.AttributeValue) string {
 // after a failure, nothing changes. Either way the Tx is done: a second
 // Commit returns [ErrDone].
 func (tx *Tx) Commit(ctx context.Context) error {
+	if tx == nil {
+		return errNilTx
+	}
 	if tx.done {
 		return ErrDone
 	}
