@@ -41,6 +41,9 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	}
 	r := &writeReq{op: "UpdateItem", item: av}
 	key := r.keyOf(t.s)
+	if err := t.checkSize(av, r); err != nil {
+		return err
+	}
 	var ub expression.UpdateBuilder
 	if w.also != nil {
 		if ub, err = t.actions(w.also, key, &w); err != nil {

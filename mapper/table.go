@@ -2,7 +2,6 @@ package mapper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,11 +39,11 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 	if err != nil {
 		return nil, err
 	}
-	if c == nil {
-		return nil, errors.New("mapper: NewTable needs a client")
+	if isNilClient(c) {
+		return nil, fmt.Errorf("%w: NewTable needs a client", ErrInvalidTable)
 	}
 	if name == "" {
-		return nil, errors.New("mapper: NewTable needs a table name")
+		return nil, fmt.Errorf("%w: NewTable needs a table name", ErrInvalidTable)
 	}
 	o := TableOptions{
 		TokenAttribute: defaultToken,

@@ -136,6 +136,9 @@ func (t *Table[T]) finishUpdate(ub expression.UpdateBuilder, r *writeReq, w *wri
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrInvalidUpdate, err)
 	}
+	if err := t.checkValues(e.Values(), r); err != nil {
+		return nil, nil, err
+	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 t.nameP,
 		Key:                       r.keyOf(t.s),

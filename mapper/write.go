@@ -94,6 +94,9 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: condition given with If: %v", ErrInvalidOption, err)
 	}
+	if err := attrs.CheckItem(e.Values()); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: condition given with If: %v", ErrInvalidValue, err)
+	}
 	return e.Condition(), e.Names(), e.Values(), nil
 }
 
@@ -180,6 +183,9 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 			r.token = newToken()
 			av[t.opts.TokenAttribute] = a.S(r.token)
 		}
+	}
+	if err := t.checkSize(av, r); err != nil {
+		return nil, nil, 0, err
 	}
 	return in, r, next, nil
 }

@@ -39,17 +39,28 @@ func TestSize(t *testing.T) {
 		want int
 	}{
 		{S("abc"), 3},
-		{N(12345), 5},
+		{N(12345), 4}, // (digits+1)/2 + 1
+		{N(1000000), 2},
+		{N(0), 1},
 		{&types.AttributeValueMemberB{Value: []byte{1, 2}}, 2},
 		{&types.AttributeValueMemberBOOL{Value: true}, 1},
 		{&types.AttributeValueMemberNULL{Value: true}, 1},
 		{&types.AttributeValueMemberSS{Value: []string{"ab", "cde"}}, 5},
-		{&types.AttributeValueMemberNS{Value: []string{"1", "234"}}, 4},
+		{&types.AttributeValueMemberNS{Value: []string{"1", "234"}}, 2 + 3},
 		{&types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3, 4}}}, 4},
-		{&types.AttributeValueMemberL{Value: []types.AttributeValue{S("ab"), N(1)}}, 3 + (1 + 2) + (1 + 1)},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{S("ab"), N(1)}}, 3 + (1 + 2) + (1 + 2)},
 		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": S("ab")}}, 3 + 1 + 2},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, Size(c.v), "%#v", c.v)
+	}
+}
+
+func TestCheckNumber(t *testing.T) {
+	for _, ok := range []string{"0", "-0", "1", "1e125", "9.9999999999999999999999999999999999999e125", "1e-130", "-1e-130", "12345678901234567890123456789012345678"} {
+		assert.NoError(t, CheckNumber(ok), ok)
+	}
+	for _, bad := range []string{"NaN", "+Inf", "-Inf", "", "abc", "1e126", "1e-131", "123456789012345678901234567890123456789"} {
+		assert.Error(t, CheckNumber(bad), bad)
 	}
 }
