@@ -37,7 +37,7 @@ type codec struct {
 	// unixtime stays a number (time.Time is a TextMarshaler too).
 	encText *attributevalue.Encoder
 	dec     *attributevalue.Decoder
-	fields []fieldCodec
+	fields  []fieldCodec
 	// byField finds a field's codec, for encoding key attributes alone.
 	byField map[*field]*fieldCodec
 	// nS and nN count the fast fields stored as S and as N, to size an
@@ -103,7 +103,7 @@ type fieldCodec struct {
 	f      *field
 	kind   fastKind
 	policy emptyPolicy
-	synth  reflect.Type           // slow path: struct{ F <type> `dynamo:"F,opts"` }
+	synth  reflect.Type            // slow path: struct{ F <type> `dynamo:"F,opts"` }
 	enc    *attributevalue.Encoder // slow path: c.enc or c.encText
 }
 
