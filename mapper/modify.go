@@ -83,10 +83,14 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, err
 		}
 		if ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
-			// The item exists but has no version attribute (written by other
-			// code): every retry would try to create it again.
-			return nil, fmt.Errorf("mapper: Modify: %s %s exists without a version attribute %q; write it once with Put(..., Unversioned()) to version it: %w",
-				t.name, attrs.FormatKey(k), t.s.version.name, err)
+			// Every retry would try to create the item again.
+			if ce.ActualMissing {
+				// Written by other code.
+				return nil, fmt.Errorf("mapper: Modify: %s %s exists without a version attribute %q; write it once with Put(..., Unversioned()) to version it: %w",
+					t.name, attrs.FormatKey(k), t.s.version.name, err)
+			}
+			return nil, fmt.Errorf("mapper: Modify: %s %s stores version 0 (as mappers that count from 0 write, such as Java's DynamoDBMapper v1), which this table takes for \"no item\"; set TableOptions.VersionZeroExists: %w",
+				t.name, attrs.FormatKey(k), err)
 		}
 		if attempt >= cfg.maxAttempts {
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)

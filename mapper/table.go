@@ -26,8 +26,8 @@ type Table[T any] struct {
 	c      *codec
 	opts   TableOptions
 
-	// Read-only names maps of the two version checks, shared by requests.
-	namesCreate, namesVersion map[string]string
+	// Read-only names maps of the version checks, shared by requests.
+	namesCreate, namesVersion, namesCreateOrZero map[string]string
 }
 
 // NewTable returns a Table for items of type T stored in the table name.
@@ -73,6 +73,7 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 	}
 	if s.version != nil {
 		t.namesVersion = map[string]string{"#v": s.version.name}
+		t.namesCreateOrZero = map[string]string{"#k": s.hash.name, "#v": s.version.name}
 	}
 	return t, nil
 }

@@ -20,9 +20,10 @@ import (
 type check uint8
 
 const (
-	noCheck      check = iota
-	checkCreate        // attribute_not_exists(hash key)
-	checkVersion       // version = expected
+	noCheck           check = iota
+	checkCreate             // attribute_not_exists(hash key)
+	checkVersion            // version = expected
+	checkCreateOrZero       // attribute_not_exists(hash key) OR version = 0 (VersionZeroExists)
 )
 
 var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
@@ -30,8 +31,9 @@ var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
 // The two plain version checks, as fixed expressions. They are variables
 // so that requests can point at them.
 var (
-	condCreate  = "attribute_not_exists(#k)"
-	condVersion = "#v = :v"
+	condCreate       = "attribute_not_exists(#k)"
+	condVersion      = "#v = :v"
+	condCreateOrZero = "attribute_not_exists(#k) OR #v = :v"
 )
 
 // writeReq is one conditional write being made.
@@ -55,6 +57,9 @@ func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq, tokenGuard bool
 		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)))
 	case checkVersion:
 		parts = append(parts, expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(r.expected)))
+	case checkCreateOrZero:
+		parts = append(parts, expression.Or(expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)),
+			expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(0))))
 	}
 	if w.fence != nil {
 		f := expression.NameNoDotSplit(w.fence.attr)
@@ -86,6 +91,8 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 			return &condCreate, t.namesCreate, nil, nil
 		case checkVersion:
 			return &condVersion, t.namesVersion, map[string]types.AttributeValue{":v": a.N(strconv.FormatInt(r.expected, 10))}, nil
+		case checkCreateOrZero:
+			return &condCreateOrZero, t.namesCreateOrZero, map[string]types.AttributeValue{":v": a.N("0")}, nil
 		}
 		return nil, nil, nil, nil
 	}
@@ -210,7 +217,7 @@ func (t *Table[T]) nextVersion(v reflect.Value, r *writeReq, w *writeConfig) (in
 	if !w.unversioned {
 		r.check = checkVersion
 		if r.expected == 0 {
-			r.check = checkCreate
+			r.check = t.createCheck()
 		}
 	}
 	return next, nil
@@ -290,6 +297,9 @@ func (t *Table[T]) keyedReq(v reflect.Value, w *writeConfig, op string, zero che
 		r.check = checkVersion
 		if r.expected == 0 {
 			r.check = zero
+			if zero == checkCreate {
+				r.check = t.createCheck()
+			}
 		}
 	}
 	cond, names, values, err = t.condition(w, r, &arena{})
@@ -300,13 +310,12 @@ func (t *Table[T]) keyedReq(v reflect.Value, w *writeConfig, op string, zero che
 // stored, nil if none) lost its version check, and the version stored. If
 // not, the caller's own condition or fence failed.
 func (t *Table[T]) conflicted(r *writeReq, item map[string]types.AttributeValue) (bool, int64) {
-	var actual int64
-	if t.s.version != nil {
-		actual, _ = attrs.Int64(item[t.s.version.name])
-	}
+	actual, has := t.storedVersion(item)
 	switch r.check {
 	case checkCreate:
 		return item != nil, actual
+	case checkCreateOrZero:
+		return item != nil && (!has || actual != 0), actual
 	case checkVersion:
 		return item == nil || actual != r.expected, actual
 	}
@@ -342,7 +351,8 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 	}
 	var out error
 	if conflict, actual := t.conflicted(r, item); conflict {
-		out = &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, Item: item, Err: err}
+		_, has := t.storedVersion(item)
+		out = &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, ActualMissing: item != nil && !has, Item: item, Err: err}
 	} else {
 		out = &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
 	}
@@ -350,4 +360,21 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 		return nil, &UnknownOutcomeError{Op: r.op, Table: t.name, Key: key, Err: out}
 	}
 	return nil, out
+}
+
+// createCheck is the check of a write whose struct has version 0.
+func (t *Table[T]) createCheck() check {
+	if t.opts.VersionZeroExists {
+		return checkCreateOrZero
+	}
+	return checkCreate
+}
+
+// storedVersion reads the version of a stored item; has is false when it
+// has none (or one that is not an integer).
+func (t *Table[T]) storedVersion(item map[string]types.AttributeValue) (v int64, has bool) {
+	if t.s.version == nil || item == nil {
+		return 0, false
+	}
+	return attrs.Int64(item[t.s.version.name])
 }
