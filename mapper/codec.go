@@ -1,6 +1,7 @@
 package mapper
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -27,7 +28,8 @@ import (
 // top-level fields unless tagged nullempty: a nil slice is stored as an
 // empty list, a nil map as an empty map, and an empty or nil set
 // (stringset, numberset, binaryset) is not stored at all (ADD and DELETE
-// treat a missing set as empty). Read back, such fields are empty, not nil.
+// treat a missing set as empty). Read back, lists and maps are empty, not
+// nil; sets, whose attribute is absent, are nil.
 type codec struct {
 	s   *schema
 	enc *attributevalue.Encoder
@@ -226,6 +228,11 @@ func (c *codec) encodeItem(v reflect.Value, a *arena, extra int, skip *field) (m
 		}
 		av, err := c.encodeField(fc, fv, a)
 		if err != nil {
+			if !errors.Is(err, ErrInvalidValue) {
+				// attributevalue's refusals (an empty map key, a failing
+				// MarshalText, ...) are invalid values too.
+				err = fmt.Errorf("%w: %w", ErrInvalidValue, err)
+			}
 			return nil, fmt.Errorf("mapper: encoding %s: %w", fc.f.goPath, err)
 		}
 		if av != nil {
