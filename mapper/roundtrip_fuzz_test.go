@@ -81,7 +81,12 @@ type fuzzItem struct {
 // value written, after the documented normalisations (nil lists and maps
 // read back empty, empty sets nil, times to the encoding's precision).
 func FuzzRoundTrip(f *testing.F) {
-	f.Add("a", int64(1), uint64(2), 1.5, []byte{1, 2, 3}, true, uint8(0))
+	f.Add("a", int64(1), uint64(2), 1.5, []byte{1, 2, 3, 4}, true, uint8(0))
+	f.Add("b", int64(-3), uint64(1<<63), -2.25e-7, []byte("0123456789abcdef"), true, uint8(0))
+	f.Add("c", int64(7), uint64(9), 3.0, []byte{1, 2, 3}, false, uint8(1))
+	f.Add("d", int64(1e12), uint64(5), 1e125, []byte{9, 9, 9, 9}, true, uint8(2))
+	f.Add("e", int64(0), uint64(0), 0.0, []byte(nil), false, uint8(3))
+	f.Add("f", int64(5), uint64(6), -1e-129, []byte{}, true, uint8(4))
 	f.Add("", int64(-1), uint64(math.MaxUint64), math.NaN(), []byte{}, false, uint8(1))
 	f.Add("ü\x00", int64(math.MinInt64), uint64(0), math.Inf(1), []byte(nil), true, uint8(2))
 	f.Add("x", int64(1e9), uint64(7), 1e300, []byte{0xff}, false, uint8(255))
@@ -121,7 +126,8 @@ func FuzzRoundTrip(f *testing.F) {
 // badFloat tells whether DynamoDB refuses fl as a number.
 func badFloat(fl float64) bool {
 	a := math.Abs(fl)
-	return math.IsNaN(fl) || math.IsInf(fl, 0) || a != 0 && (a >= 1e126 || a < 1e-130)
+	return math.IsNaN(fl) || math.IsInf(fl, 0) || a != 0 && (a >= 1e126 || a < 1e-130) ||
+		math.IsInf(float64(float32(fl)), 0) // F32 is float32(fl)
 }
 
 func build(s string, i int64, u uint64, fl float64, b []byte, flag bool, sel uint8) fuzzItem {
