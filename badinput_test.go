@@ -99,17 +99,17 @@ type (
 		ID string     `dynamo:"id,hash"`
 		Mu sync.Mutex `dynamo:"mu"`
 	}
-	textOnly  struct{ s string }
+	textOnly  struct{}
 	sTextOnly struct {
 		ID string   `dynamo:"id,hash"`
 		T  textOnly `dynamo:"t"`
 	}
-	unTextOnly  struct{ s string }
+	unTextOnly  struct{}
 	sUnTextOnly struct {
 		ID string     `dynamo:"id,hash"`
 		T  unTextOnly `dynamo:"t"`
 	}
-	binOnly  struct{ b []byte }
+	binOnly  struct{}
 	sBinOnly struct {
 		ID string  `dynamo:"id,hash"`
 		B  binOnly `dynamo:"b"`

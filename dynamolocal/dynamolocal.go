@@ -141,7 +141,6 @@ func attach(ctx context.Context, endpoint, label string) (*Server, error) {
 // and a wrong endpoint should fail fast (issue 12 waited 30 s).
 const refusedFor = 3 * time.Second
 
-
 func newServer(endpoint string) *Server {
 	s := &Server{endpoint: endpoint}
 	s.client = s.NewClient()
