@@ -3,6 +3,7 @@ package mapper
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 
@@ -454,8 +455,8 @@ func checkFloat(f *field, v reflect.Value) error {
 		return nil
 	}
 	x := v.Float()
-	if x == 0 {
-		return nil
+	if a := math.Abs(x); x == 0 || a < 1e126 && a >= 1e-130 {
+		return nil // the common case, without formatting
 	}
 	bits := 64
 	if v.Kind() == reflect.Float32 {

@@ -200,14 +200,9 @@ func CanonicalNumber(s string) string {
 // significant digits, plus one. Text that is not a number counts its
 // length.
 func NumberSize(n string) int {
-	c := CanonicalNumber(n)
-	if c == "0" {
-		return 1
-	}
-	i := strings.IndexByte(c, 'e')
-	if i < 0 {
+	sig, _, ok := scanNumber(n)
+	if !ok {
 		return len(n)
 	}
-	digits := len(strings.TrimPrefix(c[:i], "-"))
-	return (digits+1)/2 + 1
+	return (sig+1)/2 + 1
 }

@@ -56,11 +56,22 @@ func TestSize(t *testing.T) {
 	}
 }
 
+func TestNumberSize(t *testing.T) {
+	for n, want := range map[string]int{"0": 1, "-0.0": 1, "7": 2, "12": 2, "123": 3, "1.25": 3, "100": 2, "0.001": 2, "12345678901234567890123456789012345678": 20} {
+		assert.Equal(t, want, NumberSize(n), n)
+	}
+	assert.Zero(t, testing.AllocsPerRun(10, func() { NumberSize("123.456e7") }))
+}
+
 func TestCheckNumber(t *testing.T) {
 	for _, ok := range []string{"0", "-0", "1", "1e125", "9.9999999999999999999999999999999999999e125", "1e-130", "-1e-130", "12345678901234567890123456789012345678"} {
 		assert.NoError(t, CheckNumber(ok), ok)
 	}
-	for _, bad := range []string{"NaN", "+Inf", "-Inf", "", "abc", "1e126", "1e-131", "123456789012345678901234567890123456789"} {
+	for _, ok := range []string{"1.", ".5", "-0.000e-999", "1E+125", "0.0000001e-122", "100000000000000000000000000000000000000000000"} {
+		assert.NoError(t, CheckNumber(ok), ok)
+	}
+	for _, bad := range []string{"NaN", "+Inf", "-Inf", "", "abc", "1e126", "1e-131", "123456789012345678901234567890123456789",
+		"1e++3", "1e", "1.2.3", "--1", ".", "1e99999999999", "0x10", " 1"} {
 		assert.Error(t, CheckNumber(bad), bad)
 	}
 }

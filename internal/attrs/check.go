@@ -3,7 +3,6 @@ package attrs
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -25,27 +24,68 @@ const (
 // not a number at all (NaN and infinities included), more than 38
 // significant digits, or a magnitude outside 1E-130 to 9.99...E+125.
 func CheckNumber(n string) error {
-	c := CanonicalNumber(n)
-	if c == "0" {
-		return nil
-	}
-	i := strings.IndexByte(c, 'e')
-	if i < 0 {
+	sig, mag, ok := scanNumber(n)
+	switch {
+	case !ok:
 		return fmt.Errorf("%q is not a number (DynamoDB has no NaN or infinity)", n)
-	}
-	digits := strings.TrimPrefix(c[:i], "-")
-	exp, err := strconv.Atoi(c[i+1:])
-	if err != nil {
-		return fmt.Errorf("%q is not a number", n)
-	}
-	if len(digits) > maxDigits {
-		return fmt.Errorf("%s has %d significant digits; DynamoDB keeps 38", n, len(digits))
-	}
-	// The value is 0.digits × 10^(exp+len(digits)).
-	if mag := exp + len(digits); mag > 126 || mag < -129 {
+	case sig == 0:
+		return nil
+	case sig > maxDigits:
+		return fmt.Errorf("%s has %d significant digits; DynamoDB keeps 38", n, sig)
+	case mag > 126 || mag < -129:
 		return fmt.Errorf("%s is out of DynamoDB's range (1E-130 to 9.9E+125 in magnitude)", n)
 	}
 	return nil
+}
+
+// scanNumber reads a decimal number without allocating: sig is its count
+// of significant digits (0 for zero), and its value is 0.d1d2... × 10^mag.
+// ok is false when n is not a number.
+func scanNumber(n string) (sig, mag int, ok bool) {
+	i := 0
+	if i < len(n) && (n[i] == '+' || n[i] == '-') {
+		i++
+	}
+	digits, intDigits, first, last := 0, -1, -1, -1
+	for ; i < len(n); i++ {
+		c := n[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if c != '0' {
+				if first < 0 {
+					first = digits
+				}
+				last = digits
+			}
+			digits++
+			continue
+		case c == '.' && intDigits < 0:
+			intDigits = digits
+			continue
+		}
+		break
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	if intDigits < 0 {
+		intDigits = digits
+	}
+	exp := 0
+	if i < len(n) {
+		if n[i] != 'e' && n[i] != 'E' {
+			return 0, 0, false
+		}
+		e, err := strconv.Atoi(n[i+1:])
+		if err != nil || n[i+1:] == "" || e > 1<<20 || e < -1<<20 {
+			return 0, 0, false
+		}
+		exp = e
+	}
+	if first < 0 {
+		return 0, 0, true // zero
+	}
+	return last - first + 1, intDigits - first + exp, true
 }
 
 // CheckValue reports the first value in v that DynamoDB would refuse with a
