@@ -1,10 +1,12 @@
 package update
 
 import (
+	"encoding"
 	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -426,13 +428,38 @@ func storable(v reflect.Value, where string) error {
 		}
 	case reflect.Struct:
 		t := v.Type()
+		if encodesItself(v) {
+			return nil
+		}
+		exported := 0
 		for i := 0; i < t.NumField(); i++ {
 			if f := t.Field(i); f.IsExported() && f.Tag.Get("dynamo") != "-" {
+				exported++
 				if err := storable(v.Field(i), where+"."+f.Name); err != nil {
 					return err
 				}
 			}
 		}
+		if exported == 0 && t.NumField() > 0 {
+			return fmt.Errorf("%s is a %v, whose fields are all unexported: it would be stored as an empty map (pass a pointer if its MarshalText has a pointer receiver)", where, t)
+		}
 	}
 	return nil
+}
+
+// encodesItself reports whether attributevalue encodes the struct v by a
+// method of its own: on the value, or on its address when it has one (it
+// is reached through a pointer).
+func encodesItself(v reflect.Value) bool {
+	vs := []any{v.Interface()}
+	if v.CanAddr() {
+		vs = append(vs, v.Addr().Interface())
+	}
+	for _, x := range vs {
+		switch x.(type) {
+		case attributevalue.Marshaler, encoding.TextMarshaler, encoding.BinaryMarshaler, time.Time:
+			return true
+		}
+	}
+	return false
 }
