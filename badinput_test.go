@@ -402,6 +402,18 @@ func TestBadInput(t *testing.T) {
 		{"Put: NaN in an If condition", mapper.ErrInvalidValue, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).Put(ctx, item(func(*bItem) {}), mapper.If(expression.Name("f").LessThan(expression.Value(nan))))
 		}},
+		{"Query: NaN in the key condition", mapper.ErrInvalidValue, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
+			for _, err := range table(c).Query(ctx, expression.Key("pk").Equal(expression.Value("p")).And(expression.Key("sk").LessThan(expression.Value(nan)))) {
+				return err
+			}
+			return nil
+		}},
+		{"Scan: Inf in a filter", mapper.ErrInvalidValue, "Inf", func(ctx context.Context, c *ddbtest.CountingClient) error {
+			for _, err := range table(c).Scan(ctx, mapper.Filter(expression.Name("f").GreaterThan(expression.Value(inf)))) {
+				return err
+			}
+			return nil
+		}},
 		{"Save: NaN", mapper.ErrInvalidValue, `"f"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).Save(ctx, item(func(it *bItem) { it.F = nan }))
 		}},

@@ -50,8 +50,9 @@ var (
 	// infinite float, a number beyond DynamoDB's 38 digits or its range
 	// (1E-130 to 9.9E+125), an empty set from a custom Marshaler, or a
 	// value held in an interface (any, map[string]any) of a type that
-	// cannot be stored (a channel, a function, a complex number, ...). The
-	// message names the field or attribute path. Floats tagged "string"
+	// cannot be stored (a channel, a function, a complex number, ...).
+	// Values in conditions ([If]), key conditions and filters (Query, Scan)
+	// are checked too. The message names the field or attribute path. Floats tagged "string"
 	// are stored as text, where NaN and infinities are fine.
 	ErrInvalidValue = errors.New("mapper: invalid value")
 
