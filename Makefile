@@ -31,6 +31,7 @@ lint: tools
 ## fuzz: run each fuzz target briefly (FUZZTIME, default 10s)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTag$$' -fuzztime $(FUZZTIME) ./mapper
+	$(GO) test -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME) ./mapper
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePath$$' -fuzztime $(FUZZTIME) ./update
 
 ## bench: side-by-side benchmarks against peers, summarised by benchstat

@@ -88,11 +88,7 @@ type Server struct {
 // ends, until [Server.Close] or until the calling process exits (on Linux).
 func Start(ctx context.Context) (*Server, error) {
 	if ep := os.Getenv(EnvEndpoint); ep != "" {
-		s, err := Attach(ctx, ep)
-		if err != nil {
-			return nil, fmt.Errorf("dynamolocal: %s: %w", EnvEndpoint, err)
-		}
-		return s, nil
+		return attach(ctx, ep, EnvEndpoint+"=")
 	}
 	// Look for java first: without it a 56 MB download would be wasted.
 	java, err := lookJava()
@@ -112,19 +108,38 @@ func Start(ctx context.Context) (*Server, error) {
 
 // Attach returns a Server for a DynamoDB Local that something else runs at
 // endpoint ("http://localhost:8000", or just "localhost:8000"), once it
-// answers a ListTables call (it waits up to 30 s, or until ctx ends). Its
-// Close does nothing. Start does the same when DYNAMODB_ENDPOINT is set.
+// answers a ListTables call. It waits up to 30 s for a server that does not
+// answer yet, or until ctx ends; but when the connection is refused for
+// [refusedFor] on end (nothing listens on the port), it gives up then,
+// with an error that says so. Its Close does nothing. Start does the same
+// when DYNAMODB_ENDPOINT is set.
 func Attach(ctx context.Context, endpoint string) (*Server, error) {
+	return attach(ctx, endpoint, "")
+}
+
+// attach is Attach; label names where the endpoint came from in messages.
+func attach(ctx context.Context, endpoint, label string) (*Server, error) {
 	if !strings.Contains(endpoint, "://") {
 		endpoint = "http://" + endpoint
 	}
 	endpoint = strings.TrimRight(endpoint, "/")
 	s := newServer(endpoint)
 	if err := s.waitReady(ctx, 0); err != nil {
-		return nil, fmt.Errorf("dynamolocal: %s: %w", endpoint, err)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			// syscall.ECONNREFUSED reads "connection refused", without
+			// the SDK's long chain of wrappers.
+			return nil, fmt.Errorf("dynamolocal: %s%s: %w for %v: nothing listens there; start DynamoDB Local, or fix or unset %s",
+				label, endpoint, syscall.ECONNREFUSED, refusedFor, EnvEndpoint)
+		}
+		return nil, fmt.Errorf("dynamolocal: %s%s: %w", label, endpoint, err)
 	}
 	return s, nil
 }
+
+// refusedFor is how long Attach waits while connections are refused: a
+// server being started next door binds its port within a second or two,
+// and a wrong endpoint should fail fast (issue 12 waited 30 s).
+const refusedFor = 3 * time.Second
 
 func newServer(endpoint string) *Server {
 	s := &Server{endpoint: endpoint}
@@ -222,7 +237,7 @@ func New(t testing.TB) *Server {
 		shared.srv, shared.err = Start(ctx)
 	})
 	if shared.err != nil {
-		t.Fatalf("dynamolocal: cannot start DynamoDB Local for tests: %v", shared.err)
+		t.Fatalf("cannot start DynamoDB Local for the tests: %v", shared.err)
 	}
 	return shared.srv
 }

@@ -129,6 +129,28 @@ func TestAttachNoAnswer(t *testing.T) {
 	assert.Contains(t, err.Error(), addr)
 }
 
+// TestAttachRefused: an endpoint where nothing listens fails within 5 s
+// (it took 30 s), with one readable message: "dynamolocal:" once, and the
+// cause, "connection refused", in plain words.
+func TestAttachRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	t.Setenv(EnvEndpoint, "http://"+addr)
+	start := time.Now()
+	_, err = Start(context.Background())
+	took := time.Since(start)
+	require.Error(t, err)
+	t.Logf("after %v: %v", took, err)
+	assert.Less(t, took, 5*time.Second)
+	msg := err.Error()
+	assert.Equal(t, 1, strings.Count(msg, "dynamolocal:"), msg)
+	assert.Contains(t, msg, "connection refused")
+	assert.Contains(t, msg, EnvEndpoint+"=http://"+addr)
+	assert.NotContains(t, msg, "operation error", "the SDK's long error is left out")
+}
+
 // TestPortTakenByListener holds the port the JVM is told to use. DynamoDB
 // Local then prints "Failed to bind" and hangs instead of exiting; Start must
 // see that, stop the JVM and report errPortTaken so launch tries another port.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -106,6 +107,7 @@ func (s *Server) waitReady(ctx context.Context, port int) error {
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
 	var lastErr error
+	var refusedSince time.Time // of the current run of refused connections
 	for {
 		if s.bindFailed() {
 			return fmt.Errorf("dynamolocal: %w: %d%s", errPortTaken, port, s.out.report())
@@ -116,6 +118,17 @@ func (s *Server) waitReady(ctx context.Context, port int) error {
 		if lastErr == nil {
 			return s.checkOwner(port)
 		}
+		if s.cmd == nil && errors.Is(lastErr, syscall.ECONNREFUSED) {
+			// Attached: nothing listens there. Our own JVM binds its port
+			// late, so a started server gets the whole startTimeout.
+			if refusedSince.IsZero() {
+				refusedSince = time.Now()
+			} else if time.Since(refusedSince) >= refusedFor {
+				return lastErr
+			}
+		} else {
+			refusedSince = time.Time{}
+		}
 		select {
 		case <-s.exited: // nil channel for an attached server: never ready
 			if s.bindFailed() {
@@ -124,6 +137,12 @@ func (s *Server) waitReady(ctx context.Context, port int) error {
 			return fmt.Errorf("dynamolocal: DynamoDB Local exited during start-up: %v%s",
 				s.waitErr, s.out.report())
 		case <-ctx.Done():
+			if s.cmd == nil { // attached: Attach names the endpoint
+				if errors.Is(lastErr, syscall.ECONNREFUSED) {
+					return lastErr
+				}
+				return fmt.Errorf("no answer (%v; Attach waits up to %s); last error: %v", context.Cause(ctx), startTimeout, lastErr)
+			}
 			return fmt.Errorf("dynamolocal: no answer from %s (%v; Start waits up to %s); last error: %v%s",
 				s.endpoint, context.Cause(ctx), startTimeout, lastErr, s.out.report())
 		case <-ticker.C:

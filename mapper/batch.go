@@ -92,6 +92,9 @@ func (e *BatchError) Unwrap() error { return e.Err }
 // read so far. Options: [ConsistentRead], [Project]. Invalid keys and
 // options are refused before any call.
 func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
 	c, err := newReadConfig(callGetAll, opts)
 	if err != nil {
 		return nil, err
@@ -199,6 +202,9 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 // Each item costs what a PutItem would; a batch saves round trips, not
 // capacity.
 func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	w, err := t.batchWriteConfig("PutAll", opts)
 	if err != nil {
 		return err
@@ -236,6 +242,9 @@ func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) 
 // the same key ([ErrDuplicateKey]); nothing is sent then. Calls, retries of
 // unprocessed items and errors are as for [Table.PutAll].
 func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	if _, err := t.batchWriteConfig("DeleteAll", opts); err != nil {
 		return err
 	}

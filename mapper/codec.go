@@ -1,12 +1,16 @@
 package mapper
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // codec turns structs of one type into items and back.
@@ -25,12 +29,18 @@ import (
 // top-level fields unless tagged nullempty: a nil slice is stored as an
 // empty list, a nil map as an empty map, and an empty or nil set
 // (stringset, numberset, binaryset) is not stored at all (ADD and DELETE
-// treat a missing set as empty). Read back, such fields are empty, not nil.
+// treat a missing set as empty). Read back, lists and maps are empty, not
+// nil; sets, whose attribute is absent, are nil.
 type codec struct {
-	s      *schema
-	enc    *attributevalue.Encoder
-	dec    *attributevalue.Decoder
-	fields []fieldCodec
+	s   *schema
+	enc *attributevalue.Encoder
+	// encText also stores encoding.TextMarshaler and BinaryMarshaler types
+	// through them; it encodes the fields that hold such types or
+	// interfaces. The other fields keep enc, so that time.Time tagged
+	// unixtime stays a number (time.Time is a TextMarshaler too).
+	encText *attributevalue.Encoder
+	dec     *attributevalue.Decoder
+	fields  []fieldCodec
 	// byField finds a field's codec, for encoding key attributes alone.
 	byField map[*field]*fieldCodec
 	// nS and nN count the fast fields stored as S and as N, to size an
@@ -96,7 +106,8 @@ type fieldCodec struct {
 	f      *field
 	kind   fastKind
 	policy emptyPolicy
-	synth  reflect.Type // slow path: struct{ F <type> `dynamo:"F,opts"` }
+	synth  reflect.Type            // slow path: struct{ F <type> `dynamo:"F,opts"` }
+	enc    *attributevalue.Encoder // slow path: c.enc or c.encText
 }
 
 func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOptions), decOpts []func(*attributevalue.DecoderOptions)) *codec {
@@ -104,8 +115,10 @@ func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOpti
 		s: s,
 		enc: attributevalue.NewEncoder(append([]func(*attributevalue.EncoderOptions){
 			func(o *attributevalue.EncoderOptions) { o.TagKey = TagKey }}, encOpts...)...),
+		encText: attributevalue.NewEncoder(append([]func(*attributevalue.EncoderOptions){
+			func(o *attributevalue.EncoderOptions) { o.TagKey, o.UseEncodingMarshalers = TagKey, true }}, encOpts...)...),
 		dec: attributevalue.NewDecoder(append([]func(*attributevalue.DecoderOptions){
-			func(o *attributevalue.DecoderOptions) { o.TagKey = TagKey }}, decOpts...)...),
+			func(o *attributevalue.DecoderOptions) { o.TagKey, o.UseEncodingUnmarshalers = TagKey, true }}, decOpts...)...),
 	}
 	for _, f := range s.fields {
 		fc := fieldCodec{f: f, policy: policyOf(f)}
@@ -132,6 +145,10 @@ func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOpti
 			fc.synth = reflect.StructOf([]reflect.StructField{{
 				Name: "F", Type: f.typ, Tag: reflect.StructTag(TagKey + `:"` + tagText + `"`),
 			}})
+			fc.enc = c.enc
+			if f.info.encoding {
+				fc.enc = c.encText
+			}
 		}
 		c.fields = append(c.fields, fc)
 	}
@@ -212,6 +229,11 @@ func (c *codec) encodeItem(v reflect.Value, a *arena, extra int, skip *field) (m
 		}
 		av, err := c.encodeField(fc, fv, a)
 		if err != nil {
+			if !errors.Is(err, ErrInvalidValue) {
+				// attributevalue's refusals (an empty map key, a failing
+				// MarshalText, ...) are invalid values too.
+				err = fmt.Errorf("%w: %w", ErrInvalidValue, err)
+			}
 			return nil, fmt.Errorf("mapper: encoding %s: %w", fc.f.goPath, err)
 		}
 		if av != nil {
@@ -229,10 +251,16 @@ func (c *codec) encodeField(fc *fieldCodec, fv reflect.Value, a *arena) (types.A
 		if isZeroScalar(fv) && (fc.f.tag.omitEmpty || fc.f.tag.nullEmpty) {
 			return zeroAV(fc.f.tag), nil
 		}
+		if err := checkFloat(fc.f, fv); err != nil {
+			return nil, err
+		}
 		return scalarAV(fv, fc.f.tag.asString, a), nil
 	case fastScalarPtr:
 		if fv.IsNil() {
 			return zeroAV(fc.f.tag), nil
+		}
+		if err := checkFloat(fc.f, fv.Elem()); err != nil {
+			return nil, err
 		}
 		return scalarAV(fv.Elem(), fc.f.tag.asString, a), nil
 	case fastBytes:
@@ -267,13 +295,21 @@ func (c *codec) encodeField(fc *fieldCodec, fv reflect.Value, a *arena) (types.A
 		}
 		return &types.AttributeValueMemberL{Value: l}, nil
 	default:
+		if fc.f.info.dynamic {
+			if err := checkDynamic(fv, fc.f.goPath); err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrInvalidValue, err)
+			}
+		}
 		holder := reflect.New(fc.synth)
 		holder.Elem().Field(0).Set(fv)
-		out, err := c.enc.Encode(holder.Interface())
+		out, err := fc.enc.Encode(holder.Interface())
 		if err != nil {
 			return nil, err
 		}
 		av = out.(*types.AttributeValueMemberM).Value["F"]
+		if err := attrs.CheckValue(fc.f.name, av); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidValue, err)
+		}
 	}
 	return applyPolicy(fc.policy, av), nil
 }
@@ -394,16 +430,53 @@ func checkKeyAttr(f *field, av types.AttributeValue) error {
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
 		if v.Value != "" {
-			return nil
+			return checkKeySize(f, len(v.Value))
 		}
 	case *types.AttributeValueMemberB:
 		if len(v.Value) > 0 {
-			return nil
+			return checkKeySize(f, len(v.Value))
 		}
 	case *types.AttributeValueMemberN:
+		if err := attrs.CheckNumber(v.Value); err != nil {
+			return fmt.Errorf("%w: key attribute %q (%s): %v", ErrInvalidKey, f.name, f.goPath, err)
+		}
 		return nil
 	default:
 		return fmt.Errorf("%w: key attribute %q (%s) must be a string, number or binary, got %T", ErrInvalidKey, f.name, f.goPath, av)
 	}
 	return fmt.Errorf("%w: key attribute %q (%s) is empty", ErrInvalidKey, f.name, f.goPath)
+}
+
+// checkFloat refuses a float DynamoDB cannot store as a number: NaN, an
+// infinity, or a magnitude outside its range. (With the string option the
+// text is stored, and any float is fine.)
+func checkFloat(f *field, v reflect.Value) error {
+	if f.tag.asString || (v.Kind() != reflect.Float32 && v.Kind() != reflect.Float64) {
+		return nil
+	}
+	x := v.Float()
+	if a := math.Abs(x); x == 0 || a < 1e126 && a >= 1e-130 {
+		return nil // the common case, without formatting
+	}
+	bits := 64
+	if v.Kind() == reflect.Float32 {
+		bits = 32
+	}
+	if err := attrs.CheckNumber(strconv.FormatFloat(x, 'g', -1, bits)); err != nil {
+		return fmt.Errorf("%w: attribute %q (%s): %v", ErrInvalidValue, f.name, f.goPath, err)
+	}
+	return nil
+}
+
+// checkKeySize refuses a key attribute over DynamoDB's limits: 2,048 bytes
+// for a hash key, 1,024 for a range key.
+func checkKeySize(f *field, n int) error {
+	max, kind := attrs.MaxHashKeySize, "hash"
+	if !f.tag.hash {
+		max, kind = attrs.MaxRangeKeySize, "range"
+	}
+	if n > max {
+		return fmt.Errorf("%w: %s key attribute %q (%s) is %d bytes; DynamoDB allows %d", ErrInvalidKey, kind, f.name, f.goPath, n, max)
+	}
+	return nil
 }

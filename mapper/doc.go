@@ -200,9 +200,52 @@
 //
 // DynamoDB has no empty sets, and a NULL where a list is expected makes a
 // later list_append fail. Unless tagged nullempty, a top-level nil slice is
-// stored as an empty list, a nil map as an empty map, and an empty set is
-// not stored (DynamoDB's ADD and DELETE treat a missing set as empty). Such
-// fields read back empty rather than nil.
+// stored as an empty list and a nil map as an empty map, and they read back
+// empty (non-nil). A nil or empty set (stringset, numberset, binaryset,
+// [][]byte) is not stored at all, and reads back nil: the attribute is
+// absent, and DynamoDB's ADD and DELETE treat a missing set as empty. So
+// compare sets by length, not with nil.
+//
+// # Which Go types round-trip
+//
+// Every field either reads back what was written or is refused by
+// [NewTable] with a [*SchemaError] naming it. Types that implement
+// encoding.TextMarshaler and TextUnmarshaler (netip.Addr, big.Int, uuid
+// types, ...) are stored as strings (S), and types that implement
+// encoding.BinaryMarshaler and BinaryUnmarshaler as binary (B), as
+// encoding/json treats them; attributevalue.Marshaler comes first, and
+// time.Time keeps attributevalue's encoding (RFC 3339 text, or a number with
+// unixtime). Refused, all the way down through pointers, slices, maps and
+// nested structs: complex numbers, channels, functions, uintptr and unsafe
+// pointers (attributevalue drops them without a word), structs whose
+// fields are all unexported and that have no marshaling methods (stored as
+// an empty map, read back as zero), a marshaler without its unmarshaler
+// (or the reverse), a MarshalText on the pointer where values are not
+// addressable (map values: use pointers), map keys other than strings,
+// numbers, bools and text marshalers, interfaces with methods, and
+// unixtime inside a value encoded as text. Values of type any (and
+// map[string]any, []any) are checked when they are written: a value
+// DynamoDB cannot hold is an [ErrInvalidValue] naming the field path, and
+// nothing is sent. Read back, values in an any come as attributevalue
+// decodes them (string, float64, bool, []any, map[string]any, []byte).
+//
+// Upgrading: before this rule, a text marshaler was stored by its kind (a
+// [16]byte UUID as B, a named int as N). Such items still read back (a B
+// goes through UnmarshalBinary, an N through the number decoder), and are
+// rewritten as S; but a key field of such a type now has type S, which a
+// table created with a B or N key refuses: keep such a key with a
+// MarshalDynamoDBAttributeValue method of its own.
+//
+// # Checked before sending
+//
+// DynamoDB answers some mistakes with a ValidationException after a round
+// trip; the mapper finds them first, sends nothing, and names the
+// attribute: an empty key, a hash key over 2,048 bytes or a range key over
+// 1,024 ([ErrInvalidKey]); NaN, infinities and numbers beyond DynamoDB's 38
+// digits or range ([ErrInvalidValue]); an item over 400 KB by DynamoDB's
+// size rules ([ErrItemTooLarge]). This holds for Get, Put, Save, Update,
+// Delete, Modify, the transaction ops and the batch calls. A [Table] not
+// made by [NewTable] (nil, or a zero value) answers [ErrInvalidTable].
 //
 // # Cost
 //

@@ -31,8 +31,34 @@ var (
 	ErrConditionFailed = errors.New("mapper: condition failed")
 
 	// ErrInvalidKey is returned, before anything is sent, when a key
-	// attribute is empty or of a type DynamoDB keys cannot have.
+	// attribute is empty, of a type DynamoDB keys cannot have, or too long:
+	// over 2,048 bytes for the hash key, 1,024 for the range key (UTF-8
+	// bytes of a string, bytes of a binary). Every call that takes a key or
+	// an item returns it (Get, Put, Save, Update, Delete, Modify, the
+	// transaction ops, GetAll, PutAll, DeleteAll, Key); the message names
+	// the attribute.
 	ErrInvalidKey = errors.New("mapper: invalid key")
+
+	// ErrInvalidValue is returned, before anything is sent, by every write
+	// (Put, Save, Update, Modify, PutOp, UpdateOp, PutAll) for a value
+	// DynamoDB would refuse or the mapper could not read back: a NaN or
+	// infinite float, a number beyond DynamoDB's 38 digits or its range
+	// (1E-130 to 9.9E+125), an empty set from a custom Marshaler, or a
+	// value held in an interface (any, map[string]any) of a type that
+	// cannot be stored (a channel, a function, a complex number, ...).
+	// Values in conditions ([If]), key conditions and filters (Query, Scan)
+	// are checked too. The message names the field or attribute path. Floats tagged "string"
+	// are stored as text, where NaN and infinities are fine.
+	ErrInvalidValue = errors.New("mapper: invalid value")
+
+	// ErrItemTooLarge is returned, before anything is sent, by Put, Save,
+	// PutOp and PutAll for an item over DynamoDB's 400 KB limit, counted by
+	// DynamoDB's size rules (attribute names plus values; numbers one byte
+	// per two digits plus one; lists and maps 3 bytes plus one per
+	// element), the version and write token included; and by Update and
+	// UpdateOp when the values of the update alone exceed it. The message
+	// names the largest attribute.
+	ErrItemTooLarge = errors.New("mapper: item over DynamoDB's 400 KB limit")
 
 	// ErrInvalidOption is returned, before anything is sent, for options
 	// that cannot work (MaxAttempts(0), a negative backoff, a nil condition).

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -342,4 +343,57 @@ func Example_customEncoding() {
 	// NUT 7: wing nut
 	// BOLT 7: hex bolt
 	// 2 bolts
+}
+
+// A table whose items were written with version 0 by another mapper: with
+// VersionZeroExists, version 0 is a version like any other, so the item
+// can be changed, and is stored as version 1.
+func ExampleTableOptions_versionZeroExists() {
+	ctx := context.Background()
+	client := exampleTable[Account]("accounts-v0")
+	// An item as an older mapper left it: version 0.
+	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("accounts-v0"), Item: map[string]types.AttributeValue{
+		"id": &types.AttributeValueMemberS{Value: "a1"}, "balance": &types.AttributeValueMemberN{Value: "10"}, "v": &types.AttributeValueMemberN{Value: "0"},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	plain, _ := mapper.NewTable[Account](client, "accounts-v0")
+	_, err = plain.Modify(ctx, Account{ID: "a1"}, func(a *Account) error { a.Balance += 5; return nil })
+	var ce *version.ConflictError
+	fmt.Println("by default:", errors.As(err, &ce), ce.Actual, ce.ActualMissing)
+
+	migrated, err := mapper.NewTable[Account](client, "accounts-v0", func(o *mapper.TableOptions) { o.VersionZeroExists = true })
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := migrated.Modify(ctx, Account{ID: "a1"}, func(a *Account) error { a.Balance += 5; return nil })
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("with VersionZeroExists:", a.Balance, a.Version)
+	// Output:
+	// by default: true 0 false
+	// with VersionZeroExists: 15 1
+}
+
+// Values DynamoDB would refuse are found before anything is sent, and the
+// error names the attribute.
+func ExampleErrInvalidValue() {
+	type Reading struct {
+		ID    string  `dynamo:"id,hash"`
+		Value float64 `dynamo:"value"`
+	}
+	readings, err := mapper.NewTable[Reading](exampleTable[Reading]("readings-nan"), "readings-nan")
+	if err != nil {
+		log.Fatal(err)
+	}
+	zero := 0.0
+	err = readings.Put(context.Background(), &Reading{ID: "r1", Value: zero / zero})
+	fmt.Println(errors.Is(err, mapper.ErrInvalidValue))
+	fmt.Println(err)
+	// Output:
+	// true
+	// mapper: encoding Value: mapper: invalid value: attribute "value" (Value): "NaN" is not a number (DynamoDB has no NaN or infinity)
 }

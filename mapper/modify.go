@@ -47,6 +47,12 @@ import (
 // [*ConditionError]. WriteOptions ([If], [Fence], [ExactlyOnce]) apply to
 // every write.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
+	}
 	cfg := retryConfig{maxAttempts: t.opts.MaxAttempts, base: t.opts.BackoffBase, max: t.opts.BackoffMax}
 	for _, o := range opts {
 		o.applyRetry(&cfg)
@@ -103,10 +109,14 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, err
 		}
 		if ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
-			// The item exists but has no version attribute (written by other
-			// code): every retry would try to create it again.
-			return nil, fmt.Errorf("mapper: Modify: %s %s exists without a version attribute %q; write it once with Put(..., Unversioned()) to version it: %w",
-				t.name, attrs.FormatKey(k), t.s.version.name, err)
+			// Every retry would try to create the item again.
+			if ce.ActualMissing {
+				// Written by other code.
+				return nil, fmt.Errorf("mapper: Modify: %s %s exists without a version attribute %q; write it once with Put(..., Unversioned()) to version it: %w",
+					t.name, attrs.FormatKey(k), t.s.version.name, err)
+			}
+			return nil, fmt.Errorf("mapper: Modify: %s %s stores version 0 (as mappers that count from 0 write, such as Java's DynamoDBMapper v1), which this table takes for \"no item\"; set TableOptions.VersionZeroExists: %w",
+				t.name, attrs.FormatKey(k), err)
 		}
 		if attempt >= cfg.maxAttempts {
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)

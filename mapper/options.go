@@ -23,6 +23,20 @@ type TableOptions struct {
 	// ErrUnknownOutcome.
 	TokenAttribute string
 
+	// VersionZeroExists makes a stored version 0 an existing version, for
+	// tables written by code that starts counting at 0 (issue 12 met such
+	// items in a table written through AWS's Java DynamoDBMapper v1). With
+	// it, a write of a struct whose version is 0 (Put,
+	// Save, PutOp, Modify; CheckOp checks the same) is conditional on
+	// "no item, or an item with version 0" (attribute_not_exists(hash) OR
+	// v = 0) instead of "no item", and stores version 1. An item without a
+	// version attribute still conflicts. The price: a create can no longer
+	// tell a new key from a stored version 0, so it overwrites an item
+	// stored with version 0. Off by default: then a struct's version 0
+	// means create, and a stored version 0 is a conflict that
+	// [Table.Modify] reports without retrying.
+	VersionZeroExists bool
+
 	// EncoderOptions and DecoderOptions are applied, after TagKey is set to
 	// "dynamo", to the attributevalue encoder and decoder the table uses.
 	// With encoder options set, every field is encoded by attributevalue

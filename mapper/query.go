@@ -39,6 +39,10 @@ import (
 // iteration ends; breaking out of the loop makes no further call.
 func (t *Table[T]) Query(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
+		if err := t.usable(); err != nil {
+			yield(nil, err)
+			return
+		}
 		c, err := newReadConfig(callQuery, opts)
 		var in *dynamodb.QueryInput
 		if err == nil {
@@ -116,6 +120,10 @@ func (t *Table[T]) buildQuery(c *readConfig, key expression.KeyConditionBuilder)
 // iteration ends; breaking out of the loop makes no further call.
 func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
+		if err := t.usable(); err != nil {
+			yield(nil, err)
+			return
+		}
 		c, err := newReadConfig(callScan, opts)
 		var in *dynamodb.ScanInput
 		if err == nil {
@@ -348,6 +356,9 @@ type cursorValue struct {
 // options of the Query can be passed as they are. Keys (the table's and the
 // index's) that are empty are an error matching [ErrInvalidKey].
 func (t *Table[T]) CursorAfter(item *T, opts ...ReadOption) (Cursor, error) {
+	if err := t.usable(); err != nil {
+		return "", err
+	}
 	if item == nil {
 		return "", errors.New("mapper: CursorAfter of a nil item")
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // A ReadOption changes how items are read. One option type serves every
@@ -344,6 +346,9 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 	}
 	if e, err = b.Build(); err != nil {
 		return e, false, fmt.Errorf("%w: %v", ErrInvalidOption, err)
+	}
+	if err := attrs.CheckItem(e.Values()); err != nil {
+		return e, false, fmt.Errorf("%w: in the key condition or filter: value %v", ErrInvalidValue, err)
 	}
 	return e, true, nil
 }

@@ -22,6 +22,9 @@ import (
 // whole item. [Also] adds update actions on attributes outside the struct to
 // the same request. Options: [If], [Unversioned], [Fence], [Also].
 func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	if item == nil {
 		return errors.New("mapper: Save of a nil item")
 	}
@@ -66,6 +69,9 @@ func (t *Table[T]) buildSave(item *T, w *writeConfig) (*dynamodb.UpdateItemInput
 	}
 	r := &writeReq{op: "UpdateItem", item: av}
 	key := r.keyOf(t.s)
+	if err := t.checkSize(av, r); err != nil {
+		return nil, nil, 0, err
+	}
 	if w.also != nil {
 		if err := t.actions(w.also, key, w); err != nil {
 			return nil, nil, 0, err

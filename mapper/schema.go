@@ -191,6 +191,8 @@ type field struct {
 	depth   int
 	// viaPtr: reached through an embedded pointer, so it may be absent.
 	viaPtr bool
+	// info: what the check of its type found (see typecheck.go).
+	info typeInfo
 }
 
 // schema is what the mapper knows about a struct type, computed once.
@@ -432,17 +434,20 @@ func enumFields(t reflect.Type) ([]*field, error) {
 				if !sf.IsExported() {
 					return nil, fail("unexported embedded field cannot be stored; export it or tag it `%s:\"-\"`", TagKey)
 				}
-				if !storable(sf.Type) {
-					return nil, fail("type %v cannot be stored in DynamoDB; tag it `%s:\"-\"`", sf.Type, TagKey)
-				}
 				name := sf.Name
 				if tg.name != "" {
 					name = tg.name
 				}
-				out = append(out, &field{
+				f := &field{
 					name: name, goPath: goPath, index: index, typ: sf.Type, tag: tg,
 					indexes: idx, depth: depth, viaPtr: e.viaPtr,
-				})
+				}
+				info, err := checkFieldType(f)
+				if err != nil {
+					return nil, fail("%v", err)
+				}
+				f.info = info
+				out = append(out, f)
 			}
 		}
 	}
@@ -462,18 +467,6 @@ func mergeTags(av, dyn tag) tag {
 	dyn.stringSet = dyn.stringSet || av.stringSet
 	dyn.unixTime = dyn.unixTime || av.unixTime
 	return dyn
-}
-
-// storable reports whether attributevalue can encode values of t at all
-// (channels and functions are silently skipped by it; we refuse them).
-func storable(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		return false
-	case reflect.Pointer:
-		return storable(t.Elem())
-	}
-	return true
 }
 
 func isInteger(k reflect.Kind) bool {
@@ -503,6 +496,12 @@ func keyType(t reflect.Type, tg tag) (types.ScalarAttributeType, error) {
 			return types.ScalarAttributeTypeN, nil
 		}
 		return types.ScalarAttributeTypeS, nil
+	}
+	switch {
+	case reflect.PointerTo(t).Implements(textMarshalerType):
+		return types.ScalarAttributeTypeS, nil
+	case reflect.PointerTo(t).Implements(binaryMarshalerType):
+		return types.ScalarAttributeTypeB, nil
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -2,7 +2,6 @@ package mapper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -27,8 +26,8 @@ type Table[T any] struct {
 	c      *codec
 	opts   TableOptions
 
-	// Read-only names maps of the two version checks, shared by requests.
-	namesCreate, namesVersion map[string]string
+	// Read-only names maps of the version checks, shared by requests.
+	namesCreate, namesVersion, namesCreateOrZero map[string]string
 
 	turns turns // Modify's turns per key
 }
@@ -42,11 +41,11 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 	if err != nil {
 		return nil, err
 	}
-	if c == nil {
-		return nil, errors.New("mapper: NewTable needs a client")
+	if isNilClient(c) {
+		return nil, fmt.Errorf("%w: NewTable needs a client", ErrInvalidTable)
 	}
 	if name == "" {
-		return nil, errors.New("mapper: NewTable needs a table name")
+		return nil, fmt.Errorf("%w: NewTable needs a table name", ErrInvalidTable)
 	}
 	o := TableOptions{
 		TokenAttribute: defaultToken,
@@ -76,15 +75,26 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 	}
 	if s.version != nil {
 		t.namesVersion = map[string]string{"#v": s.version.name}
+		t.namesCreateOrZero = map[string]string{"#k": s.hash.name, "#v": s.version.name}
 	}
 	return t, nil
 }
 
 // Name returns the table's name.
-func (t *Table[T]) Name() string { return t.name }
+func (t *Table[T]) Name() string {
+	if t == nil {
+		return ""
+	}
+	return t.name
+}
 
 // Client returns the client the table calls.
-func (t *Table[T]) Client() Client { return t.client }
+func (t *Table[T]) Client() Client {
+	if t == nil {
+		return nil
+	}
+	return t.client
+}
 
 // Get reads the item with the key of key (only its key fields are used) with
 // one GetItem, strongly consistent unless [ConsistentRead](false) is given.
@@ -93,6 +103,9 @@ func (t *Table[T]) Client() Client { return t.client }
 // [ReadCapacity]; others are an error matching [ErrInvalidOption], and
 // nothing is sent.
 func (t *Table[T]) Get(ctx context.Context, key T, opts ...ReadOption) (*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
 	cfg, err := newReadConfig(callGet, opts)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,9 @@ func (t *Table[T]) conflictFunc(r *writeReq) func(map[string]types.AttributeValu
 // is set to the version written; if it fails, item is unchanged. The item
 // is encoded when PutOp is called.
 func (t *Table[T]) PutOp(item *T, opts ...WriteOption) txn.Op {
+	if err := t.usable(); err != nil {
+		return txn.Op{Err: err}
+	}
 	w := t.txnWrite(opts)
 	if w.err != nil {
 		return txn.Op{Err: w.err}
@@ -78,6 +81,9 @@ func (t *Table[T]) putOp(item *T, w *writeConfig) (txn.Op, *writeReq) {
 // that change a key, the version or the token are refused
 // ([ErrInvalidUpdate]).
 func (t *Table[T]) UpdateOp(key T, u *update.Builder, opts ...WriteOption) txn.Op {
+	if err := t.usable(); err != nil {
+		return txn.Op{Err: err}
+	}
 	w := t.txnWrite(opts)
 	if w.err != nil {
 		return txn.Op{Err: w.err}
@@ -124,6 +130,9 @@ func updateAction(in *dynamodb.UpdateItemInput) *types.Update {
 // DeleteOp returns a transaction op that deletes item as [Table.Delete]
 // does: only its version, when that is not 0.
 func (t *Table[T]) DeleteOp(item T, opts ...WriteOption) txn.Op {
+	if err := t.usable(); err != nil {
+		return txn.Op{Err: err}
+	}
 	w := t.txnWrite(opts)
 	if w.err != nil {
 		return txn.Op{Err: w.err}
@@ -155,6 +164,9 @@ func (t *Table[T]) deleteOp(kv reflect.Value, w *writeConfig) (txn.Op, *writeReq
 // the meantime, the transaction is canceled with a version conflict on this
 // op. Conditions given with [If] are ANDed; an unversioned type needs one.
 func (t *Table[T]) CheckOp(item T, opts ...WriteOption) txn.Op {
+	if err := t.usable(); err != nil {
+		return txn.Op{Err: err}
+	}
 	w := t.txnWrite(opts)
 	if w.err != nil {
 		return txn.Op{Err: w.err}
@@ -180,6 +192,9 @@ func (t *Table[T]) CheckOp(item T, opts ...WriteOption) txn.Op {
 // into *dst, or nil in *dst if there is none. txn.Get reads all its items
 // in one strongly consistent TransactGetItems.
 func (t *Table[T]) GetOp(key T, dst **T) txn.GetOp {
+	if err := t.usable(); err != nil {
+		return txn.GetOp{Err: err}
+	}
 	k, err := t.c.keyOf(reflect.ValueOf(&key).Elem())
 	if err != nil {
 		return txn.GetOp{Err: err}

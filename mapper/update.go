@@ -51,6 +51,9 @@ var ErrInvalidUpdate = errors.New("mapper: invalid update")
 // and is nil (with no error: the write stands) if that read fails or finds
 // the item deleted already.
 func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ...WriteOption) (*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
 	w, err := t.writeOptions(opts, false)
 	if err != nil {
 		return nil, err
@@ -174,6 +177,9 @@ func (t *Table[T]) finishUpdate(u *update.Builder, extra []update.TopAction, r *
 	}
 	if len(e.Values) == 0 {
 		e.Values = nil // REMOVE alone has no values, and DynamoDB refuses an empty map
+	}
+	if err := t.checkValues(e.Values, r); err != nil {
+		return nil, nil, err
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 t.nameP,

@@ -21,9 +21,10 @@ import (
 type check uint8
 
 const (
-	noCheck      check = iota
-	checkCreate        // attribute_not_exists(hash key)
-	checkVersion       // version = expected
+	noCheck           check = iota
+	checkCreate             // attribute_not_exists(hash key)
+	checkVersion            // version = expected
+	checkCreateOrZero       // attribute_not_exists(hash key) OR version = 0 (VersionZeroExists)
 )
 
 var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
@@ -31,8 +32,9 @@ var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
 // The two plain version checks, as fixed expressions. They are variables
 // so that requests can point at them.
 var (
-	condCreate  = "attribute_not_exists(#k)"
-	condVersion = "#v = :v"
+	condCreate       = "attribute_not_exists(#k)"
+	condVersion      = "#v = :v"
+	condCreateOrZero = "attribute_not_exists(#k) OR #v = :v"
 )
 
 // writeReq is one conditional write being made.
@@ -67,6 +69,9 @@ func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq) (cb expression.
 		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)))
 	case checkVersion:
 		parts = append(parts, expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(r.expected)))
+	case checkCreateOrZero:
+		parts = append(parts, expression.Or(expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)),
+			expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(0))))
 	}
 	if w.fence != nil {
 		f := expression.NameNoDotSplit(w.fence.attr)
@@ -94,6 +99,8 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 			return &condCreate, t.namesCreate, nil, nil
 		case checkVersion:
 			return &condVersion, t.namesVersion, map[string]types.AttributeValue{":v": a.N(strconv.FormatInt(r.expected, 10))}, nil
+		case checkCreateOrZero:
+			return &condCreateOrZero, t.namesCreateOrZero, map[string]types.AttributeValue{":v": a.N("0")}, nil
 		}
 		return nil, nil, nil, nil
 	}
@@ -101,6 +108,9 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 	e, err := expression.NewBuilder().WithCondition(cb).Build()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: condition given with If: %v", ErrInvalidOption, err)
+	}
+	if err := attrs.CheckItem(e.Values()); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: condition given with If: %v", ErrInvalidValue, err)
 	}
 	return e.Condition(), e.Names(), e.Values(), nil
 }
@@ -115,6 +125,9 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 // the stored item (ALL_OLD, no extra read). Options: [If], [Unversioned],
 // [Fence].
 func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	if item == nil {
 		return errors.New("mapper: Put of a nil item")
 	}
@@ -200,6 +213,9 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 		av[t.opts.TokenAttribute] = a.S(r.token)
 	}
 	r.guard()
+	if err := t.checkSize(av, r); err != nil {
+		return nil, nil, 0, err
+	}
 	return in, r, next, nil
 }
 
@@ -223,7 +239,7 @@ func (t *Table[T]) nextVersion(v reflect.Value, r *writeReq, w *writeConfig) (in
 	if !w.unversioned {
 		r.check = checkVersion
 		if r.expected == 0 {
-			r.check = checkCreate
+			r.check = t.createCheck()
 		}
 	}
 	return next, nil
@@ -259,6 +275,9 @@ func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
 // item already gone, Delete reports success: the item it was asked to delete
 // no longer exists.
 func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	w, err := t.writeOptions(opts, false)
 	if err != nil {
 		return err
@@ -310,6 +329,9 @@ func (t *Table[T]) keyedReq(v reflect.Value, w *writeConfig, op string, zero che
 		r.check = checkVersion
 		if r.expected == 0 {
 			r.check = zero
+			if zero == checkCreate {
+				r.check = t.createCheck()
+			}
 		}
 	}
 	cond, names, values, err = t.condition(w, r, &arena{})
@@ -320,13 +342,12 @@ func (t *Table[T]) keyedReq(v reflect.Value, w *writeConfig, op string, zero che
 // stored, nil if none) lost its version check, and the version stored. If
 // not, the caller's own condition or fence failed.
 func (t *Table[T]) conflicted(r *writeReq, item map[string]types.AttributeValue) (bool, int64) {
-	var actual int64
-	if t.s.version != nil {
-		actual, _ = attrs.Int64(item[t.s.version.name])
-	}
+	actual, has := t.storedVersion(item)
 	switch r.check {
 	case checkCreate:
 		return item != nil, actual
+	case checkCreateOrZero:
+		return item != nil && (!has || actual != 0), actual
 	case checkVersion:
 		return item == nil || actual != r.expected, actual
 	}
@@ -372,7 +393,8 @@ func (t *Table[T]) failure(ctx context.Context, err error, r *writeReq) (map[str
 func (t *Table[T]) refusal(r *writeReq, item map[string]types.AttributeValue, err error) error {
 	key := r.keyOf(t.s)
 	if conflict, actual := t.conflicted(r, item); conflict {
-		return &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, Item: item, Err: err}
+		_, has := t.storedVersion(item)
+		return &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, ActualMissing: item != nil && !has, Item: item, Err: err}
 	}
 	return &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
 }
@@ -419,4 +441,21 @@ func (t *Table[T]) settle(ctx context.Context, r *writeReq) (map[string]types.At
 		return item, nil
 	}
 	return nil, t.unknown(r, nil)
+}
+
+// createCheck is the check of a write whose struct has version 0.
+func (t *Table[T]) createCheck() check {
+	if t.opts.VersionZeroExists {
+		return checkCreateOrZero
+	}
+	return checkCreate
+}
+
+// storedVersion reads the version of a stored item; has is false when it
+// has none (or one that is not an integer).
+func (t *Table[T]) storedVersion(item map[string]types.AttributeValue) (v int64, has bool) {
+	if t.s.version == nil || item == nil {
+		return 0, false
+	}
+	return attrs.Int64(item[t.s.version.name])
 }

@@ -21,9 +21,12 @@ var (
 	// stops before anyone may take over.
 	ErrUnreachable = errors.New("pessimistic: DynamoDB unreachable, lease given up before it expired")
 
-	// ErrNotHeld is returned by Release when the lock is not held by this
-	// lease any more (it was taken over, or released already). Release never
-	// removes another owner's lock.
+	// ErrNotHeld is returned by Release and SaveAndRelease when the lock is
+	// not held by this lease any more: another owner took it over, or it
+	// expired and was released by someone else. Release never removes
+	// another owner's lock. It is not returned for a lease that this
+	// process released already: a second Release returns nil (see
+	// [Lease.Release]). A nil *Lease or *ItemLock returns it too.
 	ErrNotHeld = errors.New("pessimistic: lock not held by this lease")
 
 	// ErrClosed is returned by a Locker after Close.

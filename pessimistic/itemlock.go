@@ -28,15 +28,30 @@ type ItemLock[T any] struct {
 
 // Context returns a context that is canceled when the lock is released or
 // lost.
-func (l *ItemLock[T]) Context() context.Context { return l.lease.Context() }
+func (l *ItemLock[T]) Context() context.Context {
+	if l == nil {
+		return canceledContext
+	}
+	return l.lease.Context()
+}
 
 // Err returns why the lock ended early (see [Lease.Err]).
-func (l *ItemLock[T]) Err() error { return l.lease.Err() }
+func (l *ItemLock[T]) Err() error {
+	if l == nil {
+		return errNilLease
+	}
+	return l.lease.Err()
+}
 
 // Release removes the lock's attributes from the item with one conditional
 // UpdateItem, on the condition that the lock is still ours ([ErrNotHeld]
 // otherwise), leaving the item as it is.
-func (l *ItemLock[T]) Release(ctx context.Context) error { return l.lease.Release(ctx) }
+func (l *ItemLock[T]) Release(ctx context.Context) error {
+	if l == nil {
+		return errNilLease
+	}
+	return l.lease.Release(ctx)
+}
 
 // SaveAndRelease writes item and removes the lock's attributes in one
 // conditional UpdateItem (mapper's Table.Save): on the condition that the
@@ -49,6 +64,9 @@ func (l *ItemLock[T]) Release(ctx context.Context) error { return l.lease.Releas
 // version.ErrConflict; so too for any other failure of the write that
 // leaves the lock ours (mapper.ErrUnknownOutcome, say).
 func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
+	if l == nil || l.lease == nil {
+		return errNilLease
+	}
 	if item == nil {
 		return errors.New("pessimistic: SaveAndRelease of a nil item")
 	}

@@ -110,26 +110,59 @@ func newLease(rec *record, name string, token int64, rvn string, sent time.Time,
 }
 
 // Name returns the lock's name.
-func (s *Lease) Name() string { return s.name }
+func (s *Lease) Name() string {
+	if s == nil {
+		return ""
+	}
+	return s.name
+}
 
 // Owner returns the owner recorded in the lock.
-func (s *Lease) Owner() string { return s.o.owner }
+func (s *Lease) Owner() string {
+	if s == nil {
+		return ""
+	}
+	return s.o.owner
+}
 
 // Token returns the lease's fencing token: it increases strictly with every
 // acquisition of the lock, for as long as the lock exists (Release keeps
 // the counter). Pass it to writes guarded by mapper.Fence, so that a holder
 // that paused past its lease can no longer write once another holds the
 // lock.
-func (s *Lease) Token() int64 { return s.token }
+func (s *Lease) Token() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.token
+}
 
 // Context returns a context that is canceled when the lease is released or
-// lost.
-func (s *Lease) Context() context.Context { return s.ctx }
+// lost. A nil *Lease holds nothing: its context is canceled already.
+func (s *Lease) Context() context.Context {
+	if s == nil {
+		return canceledContext
+	}
+	return s.ctx
+}
+
+var canceledContext = func() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errNilLease)
+	return ctx
+}()
+
+// errNilLease is what the methods of a nil *Lease report.
+var errNilLease = fmt.Errorf("%w: nil *Lease", ErrNotHeld)
 
 // Err returns why the lease ended early: [ErrLeaseLost] if another owner
 // took the lock, [ErrUnreachable] if heartbeats could not reach DynamoDB in
 // time, [ErrClosed] after Locker.Close; nil while held and after Release.
+// A nil *Lease answers an error matching [ErrNotHeld].
 func (s *Lease) Err() error {
+	if s == nil {
+		return errNilLease
+	}
 	s.state.Lock()
 	defer s.state.Unlock()
 	return s.lost
@@ -331,8 +364,16 @@ func (s *Lease) stopHeartbeats(cause error) {
 // lock, a DeleteItem of the lease's queue row. If the lock is not ours any
 // more, it changes nothing and returns an error matching [ErrNotHeld]:
 // Release never removes another owner's lock. It stops the heartbeats and
-// cancels the lease's context; calling it again returns nil.
+// cancels the lease's context.
+//
+// Release is idempotent: once a lease has ended through Release,
+// SaveAndRelease or Do (whatever their result), a later Release makes no
+// call and returns nil, so a deferred Release after an explicit one is
+// harmless. Release of a nil *Lease returns an error matching [ErrNotHeld].
 func (s *Lease) Release(ctx context.Context) error {
+	if s == nil {
+		return errNilLease
+	}
 	return s.finish(ctx, func(ctx context.Context, cur string, att *attempt.Tracker) error {
 		return s.removeRecord(ctx, cur, att)
 	})

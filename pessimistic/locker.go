@@ -58,6 +58,9 @@ func New(c Client, table string, opts ...Option) (*Locker, error) {
 	return &Locker{client: c, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{}}, nil
 }
 
+// errNilLocker is what the methods of a nil *Locker return.
+var errNilLocker = fmt.Errorf("%w: nil *Locker; make one with New", ErrClosed)
+
 // Acquire takes the lock called name and returns its lease, which is kept
 // alive by heartbeats until [Lease.Release].
 //
@@ -75,6 +78,9 @@ func New(c Client, table string, opts ...Option) (*Locker, error) {
 // (matching [ErrLocked]), or ctx's error. The lease's context is not ended
 // by ctx: ctx bounds the acquiring only.
 func (l *Locker) Acquire(ctx context.Context, name string, opts ...Option) (*Lease, error) {
+	if l == nil {
+		return nil, errNilLocker
+	}
 	return l.acquire(ctx, name, context.WithoutCancel(ctx), opts)
 }
 
@@ -83,6 +89,12 @@ func (l *Locker) Acquire(ctx context.Context, name string, opts ...Option) (*Lea
 // fn's error, joined with the release's if that failed: ErrNotHeld there
 // means the lease was lost while fn ran.
 func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Context, lease *Lease) error, opts ...Option) error {
+	if l == nil {
+		return errNilLocker
+	}
+	if fn == nil {
+		return fmt.Errorf("%w: Do needs a function (fn is nil)", ErrInvalidOption)
+	}
 	lease, err := l.acquire(ctx, name, ctx, opts)
 	if err != nil {
 		return err
@@ -104,6 +116,9 @@ func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Contex
 // what a crash looks like to other processes, and tests use it so. Later
 // calls return ErrClosed.
 func (l *Locker) Close() {
+	if l == nil {
+		return
+	}
 	l.mu.Lock()
 	l.closed = true
 	leases := l.leases

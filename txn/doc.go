@@ -22,7 +22,11 @@
 // more ops than the limit ([ErrTooManyItems]; [MaxItems], default 100 as in
 // DynamoDB today; it was 25 until 2022 and some compatible services are
 // lower), two ops on one item ([ErrDuplicateItem]), an estimated request
-// over 4 MB ([ErrTooLarge]) and an op that could not be built (its Err).
+// over 4 MB ([ErrTooLarge]), an op that could not be built (its Err), an
+// op whose key, item or values DynamoDB would refuse with a
+// ValidationException ([ErrInvalidItem]: NaN, infinities, numbers beyond 38
+// digits or DynamoDB's range, empty sets, keys over 2,048 bytes, items over
+// 400 KB), and a Tx made with a nil client ([ErrNoClient]).
 //
 // # Failures
 //

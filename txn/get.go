@@ -44,6 +44,8 @@ func GetItem(table string, key map[string]types.AttributeValue, dst *map[string]
 // called in order once all items are in.
 func Get(ctx context.Context, c Client, ops ...GetOp) error {
 	switch {
+	case isNil(c):
+		return fmt.Errorf("%w: Get was given a nil client", ErrNoClient)
 	case len(ops) == 0:
 		return ErrEmpty
 	case len(ops) > DefaultMaxItems:

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
@@ -40,6 +41,17 @@ var (
 	ErrTooLarge = errors.New("txn: transaction too large")
 	// ErrDone: the Tx was committed, or its Commit failed; make a new one.
 	ErrDone = errors.New("txn: transaction already committed or failed")
+	// ErrInvalidItem: an op's item, key or expression values would be
+	// refused by DynamoDB (a ValidationException): a NaN or infinite
+	// number, one beyond 38 digits or DynamoDB's range, an empty set, a
+	// key attribute over 2,048 bytes (the hash key's limit; the mapper's
+	// ops also check the range key's 1,024), or an item over 400 KB by
+	// DynamoDB's size rules. Add and Commit return it, naming the op and
+	// the attribute; nothing is sent.
+	ErrInvalidItem = errors.New("txn: invalid item")
+	// ErrNoClient: [New] or [Get] was given a nil client, or a method was
+	// called on a nil *Tx. Add and Commit return it; nothing is sent.
+	ErrNoClient = errors.New("txn: no client")
 )
 
 // Limits of DynamoDB's TransactWriteItems.
@@ -197,14 +209,43 @@ func New(c Client, opts ...Option) *Tx {
 		tx.cfg.token = hex.EncodeToString(b[:]) // 32 characters
 	}
 	tx.err = tx.cfg.err
+	if tx.err == nil && isNil(c) {
+		tx.err = fmt.Errorf("%w: New was given a nil client", ErrNoClient)
+	}
 	return tx
 }
 
+// isNil reports whether c is nil, or an interface holding a nil pointer
+// (a nil *dynamodb.Client would panic inside the SDK).
+func isNil(c any) bool {
+	if c == nil {
+		return true
+	}
+	v := reflect.ValueOf(c)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Func, reflect.Slice, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+var errNilTx = fmt.Errorf("%w: nil *Tx; make one with New", ErrNoClient)
+
 // Token returns the transaction's client request token.
-func (tx *Tx) Token() string { return tx.cfg.token }
+func (tx *Tx) Token() string {
+	if tx == nil {
+		return ""
+	}
+	return tx.cfg.token
+}
 
 // Len returns the number of ops added.
-func (tx *Tx) Len() int { return len(tx.ops) }
+func (tx *Tx) Len() int {
+	if tx == nil {
+		return 0
+	}
+	return len(tx.ops)
+}
 
 // Add adds ops to the transaction. It returns an error for an op that was
 // built with one (op.Err) or an op on an item already in the transaction
@@ -212,6 +253,9 @@ func (tx *Tx) Len() int { return len(tx.ops) }
 // also returned by Commit, so checking Add's result is optional. The limit
 // of items is checked by Commit.
 func (tx *Tx) Add(ops ...Op) error {
+	if tx == nil {
+		return errNilTx
+	}
 	if tx.done {
 		return ErrDone
 	}
@@ -240,6 +284,9 @@ func (tx *Tx) check(op Op) (string, error) {
 	}
 	if n := countActions(op.Write); n != 1 {
 		return "", fmt.Errorf("txn: op %d: an op has exactly one action, this one has %d", i, n)
+	}
+	if err := checkOp(op); err != nil {
+		return "", fmt.Errorf("%w: op %d (%s on %s %s): %v", ErrInvalidItem, i, op.kind(), op.Table(), attrs.FormatKey(op.Key), err)
 	}
 	id := itemID(op.Table(), op.Key)
 	if j, dup := tx.ids[id]; dup {
@@ -304,6 +351,9 @@ func itemID(table string, key map[string]types.AttributeValue) string {
 // after a failure, nothing changes. Either way the Tx is done: a second
 // Commit returns [ErrDone].
 func (tx *Tx) Commit(ctx context.Context) error {
+	if tx == nil {
+		return errNilTx
+	}
 	if tx.done {
 		return ErrDone
 	}
@@ -438,4 +488,52 @@ func withAllOld(w types.TransactWriteItem) types.TransactWriteItem {
 		w.ConditionCheck = &c
 	}
 	return w
+}
+
+// checkOp finds what DynamoDB would refuse in an op's key, item and values.
+func checkOp(op Op) error {
+	if len(op.Key) == 0 {
+		return errors.New("no key")
+	}
+	for k, v := range op.Key {
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			if n := len(v.Value); n == 0 || n > attrs.MaxHashKeySize {
+				return fmt.Errorf("key attribute %q is %d bytes; a key is 1 to %d", k, n, attrs.MaxHashKeySize)
+			}
+		case *types.AttributeValueMemberB:
+			if n := len(v.Value); n == 0 || n > attrs.MaxHashKeySize {
+				return fmt.Errorf("key attribute %q is %d bytes; a key is 1 to %d", k, n, attrs.MaxHashKeySize)
+			}
+		case *types.AttributeValueMemberN:
+			if err := attrs.CheckNumber(v.Value); err != nil {
+				return fmt.Errorf("key attribute %q: %v", k, err)
+			}
+		default:
+			return fmt.Errorf("key attribute %q is a %T; keys are S, N or B", k, v)
+		}
+	}
+	w := op.Write
+	var values map[string]types.AttributeValue
+	switch {
+	case w.Put != nil:
+		if err := attrs.CheckItem(w.Put.Item); err != nil {
+			return err
+		}
+		if n := attrs.ItemSize(w.Put.Item); n > attrs.MaxItemSize {
+			name, size := attrs.Largest(w.Put.Item)
+			return fmt.Errorf("the item is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)", n, attrs.MaxItemSize, name, size)
+		}
+		values = w.Put.ExpressionAttributeValues
+	case w.Update != nil:
+		values = w.Update.ExpressionAttributeValues
+	case w.Delete != nil:
+		values = w.Delete.ExpressionAttributeValues
+	case w.ConditionCheck != nil:
+		values = w.ConditionCheck.ExpressionAttributeValues
+	}
+	if err := attrs.CheckItem(values); err != nil {
+		return fmt.Errorf("value %v", err)
+	}
+	return nil
 }

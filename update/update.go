@@ -1,14 +1,18 @@
 package update
 
 import (
+	"encoding"
 	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // Errors a Builder reports, before anything is sent. Each is wrapped with
@@ -29,7 +33,11 @@ var (
 	// ErrEmptySet: a set value has no elements (DynamoDB has no empty sets).
 	ErrEmptySet = errors.New("update: empty set")
 	// ErrInvalidValue: a value cannot be stored: attributevalue cannot
-	// marshal it, or a set repeats an element.
+	// marshal it or would drop it (a channel, a function, a complex
+	// number, anywhere inside the value), a set repeats an element, or
+	// DynamoDB would refuse it: a NaN or infinite number, one beyond 38
+	// digits or DynamoDB's range (1E-130 to 9.9E+125), an empty set given
+	// as an attribute value. The message names the path.
 	ErrInvalidValue = errors.New("update: invalid value")
 	// ErrNoActions: Build was called on a Builder with no actions.
 	ErrNoActions = errors.New("update: no actions")
@@ -198,6 +206,12 @@ func (b *Builder) add(k kind, p string, value any) *Builder {
 	case kindAppend, kindPrepend:
 		av, err = list(value)
 	}
+	if err == nil && av != nil {
+		// DynamoDB would refuse these with a ValidationException.
+		if cerr := attrs.CheckValue(path.String(), av); cerr != nil {
+			err = fmt.Errorf("%w: %v", ErrInvalidValue, cerr)
+		}
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -205,11 +219,18 @@ func (b *Builder) add(k kind, p string, value any) *Builder {
 	return b
 }
 
-var encoder = attributevalue.NewEncoder(func(o *attributevalue.EncoderOptions) { o.TagKey = "dynamo" })
+// encoder stores encoding.TextMarshaler and BinaryMarshaler values as S
+// and B, as the mapper does (netip.Addr, big.Int, ...).
+var encoder = attributevalue.NewEncoder(func(o *attributevalue.EncoderOptions) {
+	o.TagKey, o.UseEncodingMarshalers = "dynamo", true
+})
 
 func marshal(v any) (types.AttributeValue, error) {
 	if av, ok := v.(types.AttributeValue); ok && av != nil {
 		return av, nil
+	}
+	if err := storable(reflect.ValueOf(v), "value"); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidValue, err)
 	}
 	av, err := encoder.Encode(v)
 	if err != nil {
@@ -377,4 +398,68 @@ func (b *Builder) Build() (expression.Expression, error) {
 		return expression.Expression{}, err
 	}
 	return expression.NewBuilder().WithUpdate(ub).Build()
+}
+
+// storable reports a value inside v that attributevalue would drop without
+// a word: a channel, a function, a complex number.
+func storable(v reflect.Value, where string) error {
+	switch v.Kind() {
+	case reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Uintptr, reflect.Complex64, reflect.Complex128:
+		return fmt.Errorf("%s is a %v, which DynamoDB cannot store", where, v.Type())
+	case reflect.Interface, reflect.Pointer:
+		if !v.IsNil() {
+			return storable(v.Elem(), where)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+		for i := 0; i < v.Len(); i++ {
+			if err := storable(v.Index(i), fmt.Sprintf("%s[%d]", where, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			if err := storable(it.Value(), fmt.Sprintf("%s[%v]", where, it.Key())); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		if encodesItself(v) {
+			return nil
+		}
+		exported := 0
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && f.Tag.Get("dynamo") != "-" {
+				exported++
+				if err := storable(v.Field(i), where+"."+f.Name); err != nil {
+					return err
+				}
+			}
+		}
+		if exported == 0 && t.NumField() > 0 {
+			return fmt.Errorf("%s is a %v, whose fields are all unexported: it would be stored as an empty map (pass a pointer if its MarshalText has a pointer receiver)", where, t)
+		}
+	}
+	return nil
+}
+
+// encodesItself reports whether attributevalue encodes the struct v by a
+// method of its own: on the value, or on its address when it has one (it
+// is reached through a pointer).
+func encodesItself(v reflect.Value) bool {
+	vs := []any{v.Interface()}
+	if v.CanAddr() {
+		vs = append(vs, v.Addr().Interface())
+	}
+	for _, x := range vs {
+		switch x.(type) {
+		case attributevalue.Marshaler, encoding.TextMarshaler, encoding.BinaryMarshaler, time.Time:
+			return true
+		}
+	}
+	return false
 }

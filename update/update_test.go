@@ -2,8 +2,12 @@ package update_test
 
 import (
 	"errors"
+	"math"
+	"math/big"
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -174,4 +178,35 @@ func FuzzParsePath(f *testing.F) {
 			t.Fatalf("%q: parsed but not buildable: %v", s, err)
 		}
 	})
+}
+
+func TestValuesDynamoDBRefuses(t *testing.T) {
+	nan := math.NaN()
+	for name, b := range map[string]*update.Builder{
+		"NaN":                      update.Set("a", nan),
+		"Inf in Add":               update.Add("n", math.Inf(1)),
+		"NaN in a list":            update.Append("l", []float64{1, nan}),
+		"chan in a map":            update.Set("m", map[string]any{"c": make(chan int)}),
+		"complex":                  update.Set("z", complex(1, 2)),
+		"out of range":             update.Set("a", 1e300),
+		"big.Int by value":         update.Set("b", *big.NewInt(5)),
+		"first error kept":         update.Set("a", nan).Set("", 1),
+		"empty string set as such": update.Set("s", &types.AttributeValueMemberSS{}),
+	} {
+		_, err := b.Build()
+		assert.ErrorIs(t, err, update.ErrInvalidValue, name)
+	}
+	for name, b := range map[string]*update.Builder{
+		"big.Int by pointer": update.Set("b", big.NewInt(5)),
+		"netip.Addr":         update.Set("ip", netip.MustParseAddr("192.0.2.1")),
+		"time":               update.Set("t", time.Unix(0, 0)),
+		"NaN as a string":    update.Set("s", "NaN"),
+	} {
+		_, err := b.Build()
+		assert.NoError(t, err, name)
+	}
+	e, err := update.Set("ip", netip.MustParseAddr("192.0.2.1")).Build()
+	require.NoError(t, err)
+	assert.Contains(t, e.Values(), ":0")
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "192.0.2.1"}, e.Values()[":0"], "a TextMarshaler is stored as S")
 }

@@ -106,8 +106,13 @@ type ConflictError struct {
 	// Expected is the version the write expected; 0 means it expected no item.
 	Expected int64
 	// Actual is the version stored when the write was refused; 0 means there
-	// was no item, or the item has no version attribute.
+	// was no item (Item is nil), the item has no version attribute
+	// (ActualMissing), or it stores version 0.
 	Actual int64
+	// ActualMissing is true when the item exists but has no version
+	// attribute (or one that is not an integer): it was written by other
+	// code. It tells that case from a stored version 0.
+	ActualMissing bool
 	// Item is the item as stored when the write was refused (returned by
 	// DynamoDB with ReturnValuesOnConditionCheckFailure=ALL_OLD, so no extra
 	// read was made), or nil if there was none.
@@ -129,13 +134,19 @@ func (e *ConflictError) Error() string {
 		b.WriteString(" ")
 		b.WriteString(attrs.FormatKey(e.Key))
 	}
+	found := fmt.Sprintf("version %d", e.Actual)
+	if e.ActualMissing {
+		found = "an item without a version attribute"
+	}
 	switch {
 	case e.Expected == 0 && e.Item != nil:
-		fmt.Fprintf(&b, ": expected no item, found version %d", e.Actual)
+		fmt.Fprintf(&b, ": expected no item, found %s", found)
 	case e.Expected == 0:
 		b.WriteString(": expected no item")
 	case e.Item == nil:
 		fmt.Fprintf(&b, ": expected version %d, found no item", e.Expected)
+	case e.ActualMissing:
+		fmt.Fprintf(&b, ": expected version %d, found %s", e.Expected, found)
 	default:
 		fmt.Fprintf(&b, ": expected version %d, found %d", e.Expected, e.Actual)
 	}

@@ -57,6 +57,9 @@ func TestConflictErrorMessages(t *testing.T) {
 		{version.ConflictError{Table: "t", Key: key, Expected: 0, Actual: 3, Item: item}, `version: conflict on t {pk="a", sk=7}: expected no item, found version 3`},
 		{version.ConflictError{Table: "t", Key: key, Expected: 2}, `version: conflict on t {pk="a", sk=7}: expected version 2, found no item`},
 		{version.ConflictError{Expected: 0}, `version: conflict: expected no item`},
+		{version.ConflictError{Table: "t", Key: key, Expected: 0, Item: item}, `version: conflict on t {pk="a", sk=7}: expected no item, found version 0`},
+		{version.ConflictError{Table: "t", Key: key, Expected: 0, Item: item, ActualMissing: true}, `version: conflict on t {pk="a", sk=7}: expected no item, found an item without a version attribute`},
+		{version.ConflictError{Table: "t", Key: key, Expected: 2, Item: item, ActualMissing: true}, `version: conflict on t {pk="a", sk=7}: expected version 2, found an item without a version attribute`},
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, tc.err.Error())

@@ -81,16 +81,15 @@ func ItemSize(item map[string]types.AttributeValue) int {
 	return n
 }
 
-// Size estimates the size of one attribute value: strings and binaries by
-// length, numbers by their digits (DynamoDB stores about one byte per two
-// digits plus one; the text length is an upper bound), containers by
-// their elements plus 3 bytes.
+// Size estimates the size of one attribute value by DynamoDB's rules:
+// strings and binaries by length, numbers by [NumberSize], containers by
+// their elements plus 3 bytes (and 1 per list element).
 func Size(v types.AttributeValue) int {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
 		return len(v.Value)
 	case *types.AttributeValueMemberN:
-		return len(v.Value)
+		return NumberSize(v.Value)
 	case *types.AttributeValueMemberB:
 		return len(v.Value)
 	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
@@ -98,7 +97,11 @@ func Size(v types.AttributeValue) int {
 	case *types.AttributeValueMemberSS:
 		return totalLen(v.Value)
 	case *types.AttributeValueMemberNS:
-		return totalLen(v.Value)
+		n := 0
+		for _, e := range v.Value {
+			n += NumberSize(e)
+		}
+		return n
 	case *types.AttributeValueMemberBS:
 		return totalLen(v.Value)
 	case *types.AttributeValueMemberL:
@@ -191,4 +194,15 @@ func CanonicalNumber(s string) string {
 		sign = "-"
 	}
 	return sign + trimmed + "e" + strconv.Itoa(exp)
+}
+
+// NumberSize is the size DynamoDB counts for a number: one byte per two
+// significant digits, plus one. Text that is not a number counts its
+// length.
+func NumberSize(n string) int {
+	sig, _, ok := scanNumber(n)
+	if !ok {
+		return len(n)
+	}
+	return (sig+1)/2 + 1
 }

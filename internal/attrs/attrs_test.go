@@ -39,17 +39,39 @@ func TestSize(t *testing.T) {
 		want int
 	}{
 		{S("abc"), 3},
-		{N(12345), 5},
+		{N(12345), 4}, // (digits+1)/2 + 1
+		{N(1000000), 2},
+		{N(0), 1},
 		{&types.AttributeValueMemberB{Value: []byte{1, 2}}, 2},
 		{&types.AttributeValueMemberBOOL{Value: true}, 1},
 		{&types.AttributeValueMemberNULL{Value: true}, 1},
 		{&types.AttributeValueMemberSS{Value: []string{"ab", "cde"}}, 5},
-		{&types.AttributeValueMemberNS{Value: []string{"1", "234"}}, 4},
+		{&types.AttributeValueMemberNS{Value: []string{"1", "234"}}, 2 + 3},
 		{&types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3, 4}}}, 4},
-		{&types.AttributeValueMemberL{Value: []types.AttributeValue{S("ab"), N(1)}}, 3 + (1 + 2) + (1 + 1)},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{S("ab"), N(1)}}, 3 + (1 + 2) + (1 + 2)},
 		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": S("ab")}}, 3 + 1 + 2},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, Size(c.v), "%#v", c.v)
+	}
+}
+
+func TestNumberSize(t *testing.T) {
+	for n, want := range map[string]int{"0": 1, "-0.0": 1, "7": 2, "12": 2, "123": 3, "1.25": 3, "100": 2, "0.001": 2, "12345678901234567890123456789012345678": 20} {
+		assert.Equal(t, want, NumberSize(n), n)
+	}
+	assert.Zero(t, testing.AllocsPerRun(10, func() { NumberSize("123.456e7") }))
+}
+
+func TestCheckNumber(t *testing.T) {
+	for _, ok := range []string{"0", "-0", "1", "1e125", "9.9999999999999999999999999999999999999e125", "1e-130", "-1e-130", "12345678901234567890123456789012345678"} {
+		assert.NoError(t, CheckNumber(ok), ok)
+	}
+	for _, ok := range []string{"1.", ".5", "-0.000e-999", "1E+125", "0.0000001e-122", "100000000000000000000000000000000000000000000"} {
+		assert.NoError(t, CheckNumber(ok), ok)
+	}
+	for _, bad := range []string{"NaN", "+Inf", "-Inf", "", "abc", "1e126", "1e-131", "123456789012345678901234567890123456789",
+		"1e++3", "1e", "1.2.3", "--1", ".", "1e99999999999", "0x10", " 1"} {
+		assert.Error(t, CheckNumber(bad), bad)
 	}
 }

@@ -1,0 +1,60 @@
+package mapper
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// ErrInvalidTable is returned by every method of a [Table] that was not
+// made by [NewTable] (a nil *Table, or a zero Table value), and by NewTable
+// for a nil client or an empty table name. Nothing is sent.
+var ErrInvalidTable = errors.New("mapper: invalid table")
+
+// isNilClient reports whether c is nil or holds a nil pointer (a nil
+// *dynamodb.Client would panic inside the SDK on the first call).
+func isNilClient(c Client) bool {
+	if c == nil {
+		return true
+	}
+	v := reflect.ValueOf(c)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// usable reports why t cannot be used, before anything is built or sent.
+func (t *Table[T]) usable() error {
+	if t == nil {
+		return fmt.Errorf("%w: nil *Table[%v]", ErrInvalidTable, reflect.TypeOf((*T)(nil)).Elem())
+	}
+	if t.s == nil || t.c == nil || t.client == nil {
+		return fmt.Errorf("%w: zero Table[%v] value, not made by NewTable", ErrInvalidTable, reflect.TypeOf((*T)(nil)).Elem())
+	}
+	return nil
+}
+
+// checkSize refuses an item over DynamoDB's 400 KB, naming its largest
+// attribute.
+func (t *Table[T]) checkSize(item map[string]types.AttributeValue, r *writeReq) error {
+	if n := attrs.ItemSize(item); n > attrs.MaxItemSize {
+		name, size := attrs.Largest(item)
+		return fmt.Errorf("%w: %s %s is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)",
+			ErrItemTooLarge, t.name, attrs.FormatKey(r.keyOf(t.s)), n, attrs.MaxItemSize, name, size)
+	}
+	return nil
+}
+
+// checkValues checks the values of an update (and its conditions): each
+// one DynamoDB accepts, and together no larger than an item may be.
+func (t *Table[T]) checkValues(values map[string]types.AttributeValue, r *writeReq) error {
+	if err := attrs.CheckItem(values); err != nil {
+		return fmt.Errorf("%w: %s %s: value %v", ErrInvalidValue, t.name, attrs.FormatKey(r.keyOf(t.s)), err)
+	}
+	if n := attrs.ItemSize(values); n > attrs.MaxItemSize {
+		return fmt.Errorf("%w: %s %s: the update's values alone are %d bytes, over %d", ErrItemTooLarge, t.name, attrs.FormatKey(r.keyOf(t.s)), n, attrs.MaxItemSize)
+	}
+	return nil
+}
