@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/version"
 )
 
 var (
@@ -28,7 +29,7 @@ var (
 	// Put stores a write token (see [TableOptions.TokenAttribute]), and
 	// when the retry's condition fails on an item that carries our token,
 	// the write was ours and Put reports success.
-	ErrUnknownOutcome = errors.New("mapper: outcome unknown (the write may have been applied)")
+	ErrUnknownOutcome = version.ErrUnknownOutcome
 
 	// ErrConditionFailed is the class of [*ConditionError]: a write whose
 	// version check passed (or that had none) but whose own condition,

@@ -55,7 +55,8 @@ func (t *Table[T]) Query(ctx context.Context, key expression.KeyConditionBuilder
 				return nil, false, fmt.Errorf("mapper: Query on %s: %w", describe(t.name, c.index), err)
 			}
 			in.ExclusiveStartKey = out.LastEvaluatedKey
-			return out.Items, len(out.LastEvaluatedKey) > 0, nil
+			items, err := t.visibleAll(ctx, out.Items)
+			return items, len(out.LastEvaluatedKey) > 0, err
 		}, yield)
 	}
 }
@@ -129,7 +130,8 @@ func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, e
 				return nil, false, fmt.Errorf("mapper: Scan on %s: %w", describe(t.name, c.index), err)
 			}
 			in.ExclusiveStartKey = out.LastEvaluatedKey
-			return out.Items, len(out.LastEvaluatedKey) > 0, nil
+			items, err := t.visibleAll(ctx, out.Items)
+			return items, len(out.LastEvaluatedKey) > 0, err
 		}, yield)
 	}
 }
@@ -187,6 +189,9 @@ func (t *Table[T]) parallelScan(ctx context.Context, c *readConfig, base *dynamo
 				in.Limit = pageLimit(c, got)
 				var p page
 				out, err := t.client.Scan(ctx, &in)
+				if err == nil {
+					out.Items, err = t.visibleAll(ctx, out.Items)
+				}
 				if err != nil {
 					p.err = fmt.Errorf("mapper: Scan on %s, segment %d of %d: %w", describe(t.name, c.index), seg, c.segments, err)
 				} else {

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
 // A ReadOption changes how items are read. One option type serves every
@@ -302,6 +304,7 @@ func (t *Table[T]) projection(c *readConfig) (names []string, user int) {
 	for _, k := range c.indexKeys {
 		add(k)
 	}
+	add(unitlock.Attr) // to show an item a unit locked in its committed state
 	return out, user
 }
 

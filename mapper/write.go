@@ -13,6 +13,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -31,7 +32,11 @@ var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
 // so that requests can point at them.
 var (
 	condCreate  = "attribute_not_exists(#k)"
-	condVersion = "#v = :v"
+	condVersion = "#v = :v AND attribute_not_exists(#lk)"
+	// condUnlocked is the condition of a write that has no other: no unit
+	// of work holds the item (see unitlock.go).
+	condUnlocked  = "attribute_not_exists(#lk)"
+	namesUnlocked = map[string]string{"#lk": unitlock.Attr}
 )
 
 // writeReq is one conditional write being made.
@@ -55,6 +60,9 @@ func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq, tokenGuard bool
 		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)))
 	case checkVersion:
 		parts = append(parts, expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(r.expected)))
+	}
+	if r.check != checkCreate { // a locked item exists, so a create is refused anyway
+		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr)))
 	}
 	if w.fence != nil {
 		f := expression.NameNoDotSplit(w.fence.attr)
@@ -87,7 +95,7 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 		case checkVersion:
 			return &condVersion, t.namesVersion, map[string]types.AttributeValue{":v": a.N(strconv.FormatInt(r.expected, 10))}, nil
 		}
-		return nil, nil, nil, nil
+		return &condUnlocked, namesUnlocked, nil, nil
 	}
 	cb, _ := t.conditionBuilder(w, r, false)
 	e, err := expression.NewBuilder().WithCondition(cb).Build()
@@ -173,7 +181,9 @@ func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *w
 	}
 	if cond != nil {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-		if t.opts.TokenAttribute != "" && !w.inTxn {
+		// A write whose only condition is that no unit holds the item
+		// needs no token: its retry, applied again, writes the same item.
+		if t.opts.TokenAttribute != "" && !w.inTxn && cond != &condUnlocked {
 			r.token = newToken()
 			av[t.opts.TokenAttribute] = a.S(r.token)
 		}
@@ -329,7 +339,9 @@ func (t *Table[T]) failure(err error, r *writeReq) (map[string]types.AttributeVa
 		}
 	}
 	var out error
-	if conflict, actual := t.conflicted(r, item); conflict {
+	if le := unitlock.Locked(t.name, key, item, err); le != nil {
+		out = le
+	} else if conflict, actual := t.conflicted(r, item); conflict {
 		out = &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, Item: item, Err: err}
 	} else {
 		out = &ConditionError{Table: t.name, Key: key, Item: item, Err: err}

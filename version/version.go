@@ -20,6 +20,11 @@ import (
 // means nothing was written; the caller's copy was stale.
 var ErrConflict = errors.New("version: conflict")
 
+// ErrUnknownOutcome means a write may or may not have been applied (its
+// response was lost and a retry could not tell). It never matches
+// ErrConflict. mapper.ErrUnknownOutcome is the same value.
+var ErrUnknownOutcome = errors.New("version: outcome unknown (the write may have been applied)")
+
 // ConflictError reports a write that lost a version check. It matches
 // [ErrConflict] with [errors.Is] and unwraps to the SDK error underneath
 // (usually *types.ConditionalCheckFailedException).
