@@ -50,7 +50,9 @@ func CreateTable(ctx context.Context, c TableClient, name string) error {
 		return fmt.Errorf("unit: create table %s: %w", name, err)
 	}
 	err = dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute,
-		func(o *dynamodb.TableExistsWaiterOptions) { o.MinDelay, o.MaxDelay = 100*time.Millisecond, 2*time.Second })
+		func(o *dynamodb.TableExistsWaiterOptions) {
+			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 2*time.Second
+		})
 	if err != nil {
 		return fmt.Errorf("unit: create table %s: waiting until active: %w", name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -247,9 +248,9 @@ func (u *Unit) Add(ops ...txn.Op) error {
 			return fmt.Errorf("unit: Add: op %d needs exactly one action, a table and a key", i)
 		}
 		if w.Update != nil {
-			for _, v := range names {
-				if v == unitlock.Attr {
-					return fmt.Errorf("unit: Add: op %d names the lock attribute %q", i, unitlock.Attr)
+			for _, p := range placeholder.FindAllString(*w.Update.UpdateExpression, -1) {
+				if names[p] == unitlock.Attr {
+					return fmt.Errorf("unit: Add: op %d updates the lock attribute %q", i, unitlock.Attr)
 				}
 			}
 		}
@@ -265,6 +266,8 @@ func (u *Unit) Add(ops ...txn.Op) error {
 	}
 	return nil
 }
+
+var placeholder = regexp.MustCompile(`#[A-Za-z0-9_]+`)
 
 // Limits of a unit's pages (the lists of its items in the coordinator
 // table): well under DynamoDB's 400 KB item limit.
