@@ -32,8 +32,9 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 		return 0, err
 	}
 	type pending struct {
-		id  string
-		rec record
+		id    string
+		rec   record
+		moved bool // its counter changed once while watched
 	}
 	var watch []pending
 	n := 0
@@ -55,7 +56,7 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 			}
 			rec := parseRecord(it)
 			if rec.state == unitlock.StateActive {
-				watch = append(watch, pending{id.Value, rec})
+				watch = append(watch, pending{id: id.Value, rec: rec})
 				continue
 			}
 			if err := finishUnit(ctx, c, name, id.Value, rec.state == unitlock.StateCommitted, o.workers); err != nil {
@@ -85,7 +86,13 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 				n++
 				continue
 			case rec.beat != p.rec.beat:
-				continue // alive
+				// Seen alive, unless this was a heartbeat sent before its
+				// owner died that landed late: watch on, and take a second
+				// change for life.
+				if p.moved {
+					continue
+				}
+				p.moved, p.rec = true, rec
 			}
 			if !observe(name, p.id, rec.beat, rec.lease, o.clock) {
 				next = append(next, p)
