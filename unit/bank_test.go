@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -41,9 +41,9 @@ type transfer struct {
 func TestBankWorkload(t *testing.T) {
 	e := newEnv(t)
 	const (
-		accounts  = 200
-		opening   = 1000
-		workers   = 8
+		accounts = 200
+		opening  = 1000
+		workers  = 8
 	)
 	// One transfer per worker by default (the machine is small);
 	// BANK_ROUNDS=n for more.
