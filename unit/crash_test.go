@@ -34,12 +34,13 @@ var errCrashed = errors.New("test: the process crashed")
 type crashClient struct {
 	c      *dynamodb.Client
 	limit  int64 // < 0: never crash
+	paused atomic.Bool // every call fails while set
 	writes atomic.Int64
 	commit atomic.Int64
 }
 
 func (cc *crashClient) write(isCommit bool) error {
-	if cc.limit >= 0 && cc.writes.Load() >= cc.limit {
+	if cc.dead() {
 		return errCrashed
 	}
 	n := cc.writes.Add(1)
@@ -49,7 +50,9 @@ func (cc *crashClient) write(isCommit bool) error {
 	return nil
 }
 
-func (cc *crashClient) dead() bool { return cc.limit >= 0 && cc.writes.Load() >= cc.limit }
+func (cc *crashClient) dead() bool {
+	return cc.paused.Load() || (cc.limit >= 0 && cc.writes.Load() >= cc.limit)
+}
 
 func (cc *crashClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	if cc.dead() {
