@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -340,4 +342,85 @@ func TestCrashAtEveryStep(t *testing.T) {
 	}
 	t.Logf("%d crash points: %v", len(points), outcomes)
 	_ = sync.Mutex{}
+}
+
+// TestReadersOfAStoppedUnit stops a unit just before and just after its
+// commit point, with every item prepared (new state in place, old state in
+// the lock), and reads the items with every plain read of the mapper:
+// Get, GetAll, Scan, Query (the latter three page through items with
+// placeholders and prepared items) and txn.Get.
+func TestReadersOfAStoppedUnit(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, 2*time.Minute)
+	full := &crashClient{c: e.c, limit: -1}
+	s := crashScenario{e: e, prefix: "full"}
+	s.seed(t)
+	require.NoError(t, s.run(ctx, full))
+	commit := int(full.commit.Load())
+	for _, tc := range []struct {
+		limit int
+		want  string
+	}{{commit - 1, "before"}, {commit, "after"}} {
+		s := crashScenario{e: e, prefix: fmt.Sprintf("k%03d", tc.limit)}
+		s.seed(t)
+		err := s.run(ctx, &crashClient{c: e.c, limit: int64(tc.limit)})
+		if tc.want == "before" {
+			require.Error(t, err)
+		} else {
+			require.NoError(t, err, "past the commit point, Commit reports success and leaves the rest to recovery")
+		}
+		require.Positive(t, lockedItems(t, e.c, e.accounts.Name()))
+
+		snap, err := s.readAll(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, s.state(snap), "txn.Get")
+		var prepared int
+		for _, it := range raw(t, e.c, e.accounts.Name()) {
+			id, _ := it["id"].(*types.AttributeValueMemberS)
+			if l, ok := unitlock.Parse(it); ok && l.Prepared && strings.HasPrefix(id.Value, s.prefix) {
+				prepared++
+			}
+		}
+		assert.Equal(t, 21, prepared, "every item is prepared")
+
+		keys := make([]Account, crashAccounts+1)
+		for i := range keys {
+			keys[i] = Account{ID: s.id(i)}
+		}
+		all, err := e.accounts.GetAll(ctx, keys)
+		require.NoError(t, err)
+		got := map[string]*Account{}
+		for i, a := range all {
+			got[s.id(i)] = a
+		}
+		assert.Equal(t, tc.want, s.state(got), "GetAll")
+
+		got = map[string]*Account{}
+		for a, err := range e.accounts.Scan(ctx, mapper.ConsistentRead(true), mapper.PageSize(3)) {
+			require.NoError(t, err)
+			if strings.HasPrefix(a.ID, s.prefix) {
+				got[a.ID] = a
+			}
+		}
+		assert.Equal(t, tc.want, s.state(got), "Scan")
+
+		got = map[string]*Account{}
+		for i := 0; i <= crashAccounts; i++ {
+			a, err := e.accounts.Get(ctx, Account{ID: s.id(i)})
+			if !errors.Is(err, mapper.ErrNotFound) {
+				require.NoError(t, err)
+				got[a.ID] = a
+			}
+		}
+		assert.Equal(t, tc.want, s.state(got), "Get")
+
+		got = map[string]*Account{}
+		for i := 0; i <= crashAccounts; i++ {
+			for a, err := range e.accounts.Query(ctx, expression.Key("id").Equal(expression.Value(s.id(i))), mapper.ConsistentRead(true)) {
+				require.NoError(t, err)
+				got[a.ID] = a
+			}
+		}
+		assert.Equal(t, tc.want, s.state(got), "Query")
+	}
 }

@@ -101,8 +101,10 @@
 // marks it aborted (conditional on the counter it saw, so a live unit is
 // never touched) and undoes it. A committed unit is rolled forward by
 // anyone, at once. [Recover] does this for a whole coordinator table;
-// units and readers that meet the lock of a finished or dead unit finish
-// that item inline. A unit whose record was aborted under it (a long
+// a unit that meets the lock of a finished or dead unit finishes that item
+// inline (plain mapper writes get ErrLocked until a unit or Recover has
+// done so). Always end a unit with Commit or Rollback: until then its
+// heartbeats keep its locks alive. A unit whose record was aborted under it (a long
 // pause) learns it from its heartbeat or at its commit point: [ErrAborted].
 //
 // Batch writes (mapper PutAll, DeleteAll) cannot carry conditions and do
