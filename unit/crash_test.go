@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,7 +34,7 @@ var errCrashed = errors.New("test: the process crashed")
 // notes the number of the write that was the commit point.
 type crashClient struct {
 	c      *dynamodb.Client
-	limit  int64 // < 0: never crash
+	limit  int64       // < 0: never crash
 	paused atomic.Bool // every call fails while set
 	writes atomic.Int64
 	commit atomic.Int64
@@ -341,7 +340,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 		assert.Zero(t, unfinished, "k=%d: every record finished", k)
 	}
 	t.Logf("%d crash points: %v", len(points), outcomes)
-	_ = sync.Mutex{}
+
 }
 
 // TestReadersOfAStoppedUnit stops a unit just before and just after its

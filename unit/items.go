@@ -18,7 +18,6 @@ import (
 // Attribute values and names shared by requests (never written to).
 var (
 	avTrue = &types.AttributeValueMemberBOOL{Value: true}
-	lockN  = map[string]string{"#lk": unitlock.Attr, "#u": unitlock.FUnit}
 	lockNP = map[string]string{"#lk": unitlock.Attr, "#u": unitlock.FUnit, "#p": unitlock.FPrepared}
 )
 
