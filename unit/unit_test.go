@@ -2,7 +2,6 @@ package unit_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -154,6 +153,36 @@ func TestSecondUnitGetsErrLocked(t *testing.T) {
 	require.NoError(t, u2.Rollback(ctx))
 	require.NoError(t, older.Rollback(ctx))
 	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
-	_ = errors.Is
-	_ = context.Background
+
+}
+
+func TestOptionsAndAddAreChecked(t *testing.T) {
+	ctx := context.Background()
+	for _, opts := range [][]unit.Option{
+		nil,
+		{unit.Coordinator("")},
+		{unit.Coordinator("c"), unit.LeaseDuration(0)},
+		{unit.Coordinator("c"), unit.LeaseDuration(time.Second), unit.Heartbeat(time.Second)},
+		{unit.Coordinator("c"), unit.Wait(-1)},
+		{unit.Coordinator("c"), unit.Owner("")},
+		{unit.Coordinator("c"), unit.Clock(nil)},
+	} {
+		_, err := unit.Begin(ctx, nil, opts...)
+		require.ErrorIs(t, err, unit.ErrInvalidOption, "%d options", len(opts))
+	}
+
+	e := newEnv(t)
+	u := begin(t, e, e.c)
+	a := &Account{ID: "a", Balance: 1}
+	require.ErrorIs(t, u.Add(e.accounts.PutOp(a), e.accounts.DeleteOp(*a)), txn.ErrDuplicateItem)
+	require.NoError(t, u.Add(e.accounts.PutOp(a)))
+	require.ErrorIs(t, u.Add(e.accounts.PutOp(a)), txn.ErrDuplicateItem)
+	require.Error(t, u.Add(txn.Op{}))
+	require.Error(t, u.Add(e.accounts.UpdateOp(Account{ID: "b"}, update.Set("optimist_unit", 1))))
+	require.NoError(t, u.Rollback(ctx))
+	require.ErrorIs(t, u.Rollback(ctx), unit.ErrDone)
+	require.ErrorIs(t, u.Add(e.accounts.PutOp(a)), unit.ErrDone)
+	_, err := unit.Get(ctx, u, e.accounts, *a)
+	require.ErrorIs(t, err, unit.ErrDone)
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
 }
