@@ -259,7 +259,6 @@ func TestCrashAtEveryStep(t *testing.T) {
 	opts := []unit.Option{unit.LeaseDuration(lease), unit.Heartbeat(50 * time.Millisecond)}
 
 	// A run without a crash: how many writes, and which is the commit point.
-	t.Logf("%v start", time.Now())
 	full := &crashClient{c: e.c, limit: -1}
 	s := crashScenario{e: e, prefix: "full"}
 	s.seed(t)
@@ -267,7 +266,6 @@ func TestCrashAtEveryStep(t *testing.T) {
 	snap, err := s.readAll(ctx)
 	require.NoError(t, err)
 	require.Equal(t, "after", s.state(snap))
-	t.Logf("%v full run done", time.Now())
 	total, commit := int(full.writes.Load()), int(full.commit.Load())
 	t.Logf("a full run makes %d protocol writes; the commit point is write %d", total, commit)
 	require.Greater(t, commit, 20)
