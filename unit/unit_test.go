@@ -40,6 +40,12 @@ func TestBasicCommit(t *testing.T) {
 	require.ErrorIs(t, err, unit.ErrLocked)
 	err = e.accounts.Delete(ctx, Account{ID: accountID(1)})
 	require.ErrorIs(t, err, unit.ErrLocked)
+	saved := stale
+	require.ErrorIs(t, e.accounts.Save(ctx, &saved), unit.ErrLocked)
+	_, err = e.accounts.Modify(ctx, Account{ID: accountID(0)}, func(a *Account) error { a.Balance++; return nil })
+	require.ErrorIs(t, err, unit.ErrLocked)
+	_, err = e.accounts.Modify(ctx, Account{ID: "new"}, func(a *Account) error { a.Balance++; return nil })
+	require.ErrorIs(t, err, unit.ErrLocked, "creating an item a unit locked for creation")
 	tx := txn.New(e.c)
 	require.NoError(t, tx.Add(e.accounts.PutOp(&stale)))
 	require.ErrorIs(t, tx.Commit(ctx), unit.ErrLocked)
