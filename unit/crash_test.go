@@ -4,21 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -420,4 +426,64 @@ func TestReadersOfAStoppedUnit(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, s.state(got), "Query")
 	}
+}
+
+// TestEveryWriteResponseLostOnce loses the response of the first attempt
+// of every write the protocol makes (the server applied it; the SDK sends
+// it again): each retry meets its own first attempt and must take it for
+// success, never apply twice, never report a conflict with itself.
+func TestEveryWriteResponseLostOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, 2*time.Minute)
+	drop := &firstAttemptLost{}
+	lossy := ddbtest.Server(t).NewClient(func(o *dynamodb.Options) {
+		o.HTTPClient = &http.Client{Transport: drop}
+		o.Retryer = awsretry.AddWithMaxBackoffDelay(awsretry.NewStandard(), 5*time.Millisecond)
+	})
+
+	s := crashScenario{e: e, prefix: "commit"}
+	s.seed(t)
+	require.NoError(t, s.run(ctx, lossy))
+	snap, err := s.readAll(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "after", s.state(snap))
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
+	t.Logf("%d responses lost", drop.dropped.Load())
+	assert.GreaterOrEqual(t, drop.dropped.Load(), int64(70))
+
+	// Rollback through the same client.
+	before := raw(t, e.c, e.accounts.Name())
+	u := begin(t, e, lossy)
+	for i := range 5 {
+		a, err := unit.Get(ctx, u, e.accounts, Account{ID: s.id(i)})
+		require.NoError(t, err)
+		a.Balance = 0
+		require.NoError(t, u.Add(e.accounts.PutOp(a)))
+	}
+	_, err = unit.Get(ctx, u, e.accounts, Account{ID: "rollback-new"})
+	require.ErrorIs(t, err, mapper.ErrNotFound)
+	require.NoError(t, u.Add(e.accounts.PutOp(&Account{ID: "rollback-new"}), e.accounts.DeleteOp(Account{ID: s.id(6)})))
+	require.NoError(t, u.Rollback(ctx))
+	assert.ElementsMatch(t, before, raw(t, e.c, e.accounts.Name()))
+}
+
+// firstAttemptLost loses the response of the first attempt of every
+// PutItem, UpdateItem and DeleteItem after the server applied it (the
+// SDK's amz-sdk-request header numbers the attempts of one call).
+type firstAttemptLost struct{ dropped atomic.Int64 }
+
+func (d *firstAttemptLost) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	switch ddbtest.OpName(req) {
+	case "PutItem", "UpdateItem", "DeleteItem":
+	default:
+		return resp, err
+	}
+	if err != nil || !strings.Contains(req.Header.Get("Amz-Sdk-Request"), "attempt=1;") {
+		return resp, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	d.dropped.Add(1)
+	return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
 }
