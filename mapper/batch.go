@@ -143,6 +143,15 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 		}
 		for _, item := range res.Responses[t.name] {
 			u, ok := byKey[t.s.keyString(item)]
+			if ok && !wants[u].found {
+				if item, err = t.visible(ctx, item); err != nil {
+					return nil, err
+				}
+				if item == nil { // a unit's placeholder, or an item it creates
+					wants[u].found = true
+					continue
+				}
+			}
 			if !ok || wants[u].found {
 				continue
 			}

@@ -66,7 +66,8 @@ func (t *Table[T]) queryPages(ctx context.Context, c *readConfig, in *dynamodb.Q
 		}
 		c.capacity.add(out.ConsumedCapacity, false)
 		in.ExclusiveStartKey = out.LastEvaluatedKey
-		return out.Items, len(out.LastEvaluatedKey) > 0, nil
+		items, err := t.visibleAll(ctx, out.Items)
+		return items, len(out.LastEvaluatedKey) > 0, err
 	}
 }
 
@@ -145,7 +146,8 @@ func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, e
 			}
 			c.capacity.add(out.ConsumedCapacity, false)
 			in.ExclusiveStartKey = out.LastEvaluatedKey
-			return out.Items, len(out.LastEvaluatedKey) > 0, nil
+			items, err := t.visibleAll(ctx, out.Items)
+			return items, len(out.LastEvaluatedKey) > 0, err
 		}, yield)
 	}
 }
@@ -204,6 +206,9 @@ func (t *Table[T]) parallelScan(ctx context.Context, c *readConfig, base *dynamo
 				in.Limit = pageLimit(c, got)
 				var p page
 				out, err := t.client.Scan(ctx, &in)
+				if err == nil {
+					out.Items, err = t.visibleAll(ctx, out.Items)
+				}
 				if err != nil {
 					p.err = fmt.Errorf("mapper: Scan on %s, segment %d of %d: %w", describe(t.name, c.index), seg, c.segments, err)
 				} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
 // A ReadOption changes how items are read. One option type serves every
@@ -311,6 +312,7 @@ func (t *Table[T]) projection(c *readConfig) (names []string, user int) {
 	for _, k := range c.indexKeys {
 		add(k)
 	}
+	add(unitlock.Attr) // to show an item a unit locked in its committed state
 	return out, user
 }
 

@@ -245,11 +245,11 @@ func TestProjectionAddsKeys(t *testing.T) {
 	c, err := newReadConfig(callQuery, []ReadOption{Project("text", "pk"), Index("by-status", "status", "sk")})
 	require.NoError(t, err)
 	names, user := tb.projection(&c)
-	assert.Equal(t, []string{"text", "pk", "sk", "status"}, names)
+	assert.Equal(t, []string{"text", "pk", "sk", "status", "optimist_unit"}, names)
 	assert.Equal(t, 2, user)
 	c, _ = newReadConfig(callQuery, []ReadOption{Project("text", "text")})
 	names, user = tb.projection(&c)
-	assert.Equal(t, []string{"text", "pk", "sk"}, names)
+	assert.Equal(t, []string{"text", "pk", "sk", "optimist_unit"}, names)
 	assert.Equal(t, 1, user, "counted after removing repeats")
 
 	c, _ = newReadConfig(callQuery, []ReadOption{Project("text", "pk"), Index("by-status", "status", "sk")})
@@ -257,12 +257,12 @@ func TestProjectionAddsKeys(t *testing.T) {
 	e, ok, err := tb.readExpression(&c, nil)
 	require.NoError(t, err)
 	require.True(t, ok)
-	assert.Len(t, e.Names(), 4)
+	assert.Len(t, e.Names(), 5)
 
 	c, _ = newReadConfig(callQuery, []ReadOption{Project("info.tags[1]")})
 	e, _, err = tb.readExpression(&c, nil)
 	require.NoError(t, err)
-	assert.Equal(t, "#0.#1[1], #2, #3", aws.ToString(e.Projection()), "user names may be paths")
+	assert.Equal(t, "#0.#1[1], #2, #3, #4", aws.ToString(e.Projection()), "user names may be paths")
 
 	c, _ = newReadConfig(callQuery, nil)
 	_, ok, err = tb.readExpression(&c, nil)

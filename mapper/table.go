@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
 // Table maps the struct type T to a DynamoDB table. It is safe for
@@ -74,8 +75,8 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		namesCreate: map[string]string{"#k": s.hash.name},
 	}
 	if s.version != nil {
-		t.namesVersion = map[string]string{"#v": s.version.name}
-		t.namesCreateOrZero = map[string]string{"#k": s.hash.name, "#v": s.version.name}
+		t.namesVersion = map[string]string{"#v": s.version.name, "#lk": unitlock.Attr}
+		t.namesCreateOrZero = map[string]string{"#k": s.hash.name, "#v": s.version.name, "#lk": unitlock.Attr}
 	}
 	return t, nil
 }
@@ -137,10 +138,14 @@ func (t *Table[T]) getItem(ctx context.Context, key map[string]types.AttributeVa
 		return nil, fmt.Errorf("mapper: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
 	}
 	ca.add(out.ConsumedCapacity, false)
-	if len(out.Item) == 0 {
+	item, err := t.visible(ctx, out.Item)
+	if err != nil {
+		return nil, err
+	}
+	if len(item) == 0 {
 		return nil, fmt.Errorf("%w: %s %s", ErrNotFound, t.name, attrs.FormatKey(key))
 	}
-	return decodeItem[T](t.c, out.Item)
+	return decodeItem[T](t.c, item)
 }
 
 // withKey returns a zero T with the key fields of kv.

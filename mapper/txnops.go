@@ -175,7 +175,7 @@ func (t *Table[T]) CheckOp(item T, opts ...WriteOption) txn.Op {
 	if err != nil {
 		return txn.Op{Err: err}
 	}
-	if cond == nil {
+	if r.check == noCheck && len(w.conds) == 0 && w.fence == nil { // cond is then only the lock guard
 		return txn.Op{Err: fmt.Errorf("%w: CheckOp of an unversioned item needs a condition (If)", ErrInvalidOption)}
 	}
 	return txn.Op{

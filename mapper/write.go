@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -33,8 +34,12 @@ var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
 // so that requests can point at them.
 var (
 	condCreate       = "attribute_not_exists(#k)"
-	condVersion      = "#v = :v"
-	condCreateOrZero = "attribute_not_exists(#k) OR #v = :v"
+	condVersion      = "#v = :v AND attribute_not_exists(#lk)"
+	condCreateOrZero = "(attribute_not_exists(#k) OR #v = :v) AND attribute_not_exists(#lk)"
+	// condUnlocked is the condition of a write that has no other: no unit
+	// of work holds the item (see unitlock.go).
+	condUnlocked  = "attribute_not_exists(#lk)"
+	namesUnlocked = map[string]string{"#lk": unitlock.Attr}
 )
 
 // writeReq is one conditional write being made.
@@ -73,6 +78,9 @@ func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq) (cb expression.
 		parts = append(parts, expression.Or(expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)),
 			expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(0))))
 	}
+	if r.check != checkCreate { // a locked item exists, so a create is refused anyway
+		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr)))
+	}
 	if w.fence != nil {
 		f := expression.NameNoDotSplit(w.fence.attr)
 		parts = append(parts, expression.Or(expression.AttributeNotExists(f), f.LessThanEqual(expression.Value(w.fence.token))))
@@ -102,7 +110,7 @@ func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *strin
 		case checkCreateOrZero:
 			return &condCreateOrZero, t.namesCreateOrZero, map[string]types.AttributeValue{":v": a.N("0")}, nil
 		}
-		return nil, nil, nil, nil
+		return &condUnlocked, namesUnlocked, nil, nil
 	}
 	cb, _ := t.conditionBuilder(w, r)
 	e, err := expression.NewBuilder().WithCondition(cb).Build()
@@ -392,6 +400,9 @@ func (t *Table[T]) failure(ctx context.Context, err error, r *writeReq) (map[str
 // stored, nil if none): a version conflict or a failed condition.
 func (t *Table[T]) refusal(r *writeReq, item map[string]types.AttributeValue, err error) error {
 	key := r.keyOf(t.s)
+	if le := unitlock.Locked(t.name, key, item, err); le != nil {
+		return le // a unit of work holds the item
+	}
 	if conflict, actual := t.conflicted(r, item); conflict {
 		_, has := t.storedVersion(item)
 		return &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, ActualMissing: item != nil && !has, Item: item, Err: err}

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -77,6 +78,13 @@ func (e *CanceledError) Error() string {
 // Is reports whether target is version.ErrConflict and an op failed its
 // version check.
 func (e *CanceledError) Is(target error) bool {
+	if target == unitlock.ErrLocked { // an op's item is held by a unit of work
+		for _, r := range e.Reasons {
+			if _, ok := unitlock.Parse(r.Item); ok {
+				return true
+			}
+		}
+	}
 	return target == version.ErrConflict && len(e.Conflicts()) > 0
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
 // GetOp is one read of a [Get]: which item, and what to do with it. Make
@@ -68,12 +69,19 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 	for attempt := 1; ; attempt++ {
 		out, err := c.TransactGetItems(ctx, in)
 		if err == nil {
-			for i, op := range ops {
-				var item map[string]types.AttributeValue
+			items := make([]map[string]types.AttributeValue, len(ops))
+			for i := range ops {
 				if i < len(out.Responses) && len(out.Responses[i].Item) > 0 {
-					item = out.Responses[i].Item
+					items[i] = out.Responses[i].Item
 				}
-				if err := op.Found(item); err != nil {
+			}
+			// Items locked by units of work (package unit) are shown in
+			// their last committed state, consistently across the snapshot.
+			if err := unitlock.Resolve(ctx, items, unitlock.TransactReader(c)); err != nil {
+				return fmt.Errorf("txn: TransactGetItems: %w", err)
+			}
+			for i, op := range ops {
+				if err := op.Found(items[i]); err != nil {
 					return fmt.Errorf("txn: read %d: %w", i, err)
 				}
 			}

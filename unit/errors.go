@@ -1,0 +1,39 @@
+package unit
+
+import (
+	"errors"
+
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/mapper"
+)
+
+var (
+	// ErrLocked is the class of [*LockedError]: an item is held by another
+	// live unit. [Get] and [Unit.Commit] return it when they could not
+	// lock an item within [Wait] (or at once when the holder is older, see
+	// Wait); a unit that failed so is rolled back by Commit. Plain mapper
+	// writes of a locked item return it too: it is the same value as
+	// mapper.ErrLocked.
+	ErrLocked = mapper.ErrLocked
+
+	// ErrAborted is returned by [Get], [Unit.Add] and [Unit.Commit] when
+	// the unit was rolled back under its feet: its record was marked
+	// aborted by recovery after its heartbeats stopped for a lease (a
+	// paused or partitioned process), or one of its item locks was undone.
+	// Nothing of the unit was applied.
+	ErrAborted = errors.New("unit: aborted (rolled back by recovery)")
+
+	// ErrDone is returned by every method of a unit after Commit or
+	// Rollback returned.
+	ErrDone = errors.New("unit: already committed or rolled back")
+
+	// ErrTooLarge is returned by Commit, which then rolls back, when an
+	// item with its before-image would exceed DynamoDB's 400 KB item
+	// limit: a prepared item holds its new state and, inside its lock,
+	// the old one.
+	ErrTooLarge = errors.New("unit: item too large to hold both its states")
+)
+
+// LockedError names the unit (and its owner) holding an item. It matches
+// [ErrLocked] with errors.Is.
+type LockedError = unitlock.LockedError
