@@ -10,7 +10,8 @@ import (
 )
 
 // TestOptimistRequest pins what the optimist benchmark measures: a put of
-// version 4 conditioned on version 3.
+// version 4 conditioned on version 3 and on no unit of work holding the
+// item (issue 14).
 func TestOptimistRequest(t *testing.T) {
 	rec := &recorder{}
 	table, err := mapper.NewTable[Item](mapperStub{recorder: rec}, "items")
@@ -24,7 +25,8 @@ func TestOptimistRequest(t *testing.T) {
 	if got := in.Item["v"].(*types.AttributeValueMemberN).Value; got != "4" {
 		t.Fatalf("version written %s, want 4", got)
 	}
-	if *in.ConditionExpression != "#v = :v" || in.ExpressionAttributeNames["#v"] != "v" ||
+	if *in.ConditionExpression != "#v = :v AND attribute_not_exists(#lk)" || in.ExpressionAttributeNames["#v"] != "v" ||
+		in.ExpressionAttributeNames["#lk"] != "optimist_unit" ||
 		in.ExpressionAttributeValues[":v"].(*types.AttributeValueMemberN).Value != "3" {
 		t.Fatalf("condition %s %v %v", *in.ConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	}
