@@ -2,11 +2,12 @@ package pessimistic_test
 
 import (
 	"context"
+	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -16,23 +17,32 @@ import (
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
-// queueRows returns the sort keys of the lock's queue rows.
+// queueRows returns the entry ids of the lock's FIFO queue, in ticket
+// order (the queue lives in the lock's record: qt maps an entry id to its
+// ticket).
 func queueRows(t *testing.T, c *dynamodb.Client, table, name string) []string {
 	t.Helper()
-	out, err := c.Query(context.Background(), &dynamodb.QueryInput{
-		TableName:              aws.String(table),
-		ConsistentRead:         aws.Bool(true),
-		KeyConditionExpression: aws.String("pk = :n AND begins_with(sk, :q)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": &types.AttributeValueMemberS{Value: name}, ":q": &types.AttributeValueMemberS{Value: "q#"},
-		},
-	})
-	require.NoError(t, err)
-	var sks []string
-	for _, item := range out.Items {
-		sks = append(sks, item["sk"].(*types.AttributeValueMemberS).Value)
+	item := lockItem(t, c, table, name)
+	qt, _ := item["qt"].(*types.AttributeValueMemberM)
+	if qt == nil {
+		return nil
 	}
-	return sks
+	type row struct {
+		id     string
+		ticket int64
+	}
+	var rows []row
+	for id, v := range qt.Value {
+		n, err := strconv.ParseInt(v.(*types.AttributeValueMemberN).Value, 10, 64)
+		require.NoError(t, err)
+		rows = append(rows, row{id, n})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].ticket < rows[j].ticket })
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	return ids
 }
 
 // TestFIFOOrder: while a holder holds the lock, 8 waiters arrive 400 ms
