@@ -123,6 +123,7 @@ type fifoQueue struct {
 	mu        sync.Mutex
 	entries   []entry   // the last snapshot, in ticket order
 	sent      time.Time // when the call that brought it was sent
+	at        time.Time // when it arrived
 	news      chan struct{}
 	obs       map[string]observed // entry id → its record version, and since when
 	head      int64               // the head's ticket, as last seen
@@ -135,13 +136,32 @@ func newFIFOQueue(clock TimeSource) *fifoQueue {
 	return &fifoQueue{clock: clock, news: make(chan struct{}), obs: map[string]observed{}}
 }
 
-// publish takes a snapshot of the queue, from a call sent at sent whose
-// answer just arrived, and wakes the waiters.
+// publish takes a snapshot of the queue, from a read or join sent at sent
+// whose answer just arrived, and wakes the waiters.
 func (q *fifoQueue) publish(item map[string]types.AttributeValue, sent time.Time) {
+	q.take(item, sent, false)
+}
+
+// published is publish for a write that moved the head itself (a release,
+// a removal): the head changed after sent.
+func (q *fifoQueue) published(item map[string]types.AttributeValue, sent time.Time) {
+	q.take(item, sent, true)
+}
+
+func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, moved bool) {
 	es := parseQueue(item)
 	now := q.clock.Now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	// The head changed after the last snapshot arrived (or, for a write
+	// that moved it, after the write was sent), and before now: take the
+	// middle, so that the waiters' estimates of when their turn comes are
+	// not late by half a poll on average.
+	lower := q.at
+	if moved || lower.IsZero() || lower.After(now) {
+		lower = sent
+	}
+	changed := lower.Add(now.Sub(lower) / 2)
 	// The observation of a record version starts when the answer arrives:
 	// it was written no later than that.
 	present := make(map[string]bool, len(es))
@@ -158,27 +178,23 @@ func (q *fifoQueue) publish(item map[string]types.AttributeValue, sent time.Time
 	}
 	switch {
 	case len(es) == 0:
-		q.head, q.headSince = 0, now
+		q.head, q.headSince = 0, changed
 	case es[0].token > q.head:
 		if q.head != 0 {
-			// Every entry of the last snapshot below the new head has been
-			// served (or skipped) since the old head was first seen.
-			served := 0
-			for _, e := range q.entries {
-				if e.token < es[0].token {
-					served++
-				}
-			}
-			sample := now.Sub(q.headSince) / time.Duration(max(served, 1))
+			// Tickets are handed out one by one, so every ticket between
+			// the old head and the new one was served (or given up) since
+			// the old head was first seen.
+			served := es[0].token - q.head
+			sample := max(changed.Sub(q.headSince), 0) / time.Duration(served)
 			if q.hold == 0 {
 				q.hold = sample
 			} else {
 				q.hold = (3*q.hold + sample) / 4
 			}
 		}
-		q.head, q.headSince = es[0].token, now
+		q.head, q.headSince = es[0].token, changed
 	}
-	q.entries, q.sent = es, sent
+	q.entries, q.sent, q.at = es, sent, now
 	close(q.news)
 	q.news = make(chan struct{})
 }
@@ -228,12 +244,13 @@ func (q *fifoQueue) look(mine int64) place {
 // pause is how long a waiter ahead of whom p.ahead live entries stand
 // sleeps before reading the queue again. It sleeps until it expects to be
 // at the head: the current head was first seen at headSince, and each
-// entry ahead holds for hold on average; a waiter far back in the queue
-// wakes at least every PollInterval times a quarter of its place, the next
-// in line at least every PollInterval. Once the expected time has passed,
-// it reads again after half the delay so far (a quarter of hold at first),
-// so that a slow holder does not make it spin.
-func (q *fifoQueue) pause(p place, o options) time.Duration {
+// entry ahead holds for hold on average (the time between changes of the
+// head, as seen). Once that time has passed, it reads every quarter of
+// hold, and after three reads that saw the head unchanged, twice as long
+// after each, so that a slow holder does not make it spin. A waiter far
+// back in the queue reads at least every PollInterval times a quarter of
+// its place, the next in line at least every PollInterval.
+func (q *fifoQueue) pause(p place, misses int, o options) time.Duration {
 	now := q.clock.Now()
 	q.mu.Lock()
 	hold, since := q.hold, q.headSince
@@ -246,13 +263,10 @@ func (q *fifoQueue) pause(p place, o options) time.Duration {
 	var d time.Duration
 	if !p.known || p.ahead == 0 {
 		d = floor
+	} else if target := since.Add(time.Duration(p.ahead) * hold); now.Before(target) && misses == 0 {
+		d = target.Sub(now)
 	} else {
-		target := since.Add(time.Duration(p.ahead) * hold)
-		if late := now.Sub(target); late < 0 {
-			d = -late
-		} else {
-			d = max(hold/4, late/2)
-		}
+		d = hold / 4 << min(max(misses-3, 0), 16)
 	}
 	if !p.due.IsZero() && p.due.Sub(now) < d {
 		d = p.due.Sub(now)
@@ -274,7 +288,7 @@ func (l *Locker) queueRecord(name, id string, q *fifoQueue) *record {
 			ticket, _ := attrs.Int64(mapValue(item, attrQueueTickets, id))
 			return entryHolder(mapValue(item, attrQueueEntries, id), ticket)
 		},
-		released: q.publish,
+		released: q.published,
 	}
 }
 
@@ -322,6 +336,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		return nil, err
 	}
 	joined := o.clock.Now()
+	misses, lastHead := 0, int64(0)
 	giveUp := func(err error) (*Lease, error) {
 		if errors.Is(lease.Err(), ErrClosed) {
 			return nil, err // like a crash: the entry stays until it is seen abandoned
@@ -357,7 +372,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		if noWait {
 			return giveUp(locked())
 		}
-		d := q.pause(p, o)
+		d := q.pause(p, misses, o)
 		if o.waitSet {
 			left := deadline.Sub(o.clock.Now())
 			if left <= 0 {
@@ -372,6 +387,11 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		if polled {
 			if err := l.readQueue(ctx, name, q); err != nil {
 				return giveUp(err)
+			}
+			if head := q.headTicket(); head != lastHead {
+				misses, lastHead = 0, head
+			} else {
+				misses++
 			}
 		}
 	}
@@ -401,6 +421,12 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 		return false, ctx.Err()
 	}
 	return true, nil
+}
+
+func (q *fifoQueue) headTicket() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.head
 }
 
 func (q *fifoQueue) startRemoving() bool {
@@ -549,7 +575,7 @@ func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue,
 	})
 	switch {
 	case err == nil:
-		q.publish(out.Attributes, sent)
+		q.published(out.Attributes, sent)
 		return nil
 	case isConditionFailed(err):
 		q.publish(conditionItem(err), sent)
