@@ -189,3 +189,129 @@ func TestFIFOManyLiveWaiters(t *testing.T) {
 		assert.Greater(t, tokens[i], tokens[i-1])
 	}
 }
+
+// TestFIFOQueueFull: a join that would pass the queue's bound is refused
+// with ErrQueueFull, and changes nothing. (The bound is MaxQueue; the test
+// sets a small one.)
+func TestFIFOQueueFull(t *testing.T) {
+	srv, table := lockTable(t)
+	l := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.MaxQueueForTest(3))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := l.Acquire(wctx, "job")
+			assert.ErrorIs(t, err, context.Canceled)
+		}()
+	}
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == 3 }, 30*time.Second, 10*time.Millisecond)
+	before := lockItem(t, srv.Client(), table, "job")
+
+	_, err = l.Acquire(ctx, "job")
+	require.ErrorIs(t, err, pessimistic.ErrQueueFull)
+	assert.Contains(t, err.Error(), "at most 3")
+	after := lockItem(t, srv.Client(), table, "job")
+	assert.Equal(t, before["fence"], after["fence"], "no ticket taken")
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 3, "nothing queued")
+
+	cancel()
+	wg.Wait()
+	require.NoError(t, held.Release(ctx))
+	got, err := l.Acquire(ctx, "job", pessimistic.Wait(0))
+	require.NoError(t, err, "room again")
+	require.NoError(t, got.Release(ctx))
+}
+
+// TestFIFOAbandonedWaiterIsSkipped: a waiter queued behind the holder
+// crashes (its Locker is closed: no heartbeats, no leaving). When the
+// holder releases, the waiter behind the crashed one gets the lock once
+// the crashed entry stayed unchanged for its lease, and removes it.
+func TestFIFOAbandonedWaiterIsSkipped(t *testing.T) {
+	srv, table := lockTable(t)
+	const lease = 800 * time.Millisecond
+	holding := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.Owner("holder"))
+	crashing := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.LeaseDuration(lease), pessimistic.Owner("crasher"))
+	waiting := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond), pessimistic.Owner("waiter"))
+	ctx := context.Background()
+	held, err := holding.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	crashed := make(chan error, 1)
+	go func() {
+		_, err := crashing.Acquire(ctx, "job")
+		crashed <- err
+	}()
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == 2 }, 30*time.Second, 5*time.Millisecond)
+	crashing.Close()
+	require.ErrorIs(t, <-crashed, pessimistic.ErrClosed)
+	require.Len(t, queueRows(t, srv.Client(), table, "job"), 2, "the crashed waiter's entry stays")
+
+	type result struct {
+		lease *pessimistic.Lease
+		err   error
+		at    time.Time
+	}
+	got := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		l, err := waiting.Acquire(ctx, "job")
+		got <- result{l, err, time.Now()}
+	}()
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == 3 }, 30*time.Second, 5*time.Millisecond)
+	require.NoError(t, held.Release(ctx))
+	r := <-got
+	require.NoError(t, r.err)
+	elapsed := r.at.Sub(start)
+	t.Logf("acquired behind an abandoned waiter after %v (its lease %v)", elapsed.Round(time.Millisecond), lease)
+	assert.GreaterOrEqual(t, elapsed, lease, "not before the abandoned entry was seen unchanged for its lease")
+	assert.Greater(t, r.lease.Token(), held.Token()+1, "the crashed waiter's ticket was skipped")
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1, "the abandoned entry was removed")
+	require.NoError(t, r.lease.Release(ctx))
+	assert.Empty(t, queueRows(t, srv.Client(), table, "job"))
+}
+
+// TestFIFOHundredJoinsCostOneCallEach: 100 waiters arrive at once at a held
+// FIFO lock; each joins with one UpdateItem, whatever the number of
+// waiters ahead (the old design took a ticket by a conditioned transaction
+// and retried on every collision: calls grew as N²).
+func TestFIFOHundredJoinsCostOneCallEach(t *testing.T) {
+	srv, table := lockTable(t)
+	calls := ddbtest.NewCounting(srv.Client())
+	// A long lease: no heartbeat falls in the measurement.
+	l := newLocker(t, calls, table, pessimistic.FIFO(), pessimistic.LeaseDuration(2*time.Minute))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	const n = 100
+	wctx, cancel := context.WithCancel(ctx)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := l.Acquire(wctx, "job")
+			assert.ErrorIs(t, err, context.Canceled)
+		}()
+	}
+	calls.Reset()
+	close(start)
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == n+1 }, time.Minute, 2*time.Millisecond)
+	updates, total := calls.Count("UpdateItem"), calls.Total()
+	t.Logf("%d joins: %d UpdateItem, %d calls in all (%.2f per waiter)", n, updates, total, float64(total)/n)
+	assert.Equal(t, int64(n), updates, "one UpdateItem per join")
+	assert.Equal(t, int64(0), calls.Count("TransactWriteItems")+calls.Count("Query"))
+	assert.LessOrEqual(t, total, int64(4*n), "at most 4 calls per waiter, reads of the queue included")
+
+	cancel()
+	wg.Wait()
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1, "the waiters left the queue")
+	require.NoError(t, held.Release(ctx))
+}

@@ -16,7 +16,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
-// record is where a lease lives: a lock's record, a FIFO queue row, or a
+// record is where a lease lives: a lock's record, a FIFO queue entry, or a
 // locked item. Every write to it is conditional on the owner and the record
 // version being ours.
 type record struct {
@@ -333,7 +333,7 @@ func (s *Lease) stopHeartbeats(cause error) {
 // that owner and record version are still this lease's: for a lock, an
 // UpdateItem that removes owner, record version and lease from its record
 // and keeps the record (so the fencing token never goes back); for a FIFO
-// lock, a DeleteItem of the lease's queue row. If the lock is not ours any
+// lock, an UpdateItem that removes the lease's entry from the queue. If the lock is not ours any
 // more, it changes nothing and returns an error matching [ErrNotHeld]:
 // Release never removes another owner's lock. It stops the heartbeats and
 // cancels the lease's context; calling it again returns nil.
