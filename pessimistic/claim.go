@@ -2,13 +2,11 @@ package pessimistic
 
 import (
 	"context"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
-	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // claimed is the outcome of a claim.
@@ -60,20 +58,8 @@ func claim(ctx context.Context, c recordClient, in *dynamodb.UpdateItemInput,
 	return claimed{}, err
 }
 
-// Retries of the package's own loops (not the SDK's, which retries each
-// call): how many times a step that met a transient refusal is tried, and
-// the backoff between tries (internal/retry's full jitter).
-const (
-	maxTries    = 8
-	backoffBase = time.Millisecond
-	backoffMax  = 50 * time.Millisecond
-)
-
-// pause sleeps the backoff before try+1 (try counts from 1), or returns
-// false when try was the last.
-func pause(ctx context.Context, try int) (bool, error) {
-	if try >= maxTries {
-		return false, nil
-	}
-	return true, retry.Sleep(ctx, retry.Backoff(try, backoffBase, backoffMax))
-}
+// maxTries caps the package's own retry loops (not the SDK's, which
+// retries each call with its own backoff): a FIFO join that met a queue not
+// created yet, or the removals of abandoned entries before a Wait(0) join.
+// None of them waits between tries: each try follows a change it saw.
+const maxTries = 8

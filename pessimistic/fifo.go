@@ -311,7 +311,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		// Look before joining: a held lock is refused with nothing written.
 		// (Entries this Locker saw unchanged for a lease, in earlier calls,
 		// are removed as abandoned.)
-		for {
+		for try := 1; ; try++ {
 			if err := l.readQueue(ctx, name, q); err != nil {
 				return nil, err
 			}
@@ -321,6 +321,9 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			}
 			if len(p.abandoned) == 0 {
 				break
+			}
+			if try >= maxTries {
+				return nil, &LockedError{Name: name, Owner: p.abandoned[0].owner, Token: p.abandoned[0].token, Queued: len(p.abandoned)}
 			}
 			if err := l.removeAbandoned(ctx, name, q, p.abandoned); err != nil {
 				return nil, err

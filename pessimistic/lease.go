@@ -57,20 +57,6 @@ func (r *record) read(ctx context.Context) (map[string]types.AttributeValue, err
 	return out.Item, nil
 }
 
-// resolve reads the record after a write of unknown outcome, with a
-// cleanup context (the caller's may have ended), and reports whether the
-// write landed: the record holds owner and record version rvn.
-func (r *record) resolve(ctx context.Context, owner, rvn string) (map[string]types.AttributeValue, bool) {
-	rctx, cancel := cleanupContext(ctx)
-	defer cancel()
-	item, err := r.read(rctx)
-	if err != nil {
-		return nil, false
-	}
-	h := r.parse(item)
-	return item, h.owner == owner && h.rvn == rvn
-}
-
 // Lease is a held lock. Heartbeats keep it alive until Release; if they
 // fail, or find the lock taken, its context is canceled and Err says why.
 // Its methods are safe for concurrent use.
