@@ -118,16 +118,17 @@
 //     calls per acquisition, longest wait 0.6 to 1.4 s at a 100 ms poll, the
 //     holder changed on 23 to 60 of 95 handovers).
 //   - FIFO lock: two calls when uncontended (join, release); the join is
-//     one call however many wait (1.1 to 2.0 calls per waiter, reads
+//     one call however many wait (1.0 to 1.1 calls per waiter, reads
 //     included, until 10 or 100 simultaneous arrivals were all queued),
 //     more while waiting. In return, arrival order and no starvation. On
 //     a shared, loaded machine, 96 contended sections (4 Lockers × 3
-//     goroutines × 8 rounds) took 2.2 to 2.6 s and 4.1 to 4.2 calls per
-//     acquisition, against the lease lock's 0.9 to 1.0 s and 2.6 calls in
-//     the same runs: a handover to another process waits for that
-//     process's next read, where the unfair lease lock mostly hands the
-//     lock back to the goroutine that just released it. For long waits
-//     and fairness.
+//     goroutines × 8 rounds, bench module) took 1.2 to 1.5 s and 4.2 to
+//     4.4 calls per acquisition, 1.6 to 2.0 times the wall of the lease
+//     lock in the same runs (0.7 to 0.8 s, 2.4 to 2.5 calls): a handover
+//     to another process waits for that process's next read, where the
+//     unfair lease lock mostly hands the lock back to the goroutine that
+//     just released it. (The queue of one row per waiter took 5.5 s and
+//     11.5 calls.) For long waits and fairness.
 //   - Item lock: one call to lock and read, one to save and release. For a
 //     slow read-modify-write of one item whose retry would be expensive;
 //     keep a version field so that writers that ignore the lock conflict
