@@ -61,3 +61,9 @@ func (e *LockedError) Error() string {
 
 // Is reports whether target is [ErrLocked].
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+
+// ErrQueueFull is returned by Acquire with [FIFO] when the lock's queue
+// holds [MaxQueue] waiters already, or when the queue's item would pass
+// DynamoDB's 400 KB item limit (owner names far longer than usual).
+// Nothing was queued; try again later, or use the lease lock without FIFO.
+var ErrQueueFull = errors.New("pessimistic: FIFO queue full")

@@ -2,11 +2,12 @@ package pessimistic_test
 
 import (
 	"context"
+	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -16,23 +17,32 @@ import (
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
-// queueRows returns the sort keys of the lock's queue rows.
+// queueRows returns the entry ids of the lock's FIFO queue, in ticket
+// order (the queue lives in the lock's record: qt maps an entry id to its
+// ticket).
 func queueRows(t *testing.T, c *dynamodb.Client, table, name string) []string {
 	t.Helper()
-	out, err := c.Query(context.Background(), &dynamodb.QueryInput{
-		TableName:              aws.String(table),
-		ConsistentRead:         aws.Bool(true),
-		KeyConditionExpression: aws.String("pk = :n AND begins_with(sk, :q)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": &types.AttributeValueMemberS{Value: name}, ":q": &types.AttributeValueMemberS{Value: "q#"},
-		},
-	})
-	require.NoError(t, err)
-	var sks []string
-	for _, item := range out.Items {
-		sks = append(sks, item["sk"].(*types.AttributeValueMemberS).Value)
+	item := lockItem(t, c, table, name)
+	qt, _ := item["qt"].(*types.AttributeValueMemberM)
+	if qt == nil {
+		return nil
 	}
-	return sks
+	type row struct {
+		id     string
+		ticket int64
+	}
+	var rows []row
+	for id, v := range qt.Value {
+		n, err := strconv.ParseInt(v.(*types.AttributeValueMemberN).Value, 10, 64)
+		require.NoError(t, err)
+		rows = append(rows, row{id, n})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].ticket < rows[j].ticket })
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	return ids
 }
 
 // TestFIFOOrder: while a holder holds the lock, 8 waiters arrive 400 ms
@@ -178,4 +188,130 @@ func TestFIFOManyLiveWaiters(t *testing.T) {
 	for i := 1; i < len(tokens); i++ {
 		assert.Greater(t, tokens[i], tokens[i-1])
 	}
+}
+
+// TestFIFOQueueFull: a join that would pass the queue's bound is refused
+// with ErrQueueFull, and changes nothing. (The bound is MaxQueue; the test
+// sets a small one.)
+func TestFIFOQueueFull(t *testing.T) {
+	srv, table := lockTable(t)
+	l := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.MaxQueueForTest(3))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+	wctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := l.Acquire(wctx, "job")
+			assert.ErrorIs(t, err, context.Canceled)
+		}()
+	}
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == 3 }, 30*time.Second, 10*time.Millisecond)
+	before := lockItem(t, srv.Client(), table, "job")
+
+	_, err = l.Acquire(ctx, "job")
+	require.ErrorIs(t, err, pessimistic.ErrQueueFull)
+	assert.Contains(t, err.Error(), "at most 3")
+	after := lockItem(t, srv.Client(), table, "job")
+	assert.Equal(t, before["fence"], after["fence"], "no ticket taken")
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 3, "nothing queued")
+
+	cancel()
+	wg.Wait()
+	require.NoError(t, held.Release(ctx))
+	got, err := l.Acquire(ctx, "job", pessimistic.Wait(0))
+	require.NoError(t, err, "room again")
+	require.NoError(t, got.Release(ctx))
+}
+
+// TestFIFOAbandonedWaiterIsSkipped: a waiter queued behind the holder
+// crashes (its Locker is closed: no heartbeats, no leaving). When the
+// holder releases, the waiter behind the crashed one gets the lock once
+// the crashed entry stayed unchanged for its lease, and removes it.
+func TestFIFOAbandonedWaiterIsSkipped(t *testing.T) {
+	srv, table := lockTable(t)
+	const lease = 800 * time.Millisecond
+	holding := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.Owner("holder"))
+	crashing := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.LeaseDuration(lease), pessimistic.Owner("crasher"))
+	waiting := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond), pessimistic.Owner("waiter"))
+	ctx := context.Background()
+	held, err := holding.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	crashed := make(chan error, 1)
+	go func() {
+		_, err := crashing.Acquire(ctx, "job")
+		crashed <- err
+	}()
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == 2 }, 30*time.Second, 5*time.Millisecond)
+	crashing.Close()
+	require.ErrorIs(t, <-crashed, pessimistic.ErrClosed)
+	require.Len(t, queueRows(t, srv.Client(), table, "job"), 2, "the crashed waiter's entry stays")
+
+	type result struct {
+		lease *pessimistic.Lease
+		err   error
+		at    time.Time
+	}
+	got := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		l, err := waiting.Acquire(ctx, "job")
+		got <- result{l, err, time.Now()}
+	}()
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == 3 }, 30*time.Second, 5*time.Millisecond)
+	require.NoError(t, held.Release(ctx))
+	r := <-got
+	require.NoError(t, r.err)
+	elapsed := r.at.Sub(start)
+	t.Logf("acquired behind an abandoned waiter after %v (its lease %v)", elapsed.Round(time.Millisecond), lease)
+	assert.GreaterOrEqual(t, elapsed, lease, "not before the abandoned entry was seen unchanged for its lease")
+	assert.Greater(t, r.lease.Token(), held.Token()+1, "the crashed waiter's ticket was skipped")
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1, "the abandoned entry was removed")
+	require.NoError(t, r.lease.Release(ctx))
+	assert.Empty(t, queueRows(t, srv.Client(), table, "job"))
+}
+
+// TestFIFOHundredJoinsCostOneCallEach: 100 waiters arrive at once at a held
+// FIFO lock; each joins with one UpdateItem, whatever the number of
+// waiters ahead (the old design took a ticket by a conditioned transaction
+// and retried on every collision: calls grew as N²).
+func TestFIFOHundredJoinsCostOneCallEach(t *testing.T) {
+	srv, table := lockTable(t)
+	calls := ddbtest.NewCounting(srv.Client())
+	// A long lease: no heartbeat falls in the measurement.
+	l := newLocker(t, calls, table, pessimistic.FIFO(), pessimistic.LeaseDuration(2*time.Minute))
+	ctx := context.Background()
+	held, err := l.Acquire(ctx, "job")
+	require.NoError(t, err)
+
+	const n = 100
+	wctx, cancel := context.WithCancel(ctx)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := l.Acquire(wctx, "job")
+			assert.ErrorIs(t, err, context.Canceled)
+		}()
+	}
+	calls.Reset()
+	close(start)
+	require.Eventually(t, func() bool { return len(queueRows(t, srv.Client(), table, "job")) == n+1 }, time.Minute, 2*time.Millisecond)
+	updates, total := calls.Count("UpdateItem"), calls.Total()
+	t.Logf("%d joins: %d UpdateItem, %d calls in all (%.2f per waiter)", n, updates, total, float64(total)/n)
+	assert.Equal(t, int64(n), updates, "one UpdateItem per join")
+	assert.Equal(t, int64(0), calls.Count("TransactWriteItems")+calls.Count("Query"))
+	assert.LessOrEqual(t, total, int64(4*n), "at most 4 calls per waiter, reads of the queue included")
+
+	cancel()
+	wg.Wait()
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1, "the waiters left the queue")
+	require.NoError(t, held.Release(ctx))
 }

@@ -116,8 +116,8 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	}
 	rec := &record{
 		client: table.Client(), table: aws.String(table.Name()), key: k,
-		names:  map[string]string{"#o": o.ownerAttr, "#il": o.leaseAttr, "#r": leaseRvn},
-		rvnRef: "#il.#r",
+		names:    map[string]string{"#o": o.ownerAttr, "#il": o.leaseAttr, "#r": leaseRvn},
+		ownerRef: "#o", rvnRef: "#il.#r",
 		remove: "REMOVE #o, #il",
 		parse:  itemHolder(o.ownerAttr, o.leaseAttr),
 	}
@@ -165,40 +165,30 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 	if takeover != "" {
 		names["#r"] = leaseRvn
 	}
-	var att attempt.Tracker
-	out, err := rec.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           rec.table,
-		Key:                                 rec.key,
-		UpdateExpression:                    aws.String("SET #o = :me, #il = :lease"),
-		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, att.Option)
+	res, err := claim(ctx, rec.client, &dynamodb.UpdateItemInput{
+		TableName:                 rec.table,
+		Key:                       rec.key,
+		UpdateExpression:          aws.String("SET #o = :me, #il = :lease"),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}, rec.read, func(item map[string]types.AttributeValue) bool {
+		h := rec.parse(item)
+		return h.owner == o.owner && h.rvn == rvn
+	})
 	switch {
-	case err == nil:
-		return out.Attributes, holder{}, nil
-	case isConditionFailed(err):
-		old := conditionItem(err)
-		if len(old) == 0 {
-			return nil, holder{}, fmt.Errorf("%w (an item lock never creates the item)", mapper.ErrNotFound)
-		}
-		if h := rec.parse(old); !att.Ambiguous || h.owner != o.owner || h.rvn != rvn {
-			return nil, h, nil
-		}
-		return old, holder{}, nil // our own attempt had landed; the SDK's retry saw it
-	case att.Ambiguous:
-		if got, ours := rec.resolve(ctx, o.owner, rvn); ours {
-			if ctx.Err() == nil {
-				return got, holder{}, nil
-			}
-			// Ours, but the caller has given up: give it back.
-			lease := newLease(rec, "", 0, rvn, o.clock.Now(), o, context.WithoutCancel(ctx))
-			return nil, holder{}, errors.Join(err, lease.releaseDetached(ctx))
-		}
+	case err != nil:
+		return nil, holder{}, err
+	case !res.won && len(res.item) == 0:
+		return nil, holder{}, fmt.Errorf("%w (an item lock never creates the item)", mapper.ErrNotFound)
+	case !res.won:
+		return nil, rec.parse(res.item), nil
+	case res.late && ctx.Err() != nil:
+		// Ours, but the caller has given up: give it back.
+		lease := newLease(rec, "", 0, rvn, o.clock.Now(), o, context.WithoutCancel(ctx))
+		return nil, holder{}, errors.Join(ctx.Err(), lease.releaseDetached(ctx))
 	}
-	return nil, holder{}, err
+	return res.item, holder{}, nil
 }
 
 // itemHolder reads an item lock's attributes.

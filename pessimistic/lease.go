@@ -16,22 +16,27 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
-// record is where a lease lives: a lock's record, a FIFO queue row, or a
+// record is where a lease lives: a lock's record, a FIFO queue entry, or a
 // locked item. Every write to it is conditional on the owner and the record
 // version being ours.
 type record struct {
 	client recordClient
 	table  *string
 	key    map[string]types.AttributeValue
-	// names binds #o (the owner attribute) and the names in rvnRef: the
-	// names of the condition.
-	names  map[string]string
-	rvnRef string // the record version's path in expressions: "#r", or "#il.#r"
-	ttl    bool
+	// names binds the names in ownerRef and rvnRef: the names of the
+	// condition.
+	names    map[string]string
+	ownerRef string // the owner's path in expressions: "#o", or "#qw.#id.#o"
+	rvnRef   string // the record version's path in expressions: "#r", or "#il.#r"
+	ttl      bool
 	// remove is the update expression of a release; "" deletes the record.
 	remove      string
 	removeNames map[string]string
 	parse       func(map[string]types.AttributeValue) holder
+	// released, if set, is given the item as the release left it (a FIFO
+	// queue hands it to this Locker's waiters: the next in line may be one
+	// of them).
+	released func(item map[string]types.AttributeValue, sent time.Time)
 }
 
 // recordClient is what a lease's record needs.
@@ -41,7 +46,7 @@ type recordClient interface {
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
 
-func (r *record) cond() string { return "#o = :me AND " + r.rvnRef + " = :cur" }
+func (r *record) cond() string { return r.ownerRef + " = :me AND " + r.rvnRef + " = :cur" }
 
 // read reads the record with a consistent read.
 func (r *record) read(ctx context.Context) (map[string]types.AttributeValue, error) {
@@ -50,20 +55,6 @@ func (r *record) read(ctx context.Context) (map[string]types.AttributeValue, err
 		return nil, err
 	}
 	return out.Item, nil
-}
-
-// resolve reads the record after a write of unknown outcome, with a
-// cleanup context (the caller's may have ended), and reports whether the
-// write landed: the record holds owner and record version rvn.
-func (r *record) resolve(ctx context.Context, owner, rvn string) (map[string]types.AttributeValue, bool) {
-	rctx, cancel := cleanupContext(ctx)
-	defer cancel()
-	item, err := r.read(rctx)
-	if err != nil {
-		return nil, false
-	}
-	h := r.parse(item)
-	return item, h.owner == owner && h.rvn == rvn
 }
 
 // Lease is a held lock. Heartbeats keep it alive until Release; if they
@@ -361,7 +352,7 @@ func (s *Lease) stopHeartbeats(cause error) {
 // that owner and record version are still this lease's: for a lock, an
 // UpdateItem that removes owner, record version and lease from its record
 // and keeps the record (so the fencing token never goes back); for a FIFO
-// lock, a DeleteItem of the lease's queue row. If the lock is not ours any
+// lock, an UpdateItem that removes the lease's entry from the queue. If the lock is not ours any
 // more, it changes nothing and returns an error matching [ErrNotHeld]:
 // Release never removes another owner's lock. It stops the heartbeats and
 // cancels the lease's context.
@@ -457,13 +448,21 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 	if _, ok := names["#t"]; ok {
 		values[":t"] = s.o.ttlValue()
 	}
-	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName: r.table, Key: r.key,
 		UpdateExpression:                    aws.String(r.remove),
 		ConditionExpression:                 aws.String(r.cond()),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, att.Option)
+	}
+	if r.released != nil {
+		in.ReturnValues = types.ReturnValueAllNew // free: no extra read
+	}
+	sent := s.o.clock.Now()
+	out, err := r.client.UpdateItem(ctx, in, att.Option)
+	if err == nil && r.released != nil {
+		r.released(out.Attributes, sent)
+	}
 	return err
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -284,50 +283,31 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		cond += " OR #r = :stale"
 		values[":stale"] = attrs.S(takeover)
 	}
-	var att attempt.Tracker
-	out, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
 		TableName: rec.table,
 		Key:       rec.key,
 		// The fence starts from the wall clock in milliseconds, so that if
 		// TTL ever deletes a long-abandoned lock, the tokens of its next
 		// life are still higher than those of its last (they grow by one
 		// per acquisition, far slower than the clock).
-		UpdateExpression:                    aws.String("SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"),
-		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence},
-		ExpressionAttributeValues:           values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, att.Option)
-	var item map[string]types.AttributeValue
-	switch {
-	case err == nil:
-		item = out.Attributes
-	case isConditionFailed(err):
-		item = conditionItem(err)
-		if h := holderOf(item); !att.Ambiguous || h.owner != o.owner || h.rvn != rvn {
-			return nil, h, nil
-		}
-		// Our own attempt had landed; the SDK's retry saw it.
-	case att.Ambiguous:
-		// The attempt may have landed: look (even if ctx ended, which may
-		// be why the answer never came).
-		got, ok := rec.resolve(ctx, o.owner, rvn)
-		if !ok {
-			return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
-		}
-		item = got
-		if ctx.Err() != nil { // ours, but the caller has given up: give it back
-			lease, lerr := l.startLease(rec, name, holderOf(item).token, rvn, now, o, parent)
-			if lerr == nil {
-				lerr = lease.releaseDetached(ctx)
-			}
-			return nil, holder{}, errors.Join(fmt.Errorf("pessimistic: acquire %q: %w", name, err), lerr)
-		}
-	default:
+		UpdateExpression:          aws.String("SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence},
+		ExpressionAttributeValues: values,
+	}, rec.read, func(item map[string]types.AttributeValue) bool {
+		h := holderOf(item)
+		return h.owner == o.owner && h.rvn == rvn
+	})
+	if err != nil {
 		return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
 	}
-	lease, err := l.startLease(rec, name, holderOf(item).token, rvn, now, o, parent)
+	if !res.won {
+		return nil, holderOf(res.item), nil
+	}
+	lease, err := l.startLease(rec, name, holderOf(res.item).token, rvn, now, o, parent)
+	if err == nil && res.late && ctx.Err() != nil { // ours, but the caller has given up: give it back
+		return nil, holder{}, errors.Join(fmt.Errorf("pessimistic: acquire %q: %w", name, ctx.Err()), lease.releaseDetached(ctx))
+	}
 	return lease, holder{}, err
 }
 
@@ -335,8 +315,8 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 func (l *Locker) lockRecord(name string) *record {
 	return &record{
 		client: l.client, table: l.tableP, key: l.key(name, lockSK),
-		names:  map[string]string{"#o": attrOwner, "#r": attrRvn},
-		rvnRef: "#r", ttl: true,
+		names:    map[string]string{"#o": attrOwner, "#r": attrRvn},
+		ownerRef: "#o", rvnRef: "#r", ttl: true,
 		remove:      "REMOVE #o, #r, #l SET #t = :t",
 		removeNames: map[string]string{"#l": attrLease, "#t": attrTTL},
 		parse:       holderOf,

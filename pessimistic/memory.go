@@ -12,8 +12,8 @@ import (
 // observation is kept only with the clock it was made on.
 type memory struct {
 	mu     sync.Mutex
-	locks  map[string]observed            // lock name → its holder's record version
-	queues map[string]map[string]observed // lock name → queue row → its record version
+	locks  map[string]observed   // lock name → its holder's record version
+	queues map[string]*fifoQueue // lock name → what its FIFO queue looked like
 }
 
 // memoryCap bounds what a Locker remembers; past it, the memory of a lock
@@ -26,7 +26,6 @@ type observed struct {
 	since time.Time
 	lease time.Duration
 	clock TimeSource
-	head  bool // a queue row that was the first live row of the last read
 }
 
 // recall returns the observation of the lock's record made with clock.
@@ -55,39 +54,32 @@ func (m *memory) forget(name string) {
 	delete(m.locks, name)
 }
 
-// recallQueue returns a copy of the observations of the lock's queue rows
-// made with clock.
-func (m *memory) recallQueue(name string, clock TimeSource) map[string]*observed {
+// queue returns the Locker's view of the FIFO queue of the lock called
+// name, made with clock, for one more user; done gives it back.
+func (m *memory) queue(name string, clock TimeSource) *fifoQueue {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := map[string]*observed{}
-	for sk, obs := range m.queues[name] {
-		if obs.clock == clock {
-			out[sk] = &obs
+	q := m.queues[name]
+	if q == nil || q.clock != clock {
+		if m.queues == nil {
+			m.queues = map[string]*fifoQueue{}
 		}
+		if len(m.queues) >= memoryCap {
+			for n, old := range m.queues {
+				if old.users == 0 {
+					delete(m.queues, n)
+				}
+			}
+		}
+		q = newFIFOQueue(clock)
+		m.queues[name] = q
 	}
-	return out
+	q.users++
+	return q
 }
 
-// rememberQueue keeps a call's view of the queue rows: the rows it knows
-// of, each with the earliest sighting of its record version.
-func (m *memory) rememberQueue(name string, seen map[string]*observed) {
+func (m *memory) done(q *fifoQueue) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.queues == nil || len(m.queues) >= memoryCap {
-		m.queues = map[string]map[string]observed{}
-	}
-	old := m.queues[name]
-	rows := make(map[string]observed, len(seen))
-	for sk, obs := range seen {
-		rows[sk] = *obs
-		if prev, ok := old[sk]; ok && prev.rvn == obs.rvn && prev.clock == obs.clock && prev.since.Before(obs.since) {
-			rows[sk] = prev
-		}
-	}
-	if len(rows) == 0 {
-		delete(m.queues, name)
-		return
-	}
-	m.queues[name] = rows
+	q.users--
+	m.mu.Unlock()
 }

@@ -25,6 +25,7 @@ type options struct {
 	wait      time.Duration
 	waitSet   bool // false: wait until ctx ends
 	fifo      bool
+	maxQueue  int    // 0: MaxQueue; tests set less
 	ownerAttr string // item locks
 	leaseAttr string
 	err       error

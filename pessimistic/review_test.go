@@ -99,21 +99,35 @@ func TestDoReleasesWhenFnPanics(t *testing.T) {
 	assert.NotContains(t, lockItem(t, srv.Client(), table, "job"), "owner", "released on the way out")
 }
 
-// TestFIFOQueueingOfUnknownOutcome: every answer to the queueing
-// transaction is lost, though it landed; Acquire finds its own row and goes
-// on with it rather than leaving it to block the queue.
+// TestFIFOQueueingOfUnknownOutcome: every answer to the join is lost,
+// though it landed (the SDK resends it twice; the resends fail their
+// condition, since the entry's id is taken, and their answers are lost
+// too). Acquire finds its own entry by its id and goes on with it: one
+// entry, one ticket, no orphan left to block the queue.
 func TestFIFOQueueingOfUnknownOutcome(t *testing.T) {
 	srv, table := lockTable(t)
-	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool { return op == "TransactWriteItems" && call <= 3 }}
+	var dropping atomic.Bool
+	var dropped atomic.Int32
+	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
+		return op == "UpdateItem" && dropping.Load() && dropped.Add(1) <= 3
+	}}
 	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.FIFO())
 	ctx := context.Background()
+	first, err := l.Acquire(ctx, "job") // creates the queue
+	require.NoError(t, err)
+	require.NoError(t, first.Release(ctx))
+
+	dropping.Store(true)
 	held, err := l.Acquire(ctx, "job")
 	require.NoError(t, err)
-	assert.Equal(t, 3, drop.Dropped())
+	assert.Equal(t, 3, drop.Dropped(), "the join and the SDK's two resends")
+	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1, "one entry: the resends did not queue us twice")
+	assert.Equal(t, first.Token()+1, held.Token(), "one ticket taken")
 	require.NoError(t, held.Release(ctx))
+	assert.Empty(t, queueRows(t, srv.Client(), table, "job"))
 	start := time.Now()
 	again, err := l.Acquire(ctx, "job", pessimistic.Wait(0))
-	require.NoError(t, err, "no orphan row ahead")
+	require.NoError(t, err, "no orphan entry ahead")
 	assert.Less(t, time.Since(start), time.Second)
 	require.NoError(t, again.Release(ctx))
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // The lock table's key: every lock is a partition (pk = the lock's name);
-// its record has sk = "lock", and FIFO queue rows sort after it.
+// its record has sk = "lock" (and holds the FIFO queue, see fifo.go).
 const (
 	attrPK     = "pk"
 	attrSK     = "sk"

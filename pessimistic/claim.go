@@ -1,0 +1,65 @@
+package pessimistic
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attempt"
+)
+
+// claimed is the outcome of a claim.
+type claimed struct {
+	// item is the record after our write (won), or as the condition found
+	// it (lost; nil if there was none).
+	item map[string]types.AttributeValue
+	won  bool
+	// late is set when the write's response was lost and a read showed it
+	// had landed: if the caller's context has ended meanwhile, the caller
+	// gives the lease back rather than keep a lease nobody will use.
+	late bool
+}
+
+// claim is the one acquire-and-resolve path of the package: the lease lock,
+// a place in a FIFO queue and an item lock are each taken by one
+// conditional UpdateItem (ALL_NEW on success, ALL_OLD on failure) carrying
+// a value of ours that no one else writes (a fresh record version, a queue
+// entry's id), and ours recognises it in an item.
+//
+// A write whose response was lost is settled without writing again: if the
+// SDK's retry failed its condition, the item it returned shows whether our
+// first attempt had landed; if every attempt's answer was lost, a
+// consistent read (with a cleanup context, since the caller's may be why
+// the answer never came) does. If the read fails too, claim returns the
+// write's error: the outcome stays unknown, and the lease, if it landed,
+// runs out on its own (no heartbeats renew it).
+func claim(ctx context.Context, c recordClient, in *dynamodb.UpdateItemInput,
+	read func(context.Context) (map[string]types.AttributeValue, error),
+	ours func(map[string]types.AttributeValue) bool) (claimed, error) {
+	in.ReturnValues = types.ReturnValueAllNew
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	var att attempt.Tracker
+	out, err := c.UpdateItem(ctx, in, att.Option)
+	switch {
+	case err == nil:
+		return claimed{item: out.Attributes, won: true}, nil
+	case isConditionFailed(err):
+		item := conditionItem(err)
+		// An earlier attempt of ours may have landed: the SDK's retry saw it.
+		return claimed{item: item, won: att.Ambiguous && ours(item)}, nil
+	case att.Ambiguous:
+		rctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		if item, rerr := read(rctx); rerr == nil && ours(item) {
+			return claimed{item: item, won: true, late: true}, nil
+		}
+	}
+	return claimed{}, err
+}
+
+// maxTries caps the package's own retry loops (not the SDK's, which
+// retries each call with its own backoff): a FIFO join that met a queue not
+// created yet, or the removals of abandoned entries before a Wait(0) join.
+// None of them waits between tries: each try follows a change it saw.
+const maxTries = 8
