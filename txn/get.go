@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
@@ -58,7 +59,7 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 		if op.Err != nil {
 			return fmt.Errorf("txn: read %d: %w", i, op.Err)
 		}
-		id := itemID(aws.ToString(op.Get.TableName), op.Get.Key)
+		id := attrs.ItemID(aws.ToString(op.Get.TableName), op.Get.Key)
 		if j, dup := seen[id]; dup {
 			return fmt.Errorf("%w: reads %d and %d", ErrDuplicateItem, j, i)
 		}

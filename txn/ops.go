@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/update"
 )
 
@@ -55,7 +56,7 @@ func build(ub *expression.UpdateBuilder, opts []OpOption) (expression.Expression
 func Put(table string, key, item map[string]types.AttributeValue, opts ...OpOption) Op {
 	op := Op{Key: key, Write: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item}}}
 	for k, v := range key {
-		if item[k] == nil || itemID("", map[string]types.AttributeValue{k: item[k]}) != itemID("", map[string]types.AttributeValue{k: v}) {
+		if item[k] == nil || attrs.ItemID("", map[string]types.AttributeValue{k: item[k]}) != attrs.ItemID("", map[string]types.AttributeValue{k: v}) {
 			op.Err = fmt.Errorf("txn: Put on %s: the item's %q is not the key's", table, k)
 			return op
 		}

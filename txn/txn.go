@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -288,7 +287,7 @@ func (tx *Tx) check(op Op) (string, error) {
 	if err := checkOp(op); err != nil {
 		return "", fmt.Errorf("%w: op %d (%s on %s %s): %v", ErrInvalidItem, i, op.kind(), op.Table(), attrs.FormatKey(op.Key), err)
 	}
-	id := itemID(op.Table(), op.Key)
+	id := attrs.ItemID(op.Table(), op.Key)
 	if j, dup := tx.ids[id]; dup {
 		return "", fmt.Errorf("%w: op %d (%s) and op %d (%s) both touch %s %s", ErrDuplicateItem,
 			j, tx.ops[j].kind(), i, op.kind(), op.Table(), attrs.FormatKey(op.Key))
@@ -304,25 +303,6 @@ func countActions(w types.TransactWriteItem) int {
 		}
 	}
 	return n
-}
-
-// itemID is a canonical text for a table and key: names sorted, values
-// typed (S "1" and N 1 differ), numbers by value (N 1 and N 1.0 are one key
-// to DynamoDB).
-func itemID(table string, key map[string]types.AttributeValue) string {
-	names := make([]string, 0, len(key))
-	for k := range key {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	b := []byte(table)
-	for _, k := range names {
-		b = append(b, 0)
-		b = append(b, k...)
-		b = append(b, 0)
-		b = attrs.AppendKeyValue(b, key[k])
-	}
-	return string(b)
 }
 
 // Commit sends the transaction with one TransactWriteItems: all its ops

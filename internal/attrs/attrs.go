@@ -206,3 +206,22 @@ func NumberSize(n string) int {
 	}
 	return (sig+1)/2 + 1
 }
+
+// ItemID is a canonical text for a table and key, the same for two keys
+// exactly when DynamoDB takes them as one item: names sorted, values typed
+// (S "1" and N 1 differ), numbers by value (N 1 and N 1.0 are one key).
+func ItemID(table string, key map[string]types.AttributeValue) string {
+	names := make([]string, 0, len(key))
+	for k := range key {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	b := []byte(table)
+	for _, k := range names {
+		b = append(b, 0)
+		b = append(b, k...)
+		b = append(b, 0)
+		b = AppendKeyValue(b, key[k])
+	}
+	return string(b)
+}

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -275,21 +274,9 @@ func DecodeKey(s string) (string, map[string]types.AttributeValue, error) {
 	return v.T, key, nil
 }
 
-// ItemID identifies an item by table and key (a canonical string).
+// ItemID identifies an item by table and key; see attrs.ItemID.
 func ItemID(table string, key map[string]types.AttributeValue) string {
-	names := make([]string, 0, len(key))
-	for n := range key {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	b := []byte(table)
-	for _, n := range names {
-		b = append(b, 0)
-		b = append(b, n...)
-		b = append(b, 0)
-		b = attrs.AppendKeyValue(b, key[n])
-	}
-	return string(b)
+	return attrs.ItemID(table, key)
 }
 
 // GetItemClient is the call a GetItem-based StateReader makes.
