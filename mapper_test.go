@@ -664,3 +664,43 @@ func TestModifyOfAnUnversionedItemStops(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Counter{ID: "legacy", N: 8, Version: 2}, *got)
 }
+
+// TestModifyTurns (issue 11): Modify calls on one Table and key take turns
+// within the process. A second call waits while the first holds the turn,
+// gives up with its ctx (having sent nothing), and a later call starts from
+// the item the first one wrote, with no read.
+func TestModifyTurns(t *testing.T) {
+	f := newFixture(t)
+	inside, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.table.Modify(f.ctx, Counter{ID: "a"}, func(c *Counter) error {
+			close(inside)
+			<-release
+			c.N++
+			return nil
+		})
+		done <- err
+	}()
+	<-inside
+	before := f.calls.Total()
+	ctx, cancel := context.WithTimeout(f.ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err := f.table.Modify(ctx, Counter{ID: "a"}, func(c *Counter) error { c.N += 100; return nil })
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, before, f.calls.Total(), "a call waiting for its turn sends nothing")
+
+	// A third call queues behind the first and starts from its item.
+	third := make(chan error, 1)
+	go func() {
+		_, err := f.table.Modify(f.ctx, Counter{ID: "a"}, func(c *Counter) error { c.N += 10; return nil })
+		third <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // let it queue (it sends nothing until its turn)
+	close(release)
+	require.NoError(t, <-done)
+	require.NoError(t, <-third)
+	assert.Equal(t, 11, f.storedCounter(t, "a").N)
+	assert.Equal(t, int64(1), f.calls.Count("GetItem"), "only the first call read; the third got the first's item")
+	assert.Equal(t, int64(2), f.calls.Count("PutItem"))
+}
