@@ -77,12 +77,10 @@ func (c *typeChecker) check(t reflect.Type, where string, addressable bool, top 
 		}
 		return fmt.Errorf("%s", msg)
 	}
-	switch t.Kind() {
-	case reflect.Bool, reflect.String,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+	if isScalarKind(t.Kind()) {
 		return nil
+	}
+	switch t.Kind() {
 	case reflect.Complex64, reflect.Complex128:
 		return fail("type %v cannot be stored: DynamoDB has no complex numbers (attributevalue drops them); store the real and imaginary parts as two float64 fields, or tag the field `%s:\"-\"`", t, TagKey)
 	case reflect.Uintptr, reflect.UnsafePointer, reflect.Chan, reflect.Func:
@@ -146,11 +144,7 @@ func checkMapKey(k reflect.Type) error {
 	if k.Implements(textMarshalerType) && reflect.PointerTo(k).Implements(textUnmarshalerType) {
 		return nil
 	}
-	switch k.Kind() {
-	case reflect.String, reflect.Bool,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+	if isScalarKind(k.Kind()) {
 		return nil
 	}
 	return fmt.Errorf("map key type %v cannot be stored: keys must be strings, numbers, bools, or implement encoding.TextMarshaler and TextUnmarshaler", k)

@@ -68,14 +68,7 @@ func (e *UnknownOutcomeError) Error() string {
 	var b strings.Builder
 	b.WriteString("version: ")
 	b.WriteString(e.Op)
-	if e.Table != "" {
-		b.WriteString(" on ")
-		b.WriteString(e.Table)
-	}
-	if len(e.Key) > 0 {
-		b.WriteString(" ")
-		b.WriteString(attrs.FormatKey(e.Key))
-	}
+	writeItem(&b, e.Table, e.Key)
 	if e.Token != "" {
 		fmt.Fprintf(&b, " (client request token %s)", e.Token)
 	}
@@ -87,6 +80,19 @@ func (e *UnknownOutcomeError) Error() string {
 		fmt.Fprintf(&b, "; then: %v", e.Last)
 	}
 	return b.String()
+}
+
+// writeItem appends " on <table> <key>" to a message, leaving out what is
+// empty.
+func writeItem(b *strings.Builder, table string, key map[string]types.AttributeValue) {
+	if table != "" {
+		b.WriteString(" on ")
+		b.WriteString(table)
+	}
+	if len(key) > 0 {
+		b.WriteString(" ")
+		b.WriteString(attrs.FormatKey(key))
+	}
 }
 
 // Is reports whether target is [ErrUnknownOutcome].
@@ -126,14 +132,7 @@ type ConflictError struct {
 func (e *ConflictError) Error() string {
 	var b strings.Builder
 	b.WriteString("version: conflict")
-	if e.Table != "" {
-		b.WriteString(" on ")
-		b.WriteString(e.Table)
-	}
-	if len(e.Key) > 0 {
-		b.WriteString(" ")
-		b.WriteString(attrs.FormatKey(e.Key))
-	}
+	writeItem(&b, e.Table, e.Key)
 	found := fmt.Sprintf("version %d", e.Actual)
 	if e.ActualMissing {
 		found = "an item without a version attribute"
