@@ -121,13 +121,14 @@
 //     one call however many wait (1.0 to 1.1 calls per waiter, reads
 //     included, until 10 or 100 simultaneous arrivals were all queued),
 //     more while waiting. In return, arrival order and no starvation. On
-//     a shared, loaded machine, 96 contended sections (4 Lockers × 3
-//     goroutines × 8 rounds, bench module) took 1.2 to 1.5 s and 4.2 to
-//     4.4 calls per acquisition, 1.6 to 2.0 times the wall of the lease
-//     lock in the same runs (0.7 to 0.8 s, 2.4 to 2.5 calls): a handover
-//     to another process waits for that process's next read, where the
-//     unfair lease lock mostly hands the lock back to the goroutine that
-//     just released it. (The queue of one row per waiter took 5.5 s and
+//     a shared machine, 96 contended sections (4 Lockers × 3 goroutines ×
+//     8 rounds, bench module) took 0.70 to 0.86 s and 3.6 to 3.8 calls per
+//     acquisition, 0.97 to 1.14 times the wall of the lease lock in the
+//     same runs (0.63 to 0.86 s, 2.4 to 2.5 calls): a handover to another
+//     process waits for that process's next read, which each waiter times
+//     by how long the holders before it held. (With reads every quarter of
+//     that time it was 1.6 to 2.0 times the lease lock and 4.2 to 4.4
+//     calls; the queue of one row per waiter took 5.5 s and
 //     11.5 calls.) For long waits and fairness.
 //   - Item lock: one call to lock and read, one to save and release. For a
 //     slow read-modify-write of one item whose retry would be expensive;
