@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // DynamoDB's limits on one batch call.
@@ -379,10 +378,11 @@ func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int
 		} else {
 			stalled++
 		}
-		if stalled >= t.opts.MaxAttempts {
+		policy := t.opts.policy()
+		if !policy.More(stalled) {
 			return queue, fmt.Errorf("%w: %d calls in a row processed none of their %d items", ErrUnprocessed, stalled, len(unprocessed))
 		}
-		if err := retry.Sleep(ctx, retry.Backoff(stalled+1, t.opts.BackoffBase, t.opts.BackoffMax)); err != nil {
+		if err := policy.Wait(ctx, stalled+1); err != nil {
 			return queue, err
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -34,7 +33,7 @@ import (
 //     first conflict of a call is retried at once on that item, with no read
 //     and no sleep.
 //   - Later conflicts sleep a jittered, exponentially growing time (see
-//     [Backoff]; defaults 2ms to 200ms), and since others wrote while it
+//     [Backoff]; defaults 10ms to 200ms), and since others wrote while it
 //     slept, the item is read again (one consistent GetItem) before fn runs.
 //     Writing the stale conflict item instead, as Modify once did, only
 //     made the next conflict surer.
@@ -53,7 +52,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	if fn == nil {
 		return nil, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
 	}
-	cfg := retryConfig{maxAttempts: t.opts.MaxAttempts, base: t.opts.BackoffBase, max: t.opts.BackoffMax}
+	cfg := retryConfig{policy: t.opts.policy()}
 	for _, o := range opts {
 		o.applyRetry(&cfg)
 	}
@@ -118,7 +117,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, fmt.Errorf("mapper: Modify: %s %s stores version 0 (as mappers that count from 0 write, such as Java's DynamoDBMapper v1), which this table takes for \"no item\"; set TableOptions.VersionZeroExists: %w",
 				t.name, attrs.FormatKey(k), err)
 		}
-		if attempt >= cfg.maxAttempts {
+		if !cfg.policy.More(attempt) {
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
 		if attempt == 1 {
@@ -130,7 +129,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			}
 			continue
 		}
-		if err := retry.Sleep(ctx, retry.Backoff(attempt-1, cfg.base, cfg.max)); err != nil {
+		if err := cfg.policy.Wait(ctx, attempt-1); err != nil {
 			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, err, ce)
 		}
 		// Others wrote while we slept: the conflict's item is stale now.

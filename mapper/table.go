@@ -61,7 +61,7 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		return nil, &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf(
 			"attribute %q is the table's write-token attribute; rename the field or set TableOptions.TokenAttribute", o.TokenAttribute)}
 	}
-	rc := retryConfig{maxAttempts: o.MaxAttempts, base: o.BackoffBase, max: o.BackoffMax}
+	rc := retryConfig{policy: o.policy()}
 	if err := rc.validate(); err != nil {
 		return nil, err
 	}

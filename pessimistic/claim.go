@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // claimed is the outcome of a claim.
@@ -58,8 +59,9 @@ func claim(ctx context.Context, c recordClient, in *dynamodb.UpdateItemInput,
 	return claimed{}, err
 }
 
-// maxTries caps the package's own retry loops (not the SDK's, which
-// retries each call with its own backoff): a FIFO join that met a queue not
+// tries caps the package's own retry loops (not the SDK's, which retries
+// each call with its own backoff): a FIFO join that met a queue not
 // created yet, or the removals of abandoned entries before a Wait(0) join.
-// None of them waits between tries: each try follows a change it saw.
-const maxTries = 8
+// None of them waits between tries (Base 0): each try follows a change it
+// saw.
+var tries = retry.Policy{MaxAttempts: 8}

@@ -365,7 +365,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			if len(p.abandoned) == 0 {
 				break
 			}
-			if try >= maxTries {
+			if !tries.More(try) {
 				return nil, &LockedError{Name: name, Owner: p.abandoned[0].owner, Token: p.abandoned[0].token, Queued: len(p.abandoned)}
 			}
 			if err := l.removeAbandoned(ctx, name, q, p.abandoned); err != nil {
@@ -581,7 +581,7 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 			q.publish(res.item, sent)
 			return nil, 0, fmt.Errorf("%w: %q has %d waiters (at most %d)", ErrQueueFull, name, len(tickets.Value), maxQueue)
 		}
-		if try >= maxTries {
+		if !tries.More(try) {
 			return nil, 0, fmt.Errorf("pessimistic: acquire %q: joining the queue: refused %d times", name, try)
 		}
 		if !ok {

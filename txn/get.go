@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
@@ -89,10 +88,10 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 			return nil
 		}
 		var tce *types.TransactionCanceledException
-		if !errors.As(err, &tce) || !retryable(tce) || attempt >= defaultMaxAttempts {
+		if !errors.As(err, &tce) || !retryable(tce) || !defaultPolicy.More(attempt) {
 			return fmt.Errorf("txn: TransactGetItems: %w", err)
 		}
-		if err := retry.Sleep(ctx, retry.Backoff(attempt, defaultBackoffBase, defaultBackoffMax)); err != nil {
+		if err := defaultPolicy.Wait(ctx, attempt); err != nil {
 			return fmt.Errorf("txn: TransactGetItems: %w (last: %v)", err, tce)
 		}
 	}

@@ -121,11 +121,10 @@ func (op Op) kind() string {
 type Option func(*config)
 
 type config struct {
-	maxItems    int
-	token       string
-	maxAttempts int
-	base, max   time.Duration
-	err         error
+	maxItems int
+	token    string
+	policy   retry.Policy
+	err      error
 }
 
 // MaxItems sets the most ops a transaction may hold (default 100).
@@ -152,12 +151,9 @@ func Token(s string) Option {
 	}
 }
 
-// The retry defaults of Commit, and of Get (which has no options).
-const (
-	defaultMaxAttempts = 5
-	defaultBackoffBase = 25 * time.Millisecond
-	defaultBackoffMax  = time.Second
-)
+// defaultPolicy is how Commit retries by default, and how Get always
+// does (it has no options).
+var defaultPolicy = retry.Policy{MaxAttempts: 5, Base: 25 * time.Millisecond, Max: time.Second}
 
 // MaxAttempts sets how many times Commit sends the transaction when it is
 // canceled by a TransactionConflict (another transaction was writing one of
@@ -168,7 +164,7 @@ func MaxAttempts(n int) Option {
 		if n < 1 {
 			c.err = fmt.Errorf("txn: MaxAttempts(%d): need at least 1", n)
 		}
-		c.maxAttempts = n
+		c.policy.MaxAttempts = n
 	}
 }
 
@@ -180,7 +176,7 @@ func Backoff(base, max time.Duration) Option {
 		if base < 0 || max < base {
 			c.err = fmt.Errorf("txn: Backoff(%v, %v): need 0 <= base <= max", base, max)
 		}
-		c.base, c.max = base, max
+		c.policy.Base, c.policy.Max = base, max
 	}
 }
 
@@ -198,7 +194,7 @@ type Tx struct {
 
 // New returns an empty transaction that will commit through c.
 func New(c Client, opts ...Option) *Tx {
-	tx := &Tx{client: c, cfg: config{maxItems: DefaultMaxItems, maxAttempts: defaultMaxAttempts, base: defaultBackoffBase, max: defaultBackoffMax}}
+	tx := &Tx{client: c, cfg: config{maxItems: DefaultMaxItems, policy: defaultPolicy}}
 	for _, o := range opts {
 		o(&tx.cfg)
 	}
@@ -367,17 +363,17 @@ func (tx *Tx) Commit(ctx context.Context) error {
 			// A cancellation is final even after an unanswered attempt: had
 			// that attempt been applied, DynamoDB would have answered this
 			// one, sent with the same token, with success.
-			if !retryable(tce) || n >= tx.cfg.maxAttempts {
+			if !retryable(tce) || !tx.cfg.policy.More(n) {
 				return tx.canceled(tce, err, n)
 			}
 		case errors.As(err, &inProgress):
-			if n >= tx.cfg.maxAttempts {
+			if !tx.cfg.policy.More(n) {
 				return tx.failed(&att, fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.token, n, err))
 			}
 		default:
 			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w", tx.cfg.token, err))
 		}
-		if err := retry.Sleep(ctx, retry.Backoff(n, tx.cfg.base, tx.cfg.max)); err != nil {
+		if err := tx.cfg.policy.Wait(ctx, n); err != nil {
 			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.token, err, n, errFrom(tce, inProgress)))
 		}
 	}

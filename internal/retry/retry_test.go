@@ -28,3 +28,29 @@ func TestSleepStopsWithContext(t *testing.T) {
 	assert.ErrorIs(t, Sleep(ctx, 0), context.Canceled)
 	assert.NoError(t, Sleep(context.Background(), time.Millisecond))
 }
+
+func TestPolicy(t *testing.T) {
+	p := Policy{MaxAttempts: 3, Base: time.Millisecond, Max: 4 * time.Millisecond}
+	require.NoError(t, p.Check())
+	assert.True(t, p.More(1))
+	assert.True(t, p.More(2))
+	assert.False(t, p.More(3), "three tries of three: no fourth")
+	for n := 1; n < 10; n++ {
+		limit := min(4*time.Millisecond, time.Millisecond<<(n-1))
+		for range 50 {
+			require.Less(t, p.Backoff(n), limit, "after %d failures", n)
+		}
+	}
+	// A zero base never waits, and never ignores a context that ended.
+	none := Policy{MaxAttempts: 8}
+	require.NoError(t, none.Check())
+	assert.Equal(t, time.Duration(0), none.Backoff(5))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, none.Wait(ctx, 1), context.Canceled)
+	assert.ErrorIs(t, p.Wait(ctx, 1), context.Canceled)
+
+	for _, bad := range []Policy{{}, {MaxAttempts: 1, Base: -1}, {MaxAttempts: 1, Base: 2, Max: 1}} {
+		assert.Error(t, bad.Check(), "%+v", bad)
+	}
+}
