@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 )
 
 // TestFIFOBehindManyAbandonedEntries: 105 abandoned entries ahead (more
@@ -64,4 +65,48 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 	assert.Empty(t, parseQueue(out.Item), "all the abandoned entries are gone")
 	t.Logf("acquired behind %d abandoned entries in %v, %d calls (%d UpdateItem)", entries, time.Since(start).Round(time.Millisecond), calls.Total(), calls.Count("UpdateItem"))
 	assert.LessOrEqual(t, calls.Count("UpdateItem"), int64(2+3+1), "join, a removal per batch of 50 (plus a retry), release")
+}
+
+// TestFIFOReadTiming: when a waiter reads the queue again, by the
+// estimate of how long each head holds (see pause).
+func TestFIFOReadTiming(t *testing.T) {
+	o, err := defaultOptions().resolve(nil)
+	require.NoError(t, err)
+	require.Equal(t, 100*time.Millisecond, o.poll)
+	clock := fakeclock.New(time.Unix(1_000_000, 0))
+	q := newFIFOQueue(clock)
+	const hold = 20 * time.Millisecond
+	q.hold, q.headSince = hold, clock.Now()
+	around := func(want time.Duration, p place, mine int64, misses int, msg string) {
+		t.Helper()
+		for range 20 { // the pause has ±10% of jitter
+			got := q.pause(p, mine, misses, o)
+			require.GreaterOrEqual(t, got, want-want/10, msg)
+			require.LessOrEqual(t, got, want+want/10+1, msg)
+		}
+	}
+	around(hold, place{known: true, ahead: 1}, 9, 0, "the next in line reads when the head is expected to have gone")
+	around(3*hold, place{known: true, ahead: 3}, 9, 0, "further back: after the head and the two others ahead")
+	around(o.poll, place{known: true, ahead: 7}, 9, 0, "but never longer than PollInterval times a quarter of its place (at least one)")
+	around(2*o.poll, place{known: true, ahead: 11}, 9, 0, "but never longer than PollInterval times a quarter of its place")
+
+	clock.Advance(5 * hold) // the head holds on, five times as long as expected
+	around(hold/8, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every eighth of a hold")
+	around(hold/8<<2, place{known: true, ahead: 1}, 9, 6, "after four reads that saw the same head, the pauses double")
+	around(2*hold, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
+
+	q.waiting[5] = true // another waiter of this Locker is ahead: its reads wake us
+	around(4*o.poll, place{known: true, ahead: 3}, 9, 0, "behind a waiter of its own Locker, it reads only as a fallback")
+	delete(q.waiting, 5)
+
+	// Before any change of the head was seen, the hold is taken to be as
+	// long as the head has held so far.
+	q.hold, q.headSince = 0, clock.Now().Add(-80*time.Millisecond)
+	around(10*time.Millisecond, place{known: true, ahead: 1}, 9, 0, "unknown hold")
+	q.headSince = clock.Now()
+	around(2*time.Millisecond, place{known: true, ahead: 1}, 9, 0, "unknown hold, head just seen: the floor")
+
+	assert.Equal(t, 10*time.Millisecond, nextHold(0, 10*time.Millisecond), "the first sample")
+	assert.Equal(t, 6*time.Millisecond, nextHold(10*time.Millisecond, 2*time.Millisecond), "a shorter sample: half-way down at once")
+	assert.Equal(t, 15*time.Millisecond, nextHold(10*time.Millisecond, 50*time.Millisecond), "a longer one: an eighth of the way up")
 }
