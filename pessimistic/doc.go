@@ -118,7 +118,7 @@
 //     calls per acquisition, longest wait 0.6 to 1.4 s at a 100 ms poll, the
 //     holder changed on 23 to 60 of 95 handovers).
 //   - FIFO lock: two calls when uncontended (join, release); the join is
-//     one call however many wait (1.0 to 1.1 calls per waiter, reads
+//     one call however many wait (1.1 to 1.3 calls per waiter, reads
 //     included, until 10 or 100 simultaneous arrivals were all queued),
 //     more while waiting. In return, arrival order and no starvation. On
 //     a shared machine, 96 contended sections (4 Lockers × 3 goroutines ×
