@@ -258,8 +258,9 @@ func MaxAttempts(n int) RetryOption {
 	return retryOpt(func(c *retryConfig) { c.policy.MaxAttempts = n })
 }
 
-// Backoff sets the bounds of Modify's jittered exponential backoff: before
-// attempt k+1 it sleeps a random duration in [0, min(max, base<<(k-1))).
+// Backoff sets the bounds of Modify's jittered exponential backoff. The
+// first conflict is retried at once; after the k-th (k >= 2) Modify sleeps
+// a random duration in [0, min(max, base<<(k-2))), then reads again.
 func Backoff(base, max time.Duration) RetryOption {
 	return retryOpt(func(c *retryConfig) { c.policy.Base, c.policy.Max = base, max })
 }
