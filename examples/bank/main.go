@@ -64,14 +64,11 @@ func main() {
 	flag.Int64Var(&cfg.Opening, "balance", 100, "opening balance of each account")
 	flag.IntVar(&cfg.Workers, "workers", 8, "goroutines making transfers at once")
 	flag.IntVar(&cfg.Transfers, "transfers", 25, "transfers per worker")
-	endpoint := flag.String("endpoint", "", "DynamoDB Local endpoint to use (default: start one)")
+	endpoint := demo.Endpoint()
 	flag.Parse()
 
 	ctx := context.Background()
-	srv, err := demo.Connect(ctx, *endpoint)
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := demo.Start(ctx, *endpoint)
 	defer srv.Close()
 	rep, err := Run(ctx, srv.Client(), fmt.Sprintf("bank-%d", time.Now().UnixNano()), cfg)
 	if err != nil {

@@ -58,14 +58,11 @@ func main() {
 	flag.IntVar(&cfg.Buyers, "buyers", 15, "concurrent buyers")
 	flag.DurationVar(&cfg.Payment, "payment", 20*time.Millisecond, "how long a payment takes")
 	flag.BoolVar(&cfg.FIFO, "fifo", false, "serve buyers first come, first served")
-	endpoint := flag.String("endpoint", "", "DynamoDB Local endpoint to use (default: start one)")
+	endpoint := demo.Endpoint()
 	flag.Parse()
 
 	ctx := context.Background()
-	srv, err := demo.Connect(ctx, *endpoint)
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := demo.Start(ctx, *endpoint)
 	defer srv.Close()
 	suffix := time.Now().UnixNano()
 	rep, err := Run(ctx, srv.Client(), fmt.Sprintf("products-%d", suffix), fmt.Sprintf("locks-%d", suffix), cfg)

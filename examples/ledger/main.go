@@ -66,13 +66,10 @@ func main() {
 	flag.StringVar(&cfg.Month, "month", "2026-10", "month to close")
 	flag.IntVar(&cfg.Postings, "postings", 400, "postings in the month")
 	flag.IntVar(&cfg.Accounts, "accounts", 20, "accounts")
-	endpoint := flag.String("endpoint", "", "DynamoDB Local endpoint to use (default: start one)")
+	endpoint := demo.Endpoint()
 	flag.Parse()
 	ctx := context.Background()
-	srv, err := demo.Connect(ctx, *endpoint)
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := demo.Start(ctx, *endpoint)
 	defer srv.Close()
 	rep, err := Run(ctx, srv.Client(), "ledger", cfg)
 	if err != nil {

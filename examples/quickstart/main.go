@@ -44,13 +44,10 @@ type Order struct {
 // quickstart:end
 
 func main() {
-	endpoint := flag.String("endpoint", "", "DynamoDB Local endpoint to use (default: start one)")
+	endpoint := demo.Endpoint()
 	flag.Parse()
 	ctx := context.Background()
-	srv, err := demo.Connect(ctx, *endpoint)
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := demo.Start(ctx, *endpoint)
 	defer srv.Close()
 	suffix := fmt.Sprint(time.Now().UnixNano())
 	if err := Run(ctx, srv.Client(), "accounts-"+suffix, "orders-"+suffix, os.Stdout); err != nil {

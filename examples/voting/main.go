@@ -50,17 +50,14 @@ func (r Result) Lost() int { return r.Cast - int(r.GaveUp) - r.Recorded }
 
 func main() {
 	voters := flag.Int("voters", 50, "number of voters, all voting at once")
-	endpoint := flag.String("endpoint", "", "DynamoDB Local endpoint to use (default: start one)")
+	endpoint := demo.Endpoint()
 	flag.Parse()
 	if *voters < 1 {
 		log.Fatal("voting: -voters must be at least 1")
 	}
 
 	ctx := context.Background()
-	srv, err := demo.Connect(ctx, *endpoint)
-	if err != nil {
-		log.Fatal(err)
-	}
+	srv := demo.Start(ctx, *endpoint)
 	defer srv.Close()
 	results, err := Run(ctx, srv.Client(), "votes", *voters)
 	if err != nil {

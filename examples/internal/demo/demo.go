@@ -4,11 +4,28 @@ package demo
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"log"
 	"os"
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
 )
+
+// Endpoint registers the -endpoint flag that every example takes; call it
+// before flag.Parse.
+func Endpoint() *string {
+	return flag.String("endpoint", "", "DynamoDB Local endpoint to use (default: start one)")
+}
+
+// Start is Connect for an example's main: it exits with the error.
+func Start(ctx context.Context, endpoint string) *dynamolocal.Server {
+	srv, err := Connect(ctx, endpoint)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv
+}
 
 // Connect attaches to the DynamoDB Local at endpoint, or, with endpoint "",
 // starts one (installing it on first use). Close the server when done.
