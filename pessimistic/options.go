@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/lease"
 )
 
 // Option configures a [Locker] (given to [New]) or one call (given to
@@ -167,12 +169,11 @@ func (o options) resolve(opts []Option) (options, error) {
 	if o.err != nil {
 		return o, o.err
 	}
-	if o.heartbeat == 0 {
-		o.heartbeat = o.lease / 4
+	hb, err := lease.Heartbeat(o.lease, o.heartbeat)
+	if err != nil {
+		return o, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	if o.heartbeat >= o.lease/2 {
-		return o, fmt.Errorf("%w: heartbeat %v must be less than half the lease %v", ErrInvalidOption, o.heartbeat, o.lease)
-	}
+	o.heartbeat = hb
 	if o.poll == 0 {
 		o.poll = min(defaultPoll, o.lease/4)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
@@ -149,12 +150,11 @@ func newOptions(opts []Option) (options, error) {
 	if o.err != nil {
 		return o, o.err
 	}
-	if o.heartbeat == 0 {
-		o.heartbeat = o.lease / 4
+	hb, err := lease.Heartbeat(o.lease, o.heartbeat)
+	if err != nil {
+		return o, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	if o.heartbeat >= o.lease/2 {
-		return o, fmt.Errorf("%w: heartbeat %v must be less than half the lease %v", ErrInvalidOption, o.heartbeat, o.lease)
-	}
+	o.heartbeat = hb
 	return o, nil
 }
 
