@@ -180,19 +180,22 @@ func tallyModel(bits int) porcupine.NondeterministicModel {
 
 // readOut is a Get's output: the ids it read, as a bitset of bits bits.
 func readOut(ids []string, n, perClient, bits int) tallyOut {
-	out := tallyOut{ids: strings.Join(slices.Sorted(slices.Values(ids)), ","), set: tallyState(bits), n: n}
+	out := tallyOut{ids: strings.Join(slices.Sorted(slices.Values(ids)), ","), n: n}
+	set := []byte(tallyState(bits))
 	for _, id := range ids {
 		var c, i int
-		if _, err := fmt.Sscanf(id, "c%d-%d", &c, &i); err != nil || i >= perClient || c*perClient+i >= bits {
-			out.bad = true
+		_, err := fmt.Sscanf(id, "c%d-%d", &c, &i)
+		bit := c*perClient + i
+		if err != nil || c < 0 || i < 0 || i >= perClient || bit >= bits {
+			out.bad = true // an id never sent
 			continue
 		}
-		bit := c*perClient + i
-		if out.set[bit/8]&(1<<(bit%8)) != 0 {
+		if set[bit/8]&(1<<(bit%8)) != 0 {
 			out.bad = true // read twice
 		}
-		out.set = withBit(out.set, bit)
+		set[bit/8] |= 1 << (bit % 8)
 	}
+	out.set = string(set)
 	return out
 }
 

@@ -361,6 +361,7 @@ func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int
 	for i := range queue {
 		queue[i] = i
 	}
+	policy := t.opts.policy()
 	stalled := 0
 	for len(queue) > 0 {
 		k := min(size, len(queue))
@@ -378,7 +379,6 @@ func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int
 		} else {
 			stalled++
 		}
-		policy := t.opts.policy()
 		if !policy.More(stalled) {
 			return queue, fmt.Errorf("%w: %d calls in a row processed none of their %d items", ErrUnprocessed, stalled, len(unprocessed))
 		}

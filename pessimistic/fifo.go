@@ -302,7 +302,7 @@ func (q *fifoQueue) pause(p place, mine int64, misses int, o options) time.Durat
 	default:
 		others := time.Duration(p.ahead-1) * hold
 		turn := since.Add(others + hold)
-		if later := now.Add(others); p.ahead > 1 && later.After(turn) {
+		if later := now.Add(others); later.After(turn) {
 			turn = later
 		}
 		if now.Before(turn) {
