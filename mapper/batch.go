@@ -213,7 +213,7 @@ func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) 
 	if err := t.usable(); err != nil {
 		return err
 	}
-	w, err := t.batchWriteConfig("PutAll", opts)
+	o, err := t.batchWriteOptions("PutAll", opts)
 	if err != nil {
 		return err
 	}
@@ -222,16 +222,16 @@ func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) 
 	byKey := make(map[string]int, len(items))
 	for i, item := range items {
 		if item == nil {
-			return fmt.Errorf("mapper: PutAll of a nil item (items[%d])", i)
+			return fmt.Errorf("%w: PutAll of a nil item (items[%d])", ErrInvalidOption, i)
 		}
-		in, _, v, err := t.buildPut(item, &w)
+		w, v, err := t.planPut(reflect.ValueOf(item).Elem(), o, toBatch)
 		if err != nil {
 			return fmt.Errorf("%w (PutAll items[%d])", err, i)
 		}
-		if err := t.addBatchKey("PutAll", byKey, in.Item, i); err != nil {
+		if err := t.addBatchKey("PutAll", byKey, w.Item, i); err != nil {
 			return err
 		}
-		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: in.Item}}
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: w.Item}}
 		next[i] = v
 	}
 	var written func(int)
@@ -253,7 +253,7 @@ func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption
 	if err := t.usable(); err != nil {
 		return err
 	}
-	if _, err := t.batchWriteConfig("DeleteAll", opts); err != nil {
+	if _, err := t.batchWriteOptions("DeleteAll", opts); err != nil {
 		return err
 	}
 	reqs := make([]types.WriteRequest, len(items))
@@ -271,23 +271,18 @@ func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption
 	return t.batchWrite(ctx, reqs, byKey, nil)
 }
 
-func (t *Table[T]) batchWriteConfig(op string, opts []WriteOption) (writeConfig, error) {
-	w, err := writeOptions(opts, false)
-	w.noToken = true
-	switch {
-	case err != nil:
-		return w, err
-	case w.ret != nil:
-		return w, w.errReturns(op)
-	case len(w.conds) > 0:
-		return w, fmt.Errorf("%w: %s cannot take If: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
-	case w.fence != nil:
-		return w, fmt.Errorf("%w: %s cannot take Fence: BatchWriteItem carries no conditions; use Put, or a transaction (package txn)", ErrInvalidOption, op)
-	case t.s.version != nil && !w.unversioned:
-		return w, fmt.Errorf("%w: %v has a version field; write the items in a transaction (package txn, with Table.PutOp and Table.DeleteOp), which checks every version, or pass mapper.Unversioned() to %s without the checks",
-			ErrBatchVersioned, t.s.typ, op)
+// batchWriteOptions applies the options of PutAll or DeleteAll: only
+// Unversioned applies, and a versioned type needs it.
+func (t *Table[T]) batchWriteOptions(call string, opts []WriteOption) (*WriteOptions, error) {
+	o, err := t.writeOptions(writeCall{call, callBatch.take}, opts)
+	if err != nil {
+		return nil, err
 	}
-	return w, nil
+	if t.s.version != nil && !o.Unversioned {
+		return nil, fmt.Errorf("%w: %v has a version field; write the items in a transaction (package txn, with Table.PutOp and Table.DeleteOp), which checks every version, or pass mapper.Unversioned() to %s without the checks",
+			ErrBatchVersioned, t.s.typ, call)
+	}
+	return o, nil
 }
 
 // addBatchKey records that item i of a batch write has the key of av, and

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // codec turns structs of one type into items and back.
@@ -40,7 +41,11 @@ type codec struct {
 	// unixtime stays a number (time.Time is a TextMarshaler too).
 	encText *attributevalue.Encoder
 	dec     *attributevalue.Decoder
-	fields  []fieldCodec
+	// upd encodes the values of update actions given as Go values when the
+	// table has encoder options of its own (nil: the default encoding, done
+	// when the action was made).
+	upd    *plan.Encoder
+	fields []fieldCodec
 	// byField finds a field's codec, for encoding key attributes alone.
 	byField map[*field]*fieldCodec
 	// nS and nN count the fast fields stored as S and as N, to size an
@@ -119,6 +124,9 @@ func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOpti
 			func(o *attributevalue.EncoderOptions) { o.TagKey, o.UseEncodingMarshalers = TagKey, true }}, encOpts...)...),
 		dec: attributevalue.NewDecoder(append([]func(*attributevalue.DecoderOptions){
 			func(o *attributevalue.DecoderOptions) { o.TagKey, o.UseEncodingUnmarshalers = TagKey, true }}, decOpts...)...),
+	}
+	if custom {
+		c.upd = plan.NewEncoder(encOpts)
 	}
 	for _, f := range s.fields {
 		fc := fieldCodec{f: f, policy: policyOf(f)}

@@ -4,23 +4,22 @@ import (
 	"context"
 	"errors"
 
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/txn"
 )
 
-// commitOne sends op, built from the write r, as a transaction of one
-// action ([ExactlyOnce]), and reports a refusal as the plain write would:
-// a *version.ConflictError or a *ConditionError rather than a
+// commitOne sends the write w as a transaction of one action
+// ([ExactlyOnce]), and reports a refusal as the plain write would: a
+// *version.ConflictError, a *ConditionError or a LockedError rather than a
 // txn.CanceledError. Unknown outcomes come from txn.Commit, with the token.
-func (t *Table[T]) commitOne(ctx context.Context, op txn.Op, r *writeReq, w *writeConfig) error {
-	if op.Err != nil {
-		return op.Err
-	}
+// The struct's version is set by the caller, as for a plain write.
+func (t *Table[T]) commitOne(ctx context.Context, w *plan.Write, o *WriteOptions) error {
 	var opts []txn.Option
-	if w.token != "" {
-		opts = append(opts, txn.Token(w.token))
+	if o.Token != "" {
+		opts = append(opts, txn.Token(o.Token))
 	}
 	tx := txn.New(t.client, opts...)
-	if err := tx.Add(op); err != nil {
+	if err := tx.Add(op(w, nil)); err != nil {
 		return err
 	}
 	err := tx.Commit(ctx)
@@ -29,7 +28,7 @@ func (t *Table[T]) commitOne(ctx context.Context, op txn.Op, r *writeReq, w *wri
 		return err
 	}
 	if reason := ce.Reasons[0]; reason.Code == txn.CodeConditionalCheckFailed {
-		return t.refusal(r, reason.Item, err)
+		return t.refusal(w, reason.Item, err)
 	}
 	return err
 }

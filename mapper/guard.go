@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // ErrInvalidTable is returned by every method of a [Table] that was not
@@ -38,23 +39,23 @@ func (t *Table[T]) usable() error {
 
 // checkSize refuses an item over DynamoDB's 400 KB, naming its largest
 // attribute.
-func (t *Table[T]) checkSize(item map[string]types.AttributeValue, r *writeReq) error {
+func (t *Table[T]) checkSize(item map[string]types.AttributeValue, w *plan.Write) error {
 	if n := attrs.ItemSize(item); n > attrs.MaxItemSize {
 		name, size := attrs.Largest(item)
 		return fmt.Errorf("%w: %s %s is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)",
-			ErrItemTooLarge, t.name, attrs.FormatKey(r.keyOf(t.s)), n, attrs.MaxItemSize, name, size)
+			ErrItemTooLarge, t.name, attrs.FormatKey(t.keyOfWrite(w)), n, attrs.MaxItemSize, name, size)
 	}
 	return nil
 }
 
 // checkValues checks the values of an update (and its conditions): each
 // one DynamoDB accepts, and together no larger than an item may be.
-func (t *Table[T]) checkValues(values map[string]types.AttributeValue, r *writeReq) error {
+func (t *Table[T]) checkValues(values map[string]types.AttributeValue, w *plan.Write) error {
 	if err := attrs.CheckItem(values); err != nil {
-		return fmt.Errorf("%w: %s %s: value %v", ErrInvalidValue, t.name, attrs.FormatKey(r.keyOf(t.s)), err)
+		return fmt.Errorf("%w: %s %s: value %v", ErrInvalidValue, t.name, attrs.FormatKey(t.keyOfWrite(w)), err)
 	}
 	if n := attrs.ItemSize(values); n > attrs.MaxItemSize {
-		return fmt.Errorf("%w: %s %s: the update's values alone are %d bytes, over %d", ErrItemTooLarge, t.name, attrs.FormatKey(r.keyOf(t.s)), n, attrs.MaxItemSize)
+		return fmt.Errorf("%w: %s %s: the update's values alone are %d bytes, over %d", ErrItemTooLarge, t.name, attrs.FormatKey(t.keyOfWrite(w)), n, attrs.MaxItemSize)
 	}
 	return nil
 }

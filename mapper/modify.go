@@ -52,19 +52,19 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	if fn == nil {
 		return nil, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
 	}
-	cfg := retryConfig{policy: t.opts.policy()}
-	for _, o := range opts {
-		o.applyRetry(&cfg)
-	}
-	cfg.write.exactlyOnce = cfg.write.exactlyOnce || t.opts.ExactlyOnce
-	if err := cfg.validate(); err != nil {
+	o, err := t.writeOptions(callModify, opts)
+	if err != nil {
+		if o, _ := t.writeOptions(callDelete, opts); o != nil && o.Unversioned {
+			return nil, fmt.Errorf("%w: Modify with Unversioned would lose concurrent updates", ErrInvalidOption)
+		}
 		return nil, err
+	}
+	policy := t.policy(o)
+	if err := policy.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
 	if t.s.version == nil {
 		return nil, fmt.Errorf("%w: Modify needs a versioned type, and %v has no `dynamo:\",version\"` field", ErrInvalidOption, t.s.typ)
-	}
-	if cfg.write.unversioned {
-		return nil, fmt.Errorf("%w: Modify with Unversioned would lose concurrent updates", ErrInvalidOption)
 	}
 	kv := reflect.ValueOf(&key).Elem()
 	k, err := t.c.keyOf(kv)
@@ -98,7 +98,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		if err := t.unchanged(cv, k, read); err != nil {
 			return nil, err
 		}
-		written, err := t.put(ctx, cur, &cfg.write)
+		written, err := t.put(ctx, cur, o)
 		if err == nil {
 			turn.item = written
 			return cur, nil
@@ -117,7 +117,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, fmt.Errorf("mapper: Modify: %s %s stores version 0 (as mappers that count from 0 write, such as Java's DynamoDBMapper v1), which this table takes for \"no item\"; set TableOptions.VersionZeroExists: %w",
 				t.name, attrs.FormatKey(k), err)
 		}
-		if !cfg.policy.More(attempt) {
+		if !policy.More(attempt) {
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
 		if attempt == 1 {
@@ -129,7 +129,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			}
 			continue
 		}
-		if err := cfg.policy.Wait(ctx, attempt-1); err != nil {
+		if err := policy.Wait(ctx, attempt-1); err != nil {
 			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, err, ce)
 		}
 		// Others wrote while we slept: the conflict's item is stale now.

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/update"
 )
@@ -88,93 +89,188 @@ const (
 	defaultToken       = "optimist_token"
 )
 
-// A WriteOption changes a single write (Put, Update, Delete, or a
-// transaction op). Every WriteOption is also a [RetryOption], so it can be
-// given to [Table.Modify] for the writes it makes.
-type WriteOption interface {
-	RetryOption
-	applyWrite(*writeConfig)
+// WriteOptions configure one write: Put, Save, Update, Delete, Modify, the
+// transaction ops (PutOp, UpdateOp, DeleteOp, CheckOp) and the batch
+// writes (PutAll, DeleteAll). Pass functions that change them, such as
+// [If], [Unversioned], [Fence], [ExactlyOnce], [Old], [WriteCapacity],
+// [MaxAttempts]; one type serves every write, and each call refuses, with
+// an error matching [ErrInvalidOption] and before anything is sent, what
+// it cannot honour:
+//
+//	option            Put  Save  Update  Delete  Modify  *Op  PutAll/DeleteAll
+//	If, Fence          ✓    ✓      ✓       ✓       ✓      ✓
+//	Unversioned        ✓    ✓      ✓       ✓              ✓         ✓
+//	ExactlyOnce        ✓    ✓      ✓       ✓       ✓      ✓ (the transaction is)
+//	ExactlyOnceToken   ✓    ✓      ✓       ✓
+//	Old, WriteCapacity ✓    ✓      ✓       ✓
+//	Also                    ✓
+//	MaxAttempts,
+//	Backoff                                        ✓
+type WriteOptions struct {
+	// Conditions are the caller's own conditions, ANDed with the version
+	// check and with each other ([If]).
+	Conditions []expression.ConditionBuilder
+	// Unversioned turns the version check off ([Unversioned]).
+	Unversioned bool
+	// FenceAttr and FenceToken are a fencing token's condition and value
+	// ([Fence]); FenceAttr "" means none.
+	FenceAttr  string
+	FenceToken int64
+	// ExactlyOnce sends the write as a one-action transaction ([ExactlyOnce]),
+	// with the client request token Token ([ExactlyOnceToken]) or a fresh one.
+	ExactlyOnce bool
+	Token       string
+	// Also adds actions on attributes outside the struct to a Save ([Also]).
+	Also *update.Builder
+	// Capacity receives the write capacity consumed ([WriteCapacity]).
+	Capacity *Capacity
+	// MaxAttempts, BackoffBase and BackoffMax override the table's retry
+	// settings for one Modify ([MaxAttempts], [Backoff]); 0 keeps them.
+	MaxAttempts             int
+	BackoffBase, BackoffMax time.Duration
+
+	backoff bool     // Backoff was given (Backoff(0, 0) means no wait)
+	old     *oldItem // Old
+	err     error    // the first option given a value that cannot work
 }
 
-// A RetryOption changes how [Table.Modify] retries.
-type RetryOption interface {
-	applyRetry(*retryConfig)
+// A WriteOption changes the [WriteOptions] of one write.
+type WriteOption = func(*WriteOptions)
+
+// A RetryOption is a [WriteOption] given to [Table.Modify]: the write
+// options apply to each write it makes, and [MaxAttempts] and [Backoff] to
+// its retries.
+type RetryOption = WriteOption
+
+func (o *WriteOptions) fail(format string, args ...any) {
+	if o.err == nil {
+		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
+	}
 }
 
-type writeConfig struct {
-	conds       []expression.ConditionBuilder
-	unversioned bool
-	fence       *fence
-	err         error
-	// noToken: the write stores no write token: a transaction op (the
-	// transaction's client request token makes its resends safe) or a
-	// batch write (which nothing could settle).
-	noToken bool
-	also    *update.Builder
-	// exactlyOnce: send the write as a one-action transaction with a client
-	// request token (token, or a fresh one).
-	exactlyOnce bool
-	token       string
-	// ret: what the write asks back, Old and WriteCapacity (returns.go).
-	ret *returns
+// writeCall names a call that takes WriteOptions, with what it honours.
+type writeCall struct {
+	name string
+	take wopt
 }
 
-// forTxn returns a copy of w for building the write as a transaction op.
-func (w *writeConfig) forTxn() *writeConfig {
-	c := *w
-	c.noToken = true
-	return &c
+type wopt uint16
+
+const (
+	wCond wopt = 1 << iota
+	wUnversioned
+	wExactlyOnce
+	wToken
+	wReturns
+	wAlso
+	wRetry
+)
+
+var (
+	callPut    = writeCall{"Put", wCond | wUnversioned | wExactlyOnce | wToken | wReturns}
+	callSave   = writeCall{"Save", wCond | wUnversioned | wExactlyOnce | wToken | wReturns | wAlso}
+	callUpdate = writeCall{"Update", wCond | wUnversioned | wExactlyOnce | wToken | wReturns}
+	callDelete = writeCall{"Delete", wCond | wUnversioned | wExactlyOnce | wToken | wReturns}
+	callModify = writeCall{"Modify", wCond | wExactlyOnce | wRetry}
+	callOp     = writeCall{"a transaction op", wCond | wUnversioned | wExactlyOnce}
+	callBatch  = writeCall{"a batch write (PutAll, DeleteAll)", wUnversioned}
+)
+
+// given returns the options set in o, and their names.
+func (o *WriteOptions) given() (set wopt, names map[wopt]string) {
+	names = map[wopt]string{}
+	mark := func(f wopt, on bool, name string) {
+		if on {
+			set |= f
+			names[f] = name
+		}
+	}
+	mark(wCond, len(o.Conditions) > 0, "If")
+	if o.FenceAttr != "" || o.FenceToken != 0 {
+		mark(wCond, true, "Fence")
+	}
+	mark(wUnversioned, o.Unversioned, "Unversioned")
+	mark(wExactlyOnce, o.ExactlyOnce && o.Token == "", "ExactlyOnce")
+	mark(wToken, o.Token != "", "ExactlyOnceToken")
+	mark(wReturns, o.Capacity != nil, "WriteCapacity")
+	mark(wReturns, o.old != nil, "Old")
+	mark(wAlso, o.Also != nil, "Also")
+	mark(wRetry, o.MaxAttempts != 0 || o.BackoffBase != 0 || o.BackoffMax != 0 || o.backoff, "MaxAttempts or Backoff")
+	return set, names
 }
 
-// writeOptions applies opts over the table's defaults.
-func (t *Table[T]) writeOptions(opts []WriteOption, allowAlso bool) (writeConfig, error) {
-	w, err := writeOptions(opts, allowAlso)
-	w.exactlyOnce = w.exactlyOnce || t.opts.ExactlyOnce
-	if err == nil && w.exactlyOnce {
+// writeOptions applies opts for call and refuses what call cannot honour
+// and values that cannot work; the table's ExactlyOnce default applies to
+// single writes and Modify.
+func (t *Table[T]) writeOptions(call writeCall, opts []WriteOption) (*WriteOptions, error) {
+	o := &WriteOptions{}
+	for _, fn := range opts {
+		if fn == nil {
+			o.fail("a nil WriteOption given to %s", call.name)
+			continue
+		}
+		fn(o)
+	}
+	if o.err != nil {
+		return nil, o.err
+	}
+	set, names := o.given()
+	if bad := set &^ call.take; bad != 0 {
+		for f := wopt(1); f <= bad; f <<= 1 {
+			if bad&f != 0 {
+				why := ""
+				switch {
+				case call.take == callBatch.take && (f == wCond || f == wExactlyOnce || f == wToken):
+					why = ": BatchWriteItem carries no conditions and no request tokens; use Put, or a transaction (package txn)"
+				case f == wToken && call.take == callModify.take:
+					why = ", which may write several times; use ExactlyOnce"
+				case f == wToken && call.take == callOp.take:
+					why = ": the transaction's request token is its own (txn.Token)"
+				case f == wAlso:
+					why = ": Also is for Save; put the actions in the update instead"
+				}
+				return nil, fmt.Errorf("%w: %s does not apply to %s%s", ErrInvalidOption, names[f], call.name, why)
+			}
+		}
+	}
+	if o.Token != "" {
+		if len(o.Token) > 36 {
+			return nil, fmt.Errorf("%w: ExactlyOnceToken(%q): need 1 to 36 characters", ErrInvalidOption, o.Token)
+		}
+		o.ExactlyOnce = true
+	}
+	for _, c := range o.Conditions {
+		if !c.IsSet() {
+			return nil, fmt.Errorf("%w: If of an empty condition", ErrInvalidOption)
+		}
+	}
+	if o.FenceToken != 0 && o.FenceAttr == "" {
+		return nil, fmt.Errorf("%w: Fence needs an attribute name", ErrInvalidOption)
+	}
+	if call.take&wExactlyOnce != 0 && call.take != callOp.take {
+		o.ExactlyOnce = o.ExactlyOnce || t.opts.ExactlyOnce
+	}
+	if o.ExactlyOnce && set&wReturns != 0 {
 		// A transaction returns neither the old item nor capacity per item.
-		err = w.errReturns("an ExactlyOnce write")
+		return nil, fmt.Errorf("%w: %s does not apply to an ExactlyOnce write (TransactWriteItems returns neither)", ErrInvalidOption, names[wReturns])
 	}
-	return w, err
+	return o, nil
 }
 
-// writeOptions applies opts, reporting the first invalid one. Also is refused (errAlso) unless allowAlso:
-// only Save takes it.
-func writeOptions(opts []WriteOption, allowAlso bool) (writeConfig, error) {
-	var w writeConfig
-	for _, o := range opts {
-		o.applyWrite(&w)
+// fence returns the write's fence, nil if none.
+func (o *WriteOptions) fence() *plan.Fence {
+	if o.FenceAttr == "" {
+		return nil
 	}
-	if w.err == nil && w.also != nil && !allowAlso {
-		w.err = errAlso
-	}
-	return w, w.err
+	return &plan.Fence{Attr: o.FenceAttr, Token: o.FenceToken}
 }
-
-type fence struct {
-	attr  string
-	token int64
-}
-
-type retryConfig struct {
-	write  writeConfig
-	policy retry.Policy
-}
-
-type writeOpt func(*writeConfig)
-
-func (o writeOpt) applyWrite(c *writeConfig) { o(c) }
-func (o writeOpt) applyRetry(c *retryConfig) { o(&c.write) }
-
-type retryOpt func(*retryConfig)
-
-func (o retryOpt) applyRetry(c *retryConfig) { o(c) }
 
 // If adds a condition of the caller's own to the write. It is ANDed with the
 // version check (and with other If conditions), never replaces it: the write
 // happens only when every condition holds. When only the caller's condition
 // fails, the error is a [*ConditionError].
 func If(cond expression.ConditionBuilder) WriteOption {
-	return writeOpt(func(c *writeConfig) { c.conds = append(c.conds, cond) })
+	return func(o *WriteOptions) { o.Conditions = append(o.Conditions, cond) }
 }
 
 // Unversioned turns the version check off for one write: the item is written
@@ -183,7 +279,7 @@ func If(cond expression.ConditionBuilder) WriteOption {
 // for migrations and repairs, not in ordinary code. It is also how types
 // with a version field are written in batches.
 func Unversioned() WriteOption {
-	return writeOpt(func(c *writeConfig) { c.unversioned = true })
+	return func(o *WriteOptions) { o.Unversioned = true }
 }
 
 // Fence makes the write conditional on a fencing token from a lock: it is
@@ -193,13 +289,13 @@ func Unversioned() WriteOption {
 // with a higher token, can then no longer write. The condition is ANDed with
 // the others; a refusal is a [*ConditionError].
 func Fence(attr string, token int64) WriteOption {
-	return writeOpt(func(c *writeConfig) {
+	return func(o *WriteOptions) {
 		if attr == "" {
-			c.err = fmt.Errorf("%w: Fence needs an attribute name", ErrInvalidOption)
+			o.fail("Fence needs an attribute name")
 			return
 		}
-		c.fence = &fence{attr: attr, token: token}
-	})
+		o.FenceAttr, o.FenceToken = attr, token
+	}
 }
 
 // Also adds the actions of u to a [Table.Save], in the same UpdateItem: for
@@ -208,7 +304,13 @@ func Fence(attr string, token int64) WriteOption {
 // attributes. The other writes refuse it ([ErrInvalidOption]): put the
 // actions in their own update instead.
 func Also(u *update.Builder) WriteOption {
-	return writeOpt(func(c *writeConfig) { c.also = u })
+	return func(o *WriteOptions) {
+		if u == nil {
+			o.fail("Also(nil)")
+			return
+		}
+		o.Also = u
+	}
 }
 
 // ExactlyOnce sends a Put, Update, Delete, Save or Modify write as a
@@ -229,12 +331,13 @@ func Also(u *update.Builder) WriteOption {
 // Cost: a transactional write uses twice the write capacity of a plain one;
 // an Update also reads the item after writing it, with one consistent
 // GetItem, because TransactWriteItems returns no item. Items written this way
-// carry no write token (the request token does its work). In a
-// transaction's own ops (PutOp and the others) it changes nothing: the
-// transaction's token already makes its resends safe. Set
-// [TableOptions].ExactlyOnce to make it the table's default.
+// carry no write token (the request token does its work). A transaction's
+// own ops (PutOp and the others) are exactly-once already, by the
+// transaction's token: there it is accepted and changes nothing. Batch
+// writes refuse it. Set [TableOptions].ExactlyOnce to make it the table's
+// default for Put, Save, Update, Delete and Modify.
 func ExactlyOnce() WriteOption {
-	return writeOpt(func(c *writeConfig) { c.exactlyOnce = true })
+	return func(o *WriteOptions) { o.ExactlyOnce = true }
 }
 
 // ExactlyOnceToken is [ExactlyOnce] with a ClientRequestToken of the
@@ -242,42 +345,53 @@ func ExactlyOnce() WriteOption {
 // with the token of its error, or to make a write idempotent across
 // processes. The same token with a different request within 10 minutes is
 // refused by DynamoDB (IdempotentParameterMismatchException). Modify, which
-// may write several times, refuses it.
+// may write several times, refuses it, as do transaction ops (the
+// transaction's token is [txn.Token]).
 func ExactlyOnceToken(token string) WriteOption {
-	return writeOpt(func(c *writeConfig) {
+	return func(o *WriteOptions) {
 		if len(token) < 1 || len(token) > 36 {
-			c.err = fmt.Errorf("%w: ExactlyOnceToken(%q): need 1 to 36 characters", ErrInvalidOption, token)
+			o.fail("ExactlyOnceToken(%q): need 1 to 36 characters", token)
 			return
 		}
-		c.exactlyOnce, c.token = true, token
-	})
+		o.ExactlyOnce, o.Token = true, token
+	}
 }
 
 // MaxAttempts sets how many writes Modify tries in all (at least 1).
 func MaxAttempts(n int) RetryOption {
-	return retryOpt(func(c *retryConfig) { c.policy.MaxAttempts = n })
+	return func(o *WriteOptions) {
+		if n < 1 {
+			o.fail("MaxAttempts(%d): need at least 1", n)
+			return
+		}
+		o.MaxAttempts = n
+	}
 }
 
 // Backoff sets the bounds of Modify's jittered exponential backoff. The
 // first conflict is retried at once; after the k-th (k >= 2) Modify sleeps
 // a random duration in [0, min(max, base<<(k-2))), then reads again.
 func Backoff(base, max time.Duration) RetryOption {
-	return retryOpt(func(c *retryConfig) { c.policy.Base, c.policy.Max = base, max })
+	return func(o *WriteOptions) {
+		if base < 0 || max < base {
+			o.fail("Backoff(%v, %v): need 0 <= base <= max", base, max)
+			return
+		}
+		o.BackoffBase, o.BackoffMax, o.backoff = base, max, true
+	}
 }
 
-func (c *retryConfig) validate() error {
-	switch {
-	case c.write.err != nil:
-		return c.write.err
-	case c.write.also != nil:
-		return errAlso
-	case c.write.token != "":
-		return fmt.Errorf("%w: ExactlyOnceToken with Modify, which may write several times; use ExactlyOnce", ErrInvalidOption)
-	case c.write.ret != nil:
-		return c.write.errReturns("Modify")
+// policy returns the retry policy of a Modify: the table's, with o's
+// overrides.
+func (t *Table[T]) policy(o *WriteOptions) retry.Policy {
+	p := t.opts.policy()
+	if o != nil {
+		if o.MaxAttempts != 0 {
+			p.MaxAttempts = o.MaxAttempts
+		}
+		if o.backoff || o.BackoffMax != 0 {
+			p.Base, p.Max = o.BackoffBase, o.BackoffMax
+		}
 	}
-	if err := c.policy.Check(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidOption, err)
-	}
-	return nil
+	return p
 }

@@ -75,15 +75,16 @@ func ReadCapacity(c *Capacity) ReadOption {
 // capacity their call consumes (ReturnConsumedCapacity=TOTAL) and add it to
 // c.Write. A write refused by its condition consumes capacity too, but
 // DynamoDB does not report it then, so it is not added. Batch writes,
-// transaction ops and Modify refuse it ([ErrInvalidOption]).
+// transaction ops, Modify and ExactlyOnce writes refuse it
+// ([ErrInvalidOption]).
 func WriteCapacity(c *Capacity) WriteOption {
-	return writeOpt(func(w *writeConfig) {
+	return func(o *WriteOptions) {
 		if c == nil {
-			w.err = fmt.Errorf("%w: WriteCapacity(nil)", ErrInvalidOption)
+			o.fail("WriteCapacity(nil)")
 			return
 		}
-		w.returns().capacity = &capacityAdder{c: c}
-	})
+		o.Capacity = c
+	}
 }
 
 // ErrOldUnknown is returned by a Put, Save, Update or Delete given [Old]
@@ -104,17 +105,16 @@ var ErrOldUnknown = errors.New("mapper: the write was applied, but the item it r
 //
 // UpdateItem returns the item before or the item after, not both: an
 // Update given Old returns a nil item (and sets *prev). Batch writes,
-// transaction ops and Modify refuse it ([ErrInvalidOption]). See
-// [ErrOldUnknown] for the rare case where the old item is lost.
+// transaction ops, Modify and ExactlyOnce writes refuse it
+// ([ErrInvalidOption]). See [ErrOldUnknown] for the rare case where the old
+// item is lost.
 func Old[T any](prev **T) WriteOption {
-	return writeOpt(func(w *writeConfig) {
+	return func(o *WriteOptions) {
 		if prev == nil {
-			w.err = fmt.Errorf("%w: Old(nil)", ErrInvalidOption)
+			o.fail("Old(nil)")
 			return
 		}
-		r := w.returns()
-		r.oldType = reflect.TypeFor[T]()
-		r.old = func(c *codec, item map[string]types.AttributeValue) error {
+		o.old = &oldItem{typ: reflect.TypeFor[T](), set: func(c *codec, item map[string]types.AttributeValue) error {
 			if len(item) == 0 {
 				*prev = nil
 				return nil
@@ -125,101 +125,61 @@ func Old[T any](prev **T) WriteOption {
 			}
 			*prev = v
 			return nil
-		}
-	})
-}
-
-// returns is what a write asks DynamoDB to return besides its own result:
-// the old item ([Old]) and the capacity consumed ([WriteCapacity]).
-type returns struct {
-	old      func(*codec, map[string]types.AttributeValue) error
-	oldType  reflect.Type
-	capacity *capacityAdder
-}
-
-func (w *writeConfig) returns() *returns {
-	if w.ret == nil {
-		w.ret = &returns{}
+		}}
 	}
-	return w.ret
 }
 
-// errReturns refuses Old and WriteCapacity in calls that cannot honour
-// them; call names the call.
-func (w *writeConfig) errReturns(call string) error {
-	switch {
-	case w.ret == nil:
-		return nil
-	case w.ret.old != nil:
-		return fmt.Errorf("%w: Old does not apply to %s", ErrInvalidOption, call)
-	default:
-		return fmt.Errorf("%w: WriteCapacity does not apply to %s", ErrInvalidOption, call)
-	}
+// oldItem is where [Old] puts the item a write replaced.
+type oldItem struct {
+	typ reflect.Type
+	set func(*codec, map[string]types.AttributeValue) error
 }
 
 // asks returns the ReturnValues and ReturnConsumedCapacity of a write
 // whose own ReturnValues is rv: ALL_OLD when Old is given. It refuses an
 // Old of another type than the table's.
-func (t *Table[T]) asks(w *writeConfig, rv types.ReturnValue) (types.ReturnValue, types.ReturnConsumedCapacity, error) {
-	r := w.ret
-	if r == nil {
-		return rv, "", nil
+func (t *Table[T]) asks(o *WriteOptions, rv types.ReturnValue) (types.ReturnValue, types.ReturnConsumedCapacity, error) {
+	var rc types.ReturnConsumedCapacity
+	if o.Capacity != nil {
+		rc = types.ReturnConsumedCapacityTotal
 	}
-	if r.old != nil {
-		if r.oldType != t.s.typ {
-			return rv, "", fmt.Errorf("%w: Old of a %v on a table of %v", ErrInvalidOption, r.oldType, t.s.typ)
+	if o.old != nil {
+		if o.old.typ != t.s.typ {
+			return rv, "", fmt.Errorf("%w: Old of a %v on a table of %v", ErrInvalidOption, o.old.typ, t.s.typ)
 		}
 		rv = types.ReturnValueAllOld
 	}
-	return rv, r.capacity.returnCapacity(), nil
+	return rv, rc, nil
 }
 
 // returned hands what a write's response carries to Old and WriteCapacity.
 // out is the call's output, nil when the call failed but the write was
 // found to be ours (a resend after a lost response).
-func (t *Table[T]) returned(w *writeConfig, out any) error {
-	r := w.ret
-	if r == nil {
+func (t *Table[T]) returned(o *WriteOptions, out any) error {
+	if o.old == nil && o.Capacity == nil {
 		return nil
 	}
 	var old map[string]types.AttributeValue
 	var cc *types.ConsumedCapacity
 	ok := true
-	switch o := out.(type) {
+	switch r := out.(type) {
 	case *dynamodb.PutItemOutput:
-		ok = o != nil
-		if ok {
-			old, cc = o.Attributes, o.ConsumedCapacity
-		}
+		old, cc = r.Attributes, r.ConsumedCapacity
 	case *dynamodb.UpdateItemOutput:
-		ok = o != nil
-		if ok {
-			old, cc = o.Attributes, o.ConsumedCapacity
-		}
+		old, cc = r.Attributes, r.ConsumedCapacity
 	case *dynamodb.DeleteItemOutput:
-		ok = o != nil
-		if ok {
-			old, cc = o.Attributes, o.ConsumedCapacity
-		}
+		old, cc = r.Attributes, r.ConsumedCapacity
 	default:
 		ok = false
 	}
-	r.capacity.add(cc, true)
-	if r.old == nil {
+	if o.Capacity != nil {
+		(&capacityAdder{c: o.Capacity}).add(cc, true)
+	}
+	if o.old == nil {
 		return nil
 	}
 	if !ok {
 		return ErrOldUnknown
 	}
-	return r.old(t.c, old)
-}
-
-// updated finishes an Update given Old or WriteCapacity: item is the item
-// the call returned (ALL_NEW), or, with Old, the old one, which goes to
-// *prev while Update returns nil.
-func (t *Table[T]) updated(w *writeConfig, out *dynamodb.UpdateItemOutput, item map[string]types.AttributeValue) (*T, error) {
-	if err := t.returned(w, out); err != nil || w.ret.old != nil {
-		return nil, err
-	}
-	return decodeItem[T](t.c, item)
+	return o.old.set(t.c, old)
 }

@@ -2,15 +2,11 @@ package mapper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/optimist-dynamo/optimist/update"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // Save writes item like [Table.Put] (the same version check, the next
@@ -26,80 +22,76 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 		return err
 	}
 	if item == nil {
-		return errors.New("mapper: Save of a nil item")
+		return fmt.Errorf("%w: Save of a nil item", ErrInvalidOption)
 	}
-	w, err := t.writeOptions(opts, true)
+	o, err := t.writeOptions(callSave, opts)
 	if err != nil {
 		return err
 	}
-	if w.exactlyOnce {
-		op, r := t.saveOp(item, w.forTxn())
-		return t.commitOne(ctx, op, r, &w)
-	}
-	in, r, next, err := t.buildSave(item, &w)
+	v := reflect.ValueOf(item).Elem()
+	w, next, err := t.planSave(v, o, toSingle)
 	if err != nil {
 		return err
 	}
-	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
-		return err
-	}
-	out, err := t.client.UpdateItem(ctx, in, r.att.Option)
+	s, err := t.send(ctx, w, o, types.ReturnValueNone)
 	if err != nil {
-		if _, err = t.failure(ctx, err, r); err != nil {
-			return err
-		}
+		return err
 	}
 	if vf := t.s.version; vf != nil {
-		setVersion(reflect.ValueOf(item).Elem().FieldByIndex(vf.index), next)
+		setVersion(v.FieldByIndex(vf.index), next)
 	}
-	return t.returned(&w, out)
+	return t.returned(o, s.out)
 }
 
-// buildSave makes Save's UpdateItem request, and returns the version it
-// writes. It sends nothing.
-func (t *Table[T]) buildSave(item *T, w *writeConfig) (*dynamodb.UpdateItemInput, *writeReq, int64, error) {
-	v := reflect.ValueOf(item).Elem()
+// planSave builds Save's UpdateItem: a SET of every attribute the struct v
+// stores now and a REMOVE of every one it does not, the next version, the
+// actions of Also, the fence and the write token. It returns the version
+// it writes.
+func (t *Table[T]) planSave(v reflect.Value, o *WriteOptions, to dest) (*plan.Write, int64, error) {
 	a := t.c.newArena(0, 1)
 	av, err := t.c.encodeItem(v, &a, 0, t.s.version)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	if err := t.checkKey(av); err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
-	r := &writeReq{op: "UpdateItem", item: av}
-	key := r.keyOf(t.s)
-	if err := t.checkSize(av, r); err != nil {
-		return nil, nil, 0, err
+	w := &plan.Write{Kind: plan.WriteUpdate, T: t.pt, Key: t.s.keyFrom(av), Guard: true, Conds: o.Conditions, Fence: o.fence(), Enc: t.c.upd}
+	if err := t.checkSize(av, w); err != nil {
+		return nil, 0, err
 	}
-	if w.also != nil {
-		if err := t.actions(w.also, key, w); err != nil {
-			return nil, nil, 0, err
+	if o.Also != nil {
+		also, err := t.actions(o.Also, w.Key, o)
+		if err != nil {
+			return nil, 0, err
 		}
-		for _, p := range w.also.Paths() {
-			if t.Stores(p.Attribute()) {
-				return nil, nil, 0, fmt.Errorf("%w: Also changes %s, which the struct stores", ErrInvalidUpdate, p)
+		for _, act := range also {
+			if t.Stores(act.Path.Attribute()) {
+				return nil, 0, fmt.Errorf("%w: Also changes %s, which the struct stores", ErrInvalidUpdate, act.Path)
 			}
 		}
+		w.Actions = append(w.Actions, also...)
 	}
-	extra := make([]update.TopAction, 0, len(t.s.fields)+2)
 	for _, f := range t.s.fields {
-		if key[f.name] != nil || f == t.s.version {
+		if w.Key[f.name] != nil || f == t.s.version {
 			continue
 		}
 		if val, ok := av[f.name]; ok {
-			extra = append(extra, update.TopAction{Op: "SET", Name: f.name, Value: val})
+			w.Actions = append(w.Actions, plan.TopAction(plan.Set, f.name, val))
 		} else {
-			extra = append(extra, update.TopAction{Op: "REMOVE", Name: f.name})
+			w.Actions = append(w.Actions, plan.TopAction(plan.Remove, f.name, nil))
 		}
 	}
-	next, err := t.nextVersion(v, r, w)
+	next, err := t.nextVersion(v, w, o)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	if vf := t.s.version; vf != nil {
-		extra = append(extra, update.TopAction{Op: "SET", Name: vf.name, Value: a.N(strconv.FormatInt(next, 10))})
+		w.Actions = append(w.Actions, plan.TopAction(plan.Set, vf.name, a.N(plan.FormatN(next))))
 	}
-	in, r, err := t.finishUpdate(w.also, extra, r, w, types.ReturnValueNone)
-	return in, r, next, err
+	t.finishActions(w, o, to)
+	if err := t.checkCondition(w); err != nil {
+		return nil, 0, err
+	}
+	return w, next, nil
 }

@@ -520,3 +520,14 @@ func keyType(t reflect.Type, tg tag) (types.ScalarAttributeType, error) {
 	}
 	return "", fmt.Errorf("a key must be stored as a string, number or binary, and %v is none of them", t)
 }
+
+// isIndexKey reports whether the attribute name is a key of a secondary
+// index T's tags name (not of the table itself).
+func (s *schema) isIndexKey(name string) bool {
+	for _, ix := range s.indexes {
+		if (ix.hash != nil && ix.hash.name == name && ix.hash != s.hash) || (ix.rng != nil && ix.rng.name == name) {
+			return true
+		}
+	}
+	return false
+}

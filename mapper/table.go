@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // Table maps the struct type T to a DynamoDB table. It is safe for
@@ -27,8 +27,7 @@ type Table[T any] struct {
 	c      *codec
 	opts   TableOptions
 
-	// Read-only names maps of the version checks, shared by requests.
-	namesCreate, namesVersion, namesCreateOrZero map[string]string
+	pt *plan.Table // what its writes share
 
 	turns turns // Modify's turns per key
 }
@@ -61,22 +60,21 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		return nil, &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf(
 			"attribute %q is the table's write-token attribute; rename the field or set TableOptions.TokenAttribute", o.TokenAttribute)}
 	}
-	rc := retryConfig{policy: o.policy()}
-	if err := rc.validate(); err != nil {
-		return nil, err
+	if err := o.policy().Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
+	}
+	version := ""
+	if s.version != nil {
+		version = s.version.name
 	}
 	t := &Table[T]{
-		client:      c,
-		name:        name,
-		nameP:       aws.String(name),
-		s:           s,
-		c:           newCodec(s, len(o.EncoderOptions) > 0, o.EncoderOptions, o.DecoderOptions),
-		opts:        o,
-		namesCreate: map[string]string{"#k": s.hash.name},
-	}
-	if s.version != nil {
-		t.namesVersion = map[string]string{"#v": s.version.name, "#lk": unitlock.Attr}
-		t.namesCreateOrZero = map[string]string{"#k": s.hash.name, "#v": s.version.name, "#lk": unitlock.Attr}
+		client: c,
+		name:   name,
+		nameP:  aws.String(name),
+		s:      s,
+		c:      newCodec(s, len(o.EncoderOptions) > 0, o.EncoderOptions, o.DecoderOptions),
+		opts:   o,
+		pt:     plan.NewTable(name, s.hash.name, version),
 	}
 	return t, nil
 }

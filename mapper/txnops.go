@@ -1,160 +1,87 @@
 package mapper
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/update"
 )
 
-// Transaction ops: the table's writes as actions of a txn.Tx, with the same
-// version semantics as Put, Update and Delete, for changes to several
-// items that must happen together. An op that cannot be built carries its
-// error (txn.Op.Err), which Tx.Add and Tx.Commit report before sending
-// anything. Transaction ops store no write token: the transaction's client
-// request token makes its retries safe.
+// Transaction ops: the table's writes as actions of a txn.Tx (or of a unit
+// of work, package unit), with the same version semantics as Put, Update
+// and Delete, for changes to several items that must happen together. An
+// op that cannot be built carries its error (txn.Op.Err), which Tx.Add and
+// Tx.Commit report before sending anything. Transaction ops store no write
+// token: the transaction's client request token makes its retries safe.
 
-func (t *Table[T]) txnWrite(opts []WriteOption) writeConfig {
-	w, _ := writeOptions(opts, false) // an error stays in w.err
-	if w.err == nil {
-		w.err = w.errReturns("a transaction op")
-	}
-	w.noToken = true
-	return w
+// op wraps a write (or the error of building it) as a txn.Op.
+func op(w *plan.Write, err error) txn.Op {
+	return plan.NewOp(w, err).(txn.Op)
 }
 
-func (t *Table[T]) conflictFunc(r *writeReq) func(map[string]types.AttributeValue) bool {
-	return func(item map[string]types.AttributeValue) bool {
-		c, _ := t.conflicted(r, item)
-		return c
+// opOptions applies the options of a transaction op.
+func (t *Table[T]) opOptions(opts []WriteOption) (*WriteOptions, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
 	}
+	return t.writeOptions(callOp, opts)
 }
 
 // PutOp returns a transaction op that writes item as [Table.Put] does: for
 // a versioned type, create if its version is 0, else replace that version,
 // writing the next one. When the transaction commits, item's version field
 // is set to the version written; if it fails, item is unchanged. The item
-// is encoded when PutOp is called.
+// is encoded when PutOp is called. Options: [If], [Unversioned], [Fence].
 func (t *Table[T]) PutOp(item *T, opts ...WriteOption) txn.Op {
-	if err := t.usable(); err != nil {
-		return txn.Op{Err: err}
-	}
-	w := t.txnWrite(opts)
-	if w.err != nil {
-		return txn.Op{Err: w.err}
+	o, err := t.opOptions(opts)
+	if err != nil {
+		return op(nil, err)
 	}
 	if item == nil {
-		return txn.Op{Err: errors.New("mapper: PutOp of a nil item")}
+		return op(nil, fmt.Errorf("%w: PutOp of a nil item", ErrInvalidOption))
 	}
-	op, _ := t.putOp(item, &w)
-	return op
+	v := reflect.ValueOf(item).Elem()
+	w, next, err := t.planPut(v, o, toTxn)
+	if err != nil {
+		return op(nil, err)
+	}
+	t.keyOfWrite(w)
+	t.setOnCommit(w, v, next)
+	return op(w, nil)
 }
 
-// putOp is PutOp with its options applied; it also returns the write.
-func (t *Table[T]) putOp(item *T, w *writeConfig) (txn.Op, *writeReq) {
-	in, r, next, err := t.buildPut(item, w)
-	if err != nil {
-		return txn.Op{Err: err}, nil
+// setOnCommit makes a committed write set the version field of v to next.
+func (t *Table[T]) setOnCommit(w *plan.Write, v reflect.Value, next int64) {
+	if vf := t.s.version; vf != nil {
+		w.OnCommit = func() { setVersion(v.FieldByIndex(vf.index), next) }
 	}
-	return txn.Op{
-		Write: types.TransactWriteItem{Put: &types.Put{
-			TableName: in.TableName, Item: in.Item, ConditionExpression: in.ConditionExpression,
-			ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues,
-		}},
-		Key:      r.keyOf(t.s),
-		Conflict: t.conflictFunc(r),
-		Committed: func() {
-			if t.s.version != nil {
-				setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
-			}
-		},
-	}, r
 }
 
 // UpdateOp returns a transaction op that applies u as [Table.Update] does:
 // it increments the version, and checks it when key carries one. Updates
 // that change a key, the version or the token are refused
-// ([ErrInvalidUpdate]).
+// ([ErrInvalidUpdate]). Options: [If], [Unversioned], [Fence].
 func (t *Table[T]) UpdateOp(key T, u *update.Builder, opts ...WriteOption) txn.Op {
-	if err := t.usable(); err != nil {
-		return txn.Op{Err: err}
-	}
-	w := t.txnWrite(opts)
-	if w.err != nil {
-		return txn.Op{Err: w.err}
-	}
-	op, _ := t.updateOp(reflect.ValueOf(&key).Elem(), u, &w)
-	return op
-}
-
-// updateOp is UpdateOp with its options applied; it also returns the write.
-func (t *Table[T]) updateOp(kv reflect.Value, u *update.Builder, w *writeConfig) (txn.Op, *writeReq) {
-	in, r, err := t.buildUpdate(kv, u, w)
+	o, err := t.opOptions(opts)
 	if err != nil {
-		return txn.Op{Err: err}, nil
+		return op(nil, err)
 	}
-	return txn.Op{Write: types.TransactWriteItem{Update: updateAction(in)}, Key: r.key, Conflict: t.conflictFunc(r)}, r
-}
-
-// saveOp is Save as a transaction op (for ExactlyOnce).
-func (t *Table[T]) saveOp(item *T, w *writeConfig) (txn.Op, *writeReq) {
-	in, r, next, err := t.buildSave(item, w)
-	if err != nil {
-		return txn.Op{Err: err}, nil
-	}
-	return txn.Op{
-		Write:    types.TransactWriteItem{Update: updateAction(in)},
-		Key:      r.keyOf(t.s),
-		Conflict: t.conflictFunc(r),
-		Committed: func() {
-			if t.s.version != nil {
-				setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
-			}
-		},
-	}, r
-}
-
-// updateAction is the transaction action of an UpdateItem request.
-func updateAction(in *dynamodb.UpdateItemInput) *types.Update {
-	return &types.Update{
-		TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression, ConditionExpression: in.ConditionExpression,
-		ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues,
-	}
+	return op(t.planUpdate(reflect.ValueOf(&key).Elem(), u, o, toTxn))
 }
 
 // DeleteOp returns a transaction op that deletes item as [Table.Delete]
-// does: only its version, when that is not 0.
+// does: only its version, when that is not 0. Options: [If],
+// [Unversioned], [Fence] (its condition).
 func (t *Table[T]) DeleteOp(item T, opts ...WriteOption) txn.Op {
-	if err := t.usable(); err != nil {
-		return txn.Op{Err: err}
-	}
-	w := t.txnWrite(opts)
-	if w.err != nil {
-		return txn.Op{Err: w.err}
-	}
-	op, _ := t.deleteOp(reflect.ValueOf(&item).Elem(), &w)
-	return op
-}
-
-// deleteOp is DeleteOp with its options applied; it also returns the write.
-func (t *Table[T]) deleteOp(kv reflect.Value, w *writeConfig) (txn.Op, *writeReq) {
-	r, cond, names, values, err := t.keyedReq(kv, w, "DeleteItem", noCheck)
+	o, err := t.opOptions(opts)
 	if err != nil {
-		return txn.Op{Err: err}, nil
+		return op(nil, err)
 	}
-	return txn.Op{
-		Write: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: t.nameP, Key: r.key, ConditionExpression: cond,
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}},
-		Key:      r.key,
-		Conflict: t.conflictFunc(r),
-	}, r
+	return op(t.planKeyed(plan.WriteDelete, reflect.ValueOf(&item).Elem(), o, plan.NoCheck))
 }
 
 // CheckOp returns a transaction op that writes nothing but makes the
@@ -164,28 +91,18 @@ func (t *Table[T]) deleteOp(kv reflect.Value, w *writeConfig) (txn.Op, *writeReq
 // the meantime, the transaction is canceled with a version conflict on this
 // op. Conditions given with [If] are ANDed; an unversioned type needs one.
 func (t *Table[T]) CheckOp(item T, opts ...WriteOption) txn.Op {
-	if err := t.usable(); err != nil {
-		return txn.Op{Err: err}
-	}
-	w := t.txnWrite(opts)
-	if w.err != nil {
-		return txn.Op{Err: w.err}
-	}
-	r, cond, names, values, err := t.keyedReq(reflect.ValueOf(&item).Elem(), &w, "ConditionCheck", checkCreate)
+	o, err := t.opOptions(opts)
 	if err != nil {
-		return txn.Op{Err: err}
+		return op(nil, err)
 	}
-	if r.check == noCheck && len(w.conds) == 0 && w.fence == nil { // cond is then only the lock guard
-		return txn.Op{Err: fmt.Errorf("%w: CheckOp of an unversioned item needs a condition (If)", ErrInvalidOption)}
+	w, err := t.planKeyed(plan.WriteCheck, reflect.ValueOf(&item).Elem(), o, plan.MustNotExist)
+	if err != nil {
+		return op(nil, err)
 	}
-	return txn.Op{
-		Write: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: t.nameP, Key: r.key, ConditionExpression: cond,
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		}},
-		Key:      r.key,
-		Conflict: t.conflictFunc(r),
+	if w.Check == plan.NoCheck && len(w.Conds) == 0 && w.Fence == nil { // the condition is then only the guard
+		return op(nil, fmt.Errorf("%w: CheckOp of an unversioned item needs a condition (If)", ErrInvalidOption))
 	}
+	return op(w, nil)
 }
 
 // GetOp returns a read for txn.Get: the item with the key of key, decoded
@@ -194,6 +111,9 @@ func (t *Table[T]) CheckOp(item T, opts ...WriteOption) txn.Op {
 func (t *Table[T]) GetOp(key T, dst **T) txn.GetOp {
 	if err := t.usable(); err != nil {
 		return txn.GetOp{Err: err}
+	}
+	if dst == nil {
+		return txn.GetOp{Err: fmt.Errorf("%w: GetOp needs a destination (dst is nil)", ErrInvalidOption)}
 	}
 	k, err := t.c.keyOf(reflect.ValueOf(&key).Elem())
 	if err != nil {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/update"
 )
 
@@ -36,8 +36,11 @@ var ErrInvalidUpdate = errors.New("mapper: invalid update")
 //
 // Updates that would change a key attribute, the version or the write
 // token are refused with [ErrInvalidUpdate], as is a builder with an error;
-// nothing is sent then. Options: [If], [Unversioned] (no version check; the
-// version is still incremented), [Fence].
+// nothing is sent then. Values are encoded with the table's encoder (its
+// [TableOptions].EncoderOptions apply), as the struct's fields are.
+// Options: [If], [Unversioned] (no version check; the version is still
+// incremented), [Fence], [ExactlyOnce], [ExactlyOnceToken], [Old],
+// [WriteCapacity].
 //
 // An Update is never sent twice once an attempt may have been applied,
 // unless a version check stops a second application: the SDK resends it
@@ -54,81 +57,88 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
-	w, err := t.writeOptions(opts, false)
+	o, err := t.writeOptions(callUpdate, opts)
 	if err != nil {
 		return nil, err
 	}
-	kv := reflect.ValueOf(&key).Elem()
-	if w.exactlyOnce {
-		op, r := t.updateOp(kv, u, w.forTxn())
-		if err := t.commitOne(ctx, op, r, &w); err != nil {
-			return nil, err
-		}
+	w, err := t.planUpdate(reflect.ValueOf(&key).Elem(), u, o, toSingle)
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.send(ctx, w, o, types.ReturnValueAllNew)
+	if err != nil {
+		return nil, err
+	}
+	if o.ExactlyOnce {
 		// TransactWriteItems returns no item: read it. The write stands
 		// whatever the read gives, so a failed read is not an error.
-		item, err := t.get(ctx, r.key, true, nil)
+		item, err := t.get(ctx, w.Key, true, nil)
 		if err != nil {
 			return nil, nil
 		}
 		return item, nil
 	}
-	in, r, err := t.buildUpdate(kv, u, &w)
-	if err != nil {
-		return nil, err
+	if o.old != nil || o.Capacity != nil {
+		if err := t.returned(o, s.out); err != nil || o.old != nil {
+			return nil, err
+		}
 	}
-	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
-		return nil, err
-	}
-	item := map[string]types.AttributeValue(nil)
-	out, err := t.client.UpdateItem(ctx, in, r.att.Option)
-	if err == nil {
-		item = out.Attributes
-	} else if item, err = t.failure(ctx, err, r); err != nil {
-		return nil, err
-	}
-	if w.ret != nil {
-		return t.updated(&w, out, item)
-	}
-	return decodeItem[T](t.c, item)
+	return decodeItem[T](t.c, s.item)
 }
 
-// buildUpdate makes the UpdateItem request. It sends nothing.
-func (t *Table[T]) buildUpdate(kv reflect.Value, u *update.Builder, w *writeConfig) (*dynamodb.UpdateItemInput, *writeReq, error) {
+// planUpdate builds the UpdateItem of u's actions on the item with the key
+// of kv, with the version's increment (and its check when kv carries a
+// version), the fence and the write token.
+func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptions, to dest) (*plan.Write, error) {
 	key, err := t.c.keyOf(kv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := t.actions(u, key, w); err != nil {
-		return nil, nil, err
+	w := &plan.Write{Kind: plan.WriteUpdate, T: t.pt, Key: key, Guard: true, Conds: o.Conditions, Fence: o.fence(), Enc: t.c.upd}
+	if w.Actions, err = t.actions(u, key, o); err != nil {
+		return nil, err
 	}
-	r := &writeReq{op: "UpdateItem", key: key}
-	var extra []update.TopAction
 	if vf := t.s.version; vf != nil {
-		if r.expected, err = versionOf(kv.FieldByIndex(vf.index)); err != nil {
-			return nil, nil, err
+		if w.Expected, err = versionOf(kv.FieldByIndex(vf.index)); err != nil {
+			return nil, err
 		}
-		if r.expected != 0 && !w.unversioned {
-			r.check = checkVersion
+		if w.Expected != 0 && !o.Unversioned {
+			w.Check = plan.MustBeVersion
 		}
-		extra = append(extra, update.TopAction{Op: "ADD", Name: vf.name, Value: numberOne})
+		w.Actions = append(w.Actions, plan.TopAction(plan.Add, vf.name, numberOne))
 	}
-	return t.finishUpdate(u, extra, r, w, types.ReturnValueAllNew)
+	t.finishActions(w, o, to)
+	in, err := w.UpdateInput(types.ReturnValueNone)
+	if err != nil {
+		if cerr := conditionErr(err); cerr != err {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+	}
+	if err := t.checkValues(in.ExpressionAttributeValues, w); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 var numberOne = &types.AttributeValueMemberN{Value: "1"}
 
-// actions checks the actions of u, refusing those that touch a key, the
-// version, the write token or the fence.
-func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValue, w *writeConfig) error {
-	if err := u.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+// actions returns the actions of u (a copy the write may extend), refusing
+// a builder with an error and actions that touch a key, the version, the
+// write token or the fence. An empty string or binary set on the key of a
+// secondary index is made a REMOVE: DynamoDB refuses an empty index key,
+// and an item without the attribute is left out of the index.
+func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValue, o *WriteOptions) ([]plan.Action, error) {
+	acts, err := plan.BuilderActions(u)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
 	}
-	paths := u.Paths()
-	if len(paths) == 0 {
-		return fmt.Errorf("%w: %w", ErrInvalidUpdate, update.ErrNoActions)
+	if len(acts) == 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, update.ErrNoActions)
 	}
-	for _, p := range paths {
-		attr := p.Attribute()
+	out := make([]plan.Action, 0, len(acts)+3)
+	for _, a := range acts {
+		attr := a.Path.Attribute()
 		var what string
 		switch {
 		case key[attr] != nil:
@@ -137,61 +147,39 @@ func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValu
 			what = "the version attribute (the mapper increments it)"
 		case t.opts.TokenAttribute != "" && attr == t.opts.TokenAttribute:
 			what = "the write-token attribute"
-		case w.fence != nil && attr == w.fence.attr:
+		case o.FenceAttr != "" && attr == o.FenceAttr:
 			what = "the fence attribute (Fence sets it)"
-		default:
-			continue
 		}
-		return fmt.Errorf("%w: %s changes %s", ErrInvalidUpdate, p, what)
+		if what != "" {
+			return nil, fmt.Errorf("%w: %s changes %s", ErrInvalidUpdate, a.Path, what)
+		}
+		if a.Kind == plan.Set && len(a.Path) == 1 && t.s.isIndexKey(attr) && emptyKeyValue(a.Value) {
+			a = plan.TopAction(plan.Remove, attr, nil)
+		}
+		out = append(out, a)
 	}
-	return nil
+	return out, nil
 }
 
-// finishUpdate makes the UpdateItem request of u's actions (u may be nil),
-// then extra, the fence and the write token, with the write's conditions.
-// The update expression is compiled by update.Compile and the condition by
-// t.condition (fixed strings for the plain version checks), whose
-// placeholders never collide.
-func (t *Table[T]) finishUpdate(u *update.Builder, extra []update.TopAction, r *writeReq, w *writeConfig, rv types.ReturnValue) (*dynamodb.UpdateItemInput, *writeReq, error) {
-	if w.fence != nil {
-		extra = append(extra, update.TopAction{Op: "SET", Name: w.fence.attr, Value: attrs.N(w.fence.token)})
+// finishActions adds the fence and the write token to the actions of w.
+func (t *Table[T]) finishActions(w *plan.Write, o *WriteOptions, to dest) {
+	if w.Fence != nil {
+		w.Actions = append(w.Actions, plan.TopAction(plan.Set, w.Fence.Attr, attrs.N(w.Fence.Token)))
 	}
-	if t.opts.TokenAttribute != "" && !w.noToken {
-		r.token = newToken()
-		extra = append(extra, update.TopAction{Op: "SET", Name: t.opts.TokenAttribute, Value: &types.AttributeValueMemberS{Value: r.token}})
+	if t.opts.TokenAttribute != "" && to == toSingle && !o.ExactlyOnce {
+		w.Token = newToken()
+		w.Actions = append(w.Actions, plan.TopAction(plan.Set, t.opts.TokenAttribute, &types.AttributeValueMemberS{Value: w.Token}))
 	}
-	r.guard()
-	e, err := u.Compile(extra...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+}
+
+// emptyKeyValue reports an empty string or binary: a value DynamoDB refuses
+// for a key attribute of an index.
+func emptyKeyValue(av types.AttributeValue) bool {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value == ""
+	case *types.AttributeValueMemberB:
+		return len(v.Value) == 0
 	}
-	cond, names, values, err := t.condition(w, r, &arena{})
-	if err != nil {
-		return nil, nil, err
-	}
-	for k, v := range names {
-		e.Names[k] = v
-	}
-	for k, v := range values {
-		e.Values[k] = v
-	}
-	if len(e.Values) == 0 {
-		e.Values = nil // REMOVE alone has no values, and DynamoDB refuses an empty map
-	}
-	if err := t.checkValues(e.Values, r); err != nil {
-		return nil, nil, err
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName:                 t.nameP,
-		Key:                       r.keyOf(t.s),
-		UpdateExpression:          &e.Expression,
-		ConditionExpression:       cond,
-		ExpressionAttributeNames:  e.Names,
-		ExpressionAttributeValues: e.Values,
-		ReturnValues:              rv,
-	}
-	if cond != nil {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	return in, r, nil
+	return false
 }

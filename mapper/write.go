@@ -5,260 +5,127 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-// check is the version condition of a write.
-type check uint8
+// Every write is built as a plan.Write (the item or the update actions, the
+// version check, the unit-lock guard, the fence, the caller's conditions,
+// the write token) by one of planPut, planSave, planUpdate, planKeyed, and
+// then either sent by send (Put, Save, Update, Delete, Modify), made a
+// txn.Op (the *Op methods), or refused (batch writes take only the item).
+
+// dest is where a write goes: it decides whether the item carries a write
+// token. A single write stores one, so that an unanswered attempt can be
+// recognised; a transaction's write needs none (its client request token
+// makes resends safe), and a batch write could not be settled anyway.
+type dest uint8
 
 const (
-	noCheck           check = iota
-	checkCreate             // attribute_not_exists(hash key)
-	checkVersion            // version = expected
-	checkCreateOrZero       // attribute_not_exists(hash key) OR version = 0 (VersionZeroExists)
+	toSingle dest = iota
+	toTxn
+	toBatch
 )
 
-var errAlso = fmt.Errorf("%w: Also is for Save", ErrInvalidOption)
-
-// The two plain version checks, as fixed expressions. They are variables
-// so that requests can point at them.
-var (
-	condCreate       = "attribute_not_exists(#k)"
-	condVersion      = "#v = :v AND attribute_not_exists(#lk)"
-	condCreateOrZero = "(attribute_not_exists(#k) OR #v = :v) AND attribute_not_exists(#lk)"
-	// condUnlocked is the condition of a write that has no other: no unit
-	// of work holds the item (see unitlock.go).
-	condUnlocked  = "attribute_not_exists(#lk)"
-	namesUnlocked = map[string]string{"#lk": unitlock.Attr}
-)
-
-// writeReq is one conditional write being made.
-type writeReq struct {
-	op       string
-	key      map[string]types.AttributeValue // nil until needed; see item
-	item     map[string]types.AttributeValue // a Put's item, to find the key in
-	check    check
-	expected int64
-	token    string // our write token, "" if none was stored
-	att      attempt.Tracker
-}
-
-// guard sets how the SDK may resend the write after an attempt whose
-// answer was lost. A write with a version check (create, or replace
-// version n) makes its own check false once applied, so a resend cannot
-// apply it twice, and the SDK may resend it. Any other write (an Update of
-// whatever version is stored, an Unversioned or unversioned-type write, one
-// conditioned only on If or Fence) could apply again, so it is never
-// resent after such an attempt: failure settles it by reading instead.
-func (r *writeReq) guard() {
-	r.att.NoResend = r.check == noCheck
-}
-
-// conditionBuilder returns the condition of a write as an expression
-// builder: the version check, the fence and the caller's own conditions,
-// ANDed. ok is false when the write is unconditional.
-func (t *Table[T]) conditionBuilder(w *writeConfig, r *writeReq) (cb expression.ConditionBuilder, ok bool) {
-	var parts []expression.ConditionBuilder
-	switch r.check {
-	case checkCreate:
-		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)))
-	case checkVersion:
-		parts = append(parts, expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(r.expected)))
-	case checkCreateOrZero:
-		parts = append(parts, expression.Or(expression.AttributeNotExists(expression.NameNoDotSplit(t.s.hash.name)),
-			expression.NameNoDotSplit(t.s.version.name).Equal(expression.Value(0))))
-	}
-	if r.check != checkCreate { // a locked item exists, so a create is refused anyway
-		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr)))
-	}
-	if w.fence != nil {
-		f := expression.NameNoDotSplit(w.fence.attr)
-		parts = append(parts, expression.Or(expression.AttributeNotExists(f), f.LessThanEqual(expression.Value(w.fence.token))))
-	}
-	parts = append(parts, w.conds...)
-	switch len(parts) {
-	case 0:
-		return cb, false
-	case 1:
-		return parts[0], true
-	}
-	return expression.And(parts[0], parts[1], parts[2:]...), true
-}
-
-// condition returns the condition expression of a Put or Delete. The plain
-// version checks, by far the most common conditions, use fixed strings and
-// the table's own names maps, shared by every request (they are never
-// written to, here or by the SDK); anything else goes through the
-// expression builder.
-func (t *Table[T]) condition(w *writeConfig, r *writeReq, a *arena) (expr *string, names map[string]string, values map[string]types.AttributeValue, err error) {
-	if w.fence == nil && len(w.conds) == 0 {
-		switch r.check {
-		case checkCreate:
-			return &condCreate, t.namesCreate, nil, nil
-		case checkVersion:
-			return &condVersion, t.namesVersion, map[string]types.AttributeValue{":v": a.N(strconv.FormatInt(r.expected, 10))}, nil
-		case checkCreateOrZero:
-			return &condCreateOrZero, t.namesCreateOrZero, map[string]types.AttributeValue{":v": a.N("0")}, nil
-		}
-		return &condUnlocked, namesUnlocked, nil, nil
-	}
-	cb, _ := t.conditionBuilder(w, r)
-	e, err := expression.NewBuilder().WithCondition(cb).Build()
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: condition given with If: %v", ErrInvalidOption, err)
-	}
-	if err := attrs.CheckItem(e.Values()); err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: condition given with If: %v", ErrInvalidValue, err)
-	}
-	return e.Condition(), e.Names(), e.Values(), nil
-}
-
-// Put writes item with one PutItem, replacing the whole stored item.
-//
-// For a versioned type the write is conditional: version 0 in the struct
-// means "create" (refused if an item with the key exists), version n means
-// "replace version n". The item is written with the next version, and item's
-// version field is set to it only when the write succeeds; on any error the
-// struct is unchanged. A refused write is a [*version.ConflictError] carrying
-// the stored item (ALL_OLD, no extra read). Options: [If], [Unversioned],
-// [Fence].
-func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
-	if err := t.usable(); err != nil {
-		return err
-	}
-	if item == nil {
-		return errors.New("mapper: Put of a nil item")
-	}
-	w, err := t.writeOptions(opts, false)
-	if err != nil {
-		return err
-	}
-	_, err = t.put(ctx, item, &w)
-	return err
-}
-
-// put makes a Put, and returns the item as written.
-func (t *Table[T]) put(ctx context.Context, item *T, w *writeConfig) (map[string]types.AttributeValue, error) {
-	if w.exactlyOnce {
-		op, r := t.putOp(item, w.forTxn())
-		if err := t.commitOne(ctx, op, r, w); err != nil {
-			return nil, err
-		}
-		return op.Write.Put.Item, nil
-	}
-	in, r, next, err := t.buildPut(item, w)
-	if err != nil {
-		return nil, err
-	}
-	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(w, in.ReturnValues); err != nil {
-		return nil, err
-	}
-	out, err := t.client.PutItem(ctx, in, r.att.Option)
-	if err != nil {
-		if _, err = t.failure(ctx, err, r); err != nil {
-			return nil, err
-		}
-	}
-	if t.s.version != nil {
-		setVersion(reflect.ValueOf(item).Elem().FieldByIndex(t.s.version.index), next)
-	}
-	return in.Item, t.returned(w, out)
-}
-
-// buildPut makes the PutItem request for item, and returns the version it
-// writes. It sends nothing.
-func (t *Table[T]) buildPut(item *T, w *writeConfig) (*dynamodb.PutItemInput, *writeReq, int64, error) {
-	v := reflect.ValueOf(item).Elem()
+// planPut builds the Put of the struct v (addressable), and returns the
+// version it writes (0 for an unversioned type).
+func (t *Table[T]) planPut(v reflect.Value, o *WriteOptions, to dest) (*plan.Write, int64, error) {
 	a := t.c.newArena(1, 3) // token; version, expected version, fence
 	av, err := t.c.encodeItem(v, &a, 2, t.s.version)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	if err := t.checkKey(av); err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
-	call := &struct {
-		in dynamodb.PutItemInput
-		r  writeReq
-	}{r: writeReq{op: "PutItem", item: av}} // one allocation for both
-	r, in := &call.r, &call.in
-	next, err := t.nextVersion(v, r, w)
+	w := &plan.Write{Kind: plan.WritePut, T: t.pt, Item: av, Guard: true, Conds: o.Conditions, Fence: o.fence()}
+	next, err := t.nextVersion(v, w, o)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	if vf := t.s.version; vf != nil {
-		av[vf.name] = a.N(strconv.FormatInt(next, 10))
+		av[vf.name] = a.N(plan.FormatN(next))
 	}
-	if w.fence != nil {
-		av[w.fence.attr] = attrs.N(w.fence.token)
+	if w.Fence != nil {
+		av[w.Fence.Attr] = attrs.N(w.Fence.Token)
 	}
-	cond, names, values, err := t.condition(w, r, &a)
-	if err != nil {
-		return nil, nil, 0, err
+	if t.opts.TokenAttribute != "" && to == toSingle && !o.ExactlyOnce {
+		w.Token = newToken()
+		av[t.opts.TokenAttribute] = a.S(w.Token)
 	}
-	*in = dynamodb.PutItemInput{
-		TableName:                 t.nameP,
-		Item:                      av,
-		ConditionExpression:       cond,
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
+	if err := t.checkSize(av, w); err != nil {
+		return nil, 0, err
 	}
-	if cond != nil {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	if err := t.checkCondition(w); err != nil {
+		return nil, 0, err
 	}
-	if t.opts.TokenAttribute != "" && !w.noToken {
-		r.token = newToken()
-		av[t.opts.TokenAttribute] = a.S(r.token)
-	}
-	r.guard()
-	if err := t.checkSize(av, r); err != nil {
-		return nil, nil, 0, err
-	}
-	return in, r, next, nil
+	return w, next, nil
 }
 
-// nextVersion reads the version item v carries into r.expected, sets the
-// check a whole-item write (Put, Save) makes with it, and returns the
+// nextVersion reads the version the struct v carries into w.Expected, sets
+// the check a whole-item write (Put, Save) makes with it, and returns the
 // version the write stores; 0 for an unversioned type.
-func (t *Table[T]) nextVersion(v reflect.Value, r *writeReq, w *writeConfig) (int64, error) {
+func (t *Table[T]) nextVersion(v reflect.Value, w *plan.Write, o *WriteOptions) (int64, error) {
 	vf := t.s.version
 	if vf == nil {
 		return 0, nil
 	}
 	fv := v.FieldByIndex(vf.index)
 	var err error
-	if r.expected, err = versionOf(fv); err != nil {
+	if w.Expected, err = versionOf(fv); err != nil {
 		return 0, err
 	}
-	next := r.expected + 1
+	next := w.Expected + 1
 	if overflows(fv, next) {
-		return 0, fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", r.expected, t.name, attrs.FormatKey(r.keyOf(t.s)), vf.typ)
+		return 0, fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", w.Expected, t.name, attrs.FormatKey(t.keyOfWrite(w)), vf.typ)
 	}
-	if !w.unversioned {
-		r.check = checkVersion
-		if r.expected == 0 {
-			r.check = t.createCheck()
+	if !o.Unversioned {
+		w.Check = plan.MustBeVersion
+		if w.Expected == 0 {
+			w.Check = t.createCheck()
 		}
 	}
 	return next, nil
 }
 
-// keyOf returns the key of the item written, for errors.
-func (r *writeReq) keyOf(s *schema) map[string]types.AttributeValue {
-	if r.key == nil {
-		r.key = s.keyFrom(r.item)
+// planKeyed builds a write addressed by key alone: a Delete, or a
+// transaction's ConditionCheck. zero is the check to make when the struct's
+// version is 0: none for a delete, "no item" for a check.
+func (t *Table[T]) planKeyed(kind plan.Kind, v reflect.Value, o *WriteOptions, zero plan.VersionCheck) (*plan.Write, error) {
+	key, err := t.c.keyOf(v)
+	if err != nil {
+		return nil, err
 	}
-	return r.key
+	w := &plan.Write{Kind: kind, T: t.pt, Key: key, Guard: true, Conds: o.Conditions, Fence: o.fence()}
+	if vf := t.s.version; vf != nil && !o.Unversioned {
+		if w.Expected, err = versionOf(v.FieldByIndex(vf.index)); err != nil {
+			return nil, err
+		}
+		w.Check = plan.MustBeVersion
+		if w.Expected == 0 {
+			w.Check = zero
+			if zero == plan.MustNotExist {
+				w.Check = t.createCheck()
+			}
+		}
+	}
+	return w, t.checkCondition(w)
+}
+
+// keyOfWrite returns the key of the item w writes.
+func (t *Table[T]) keyOfWrite(w *plan.Write) map[string]types.AttributeValue {
+	if w.Key == nil {
+		w.Key = t.s.keyFrom(w.Item)
+	}
+	return w.Key
 }
 
 // checkKey checks the key attributes of an encoded item.
@@ -271,163 +138,158 @@ func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
 	return nil
 }
 
-// Delete deletes the item with the key of item with one DeleteItem. For a
-// versioned type whose version field is not 0, only that version is deleted:
-// if the stored version differs, or the item is gone, the error is a
-// [*version.ConflictError]. With version 0 (or [Unversioned]) the delete is
-// unconditional, and deleting a missing item is not an error (DynamoDB's
-// rule). Options: [If], [Unversioned], [Fence] (the fence condition only; a
-// deleted item keeps no token).
-//
-// When an attempt's response was lost and the SDK's retry then finds the
-// item already gone, Delete reports success: the item it was asked to delete
-// no longer exists.
-func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) error {
-	if err := t.usable(); err != nil {
-		return err
+// checkCondition renders w's condition once, to refuse before sending a
+// caller's condition that cannot be built or holds a value DynamoDB would
+// refuse.
+func (t *Table[T]) checkCondition(w *plan.Write) error {
+	if len(w.Conds) == 0 {
+		return nil
 	}
-	w, err := t.writeOptions(opts, false)
-	if err != nil {
-		return err
-	}
-	if w.exactlyOnce {
-		op, r := t.deleteOp(reflect.ValueOf(&item).Elem(), w.forTxn())
-		return t.commitOne(ctx, op, r, &w)
-	}
-	r, cond, names, values, err := t.keyedReq(reflect.ValueOf(&item).Elem(), &w, "DeleteItem", noCheck)
-	if err != nil {
-		return err
-	}
-	in := &dynamodb.DeleteItemInput{
-		TableName:                 t.nameP,
-		Key:                       r.key,
-		ConditionExpression:       cond,
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	}
-	if cond != nil {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	r.guard()
-	if in.ReturnValues, in.ReturnConsumedCapacity, err = t.asks(&w, in.ReturnValues); err != nil {
-		return err
-	}
-	out, err := t.client.DeleteItem(ctx, in, r.att.Option)
-	if err != nil {
-		if _, err = t.failure(ctx, err, r); err != nil {
-			return err
-		}
-	}
-	return t.returned(&w, out)
+	_, _, _, err := w.Condition()
+	return conditionErr(err)
 }
 
-// keyedReq prepares a write addressed by key alone (a delete, or a
-// transaction's condition check): the key of v, the version check (zero is
-// the check to make when v's version is 0) and the condition.
-func (t *Table[T]) keyedReq(v reflect.Value, w *writeConfig, op string, zero check) (r *writeReq, cond *string, names map[string]string, values map[string]types.AttributeValue, err error) {
-	key, err := t.c.keyOf(v)
-	if err != nil {
-		return nil, nil, nil, nil, err
+// conditionErr turns a condition the plan could not render into the
+// mapper's errors.
+func conditionErr(err error) error {
+	var ce *plan.ConditionError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce) && ce.Value:
+		return fmt.Errorf("%w: condition given with If: value %v", ErrInvalidValue, ce.Err)
+	case errors.As(err, &ce):
+		return fmt.Errorf("%w: condition given with If: %v", ErrInvalidOption, ce.Err)
 	}
-	r = &writeReq{op: op, key: key}
-	if vf := t.s.version; vf != nil && !w.unversioned {
-		if r.expected, err = versionOf(v.FieldByIndex(vf.index)); err != nil {
-			return nil, nil, nil, nil, err
-		}
-		r.check = checkVersion
-		if r.expected == 0 {
-			r.check = zero
-			if zero == checkCreate {
-				r.check = t.createCheck()
-			}
-		}
-	}
-	cond, names, values, err = t.condition(w, r, &arena{})
-	return r, cond, names, values, err
+	return err
 }
 
-// conflicted tells whether a write whose condition failed on item (as
-// stored, nil if none) lost its version check, and the version stored. If
-// not, the caller's own condition or fence failed.
-func (t *Table[T]) conflicted(r *writeReq, item map[string]types.AttributeValue) (bool, int64) {
-	actual, has := t.storedVersion(item)
-	switch r.check {
-	case checkCreate:
-		return item != nil, actual
-	case checkCreateOrZero:
-		return item != nil && (!has || actual != 0), actual
-	case checkVersion:
-		return item == nil || actual != r.expected, actual
+// sent is the result of a write that send made: the item the call
+// returned (ReturnValues), or the item as read when an unanswered attempt
+// was settled; and the call's output, nil when it was settled.
+type sent struct {
+	item map[string]types.AttributeValue
+	out  any
+}
+
+// send makes the single write w: as a TransactWriteItems of one action
+// (ExactlyOnce), or as PutItem, UpdateItem or DeleteItem, asking for rv
+// (and for what Old and WriteCapacity want), watching the SDK's attempts;
+// a refusal becomes a conflict, a condition error or a LockedError, and an
+// unanswered attempt is settled by the write token or ends in an unknown
+// outcome.
+func (t *Table[T]) send(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue) (sent, error) {
+	if o.ExactlyOnce {
+		return sent{}, t.commitOne(ctx, w, o)
 	}
-	return false, actual
+	rv, capacity, err := t.asks(o, rv)
+	if err != nil {
+		return sent{}, err
+	}
+	var att attempt.Tracker
+	// A write with a version check makes its own check false once applied,
+	// so the SDK may resend it; any other write could apply twice, so it is
+	// never resent after an attempt that may have landed: failure settles
+	// it by reading instead.
+	att.NoResend = w.Check == plan.NoCheck
+	var s sent
+	switch w.Kind {
+	case plan.WritePut:
+		in, rerr := w.PutInput()
+		if rerr != nil {
+			return s, conditionErr(rerr)
+		}
+		in.ReturnValues, in.ReturnConsumedCapacity = rv, capacity
+		out, cerr := t.client.PutItem(ctx, in, att.Option)
+		err = cerr
+		if err == nil {
+			s = sent{item: out.Attributes, out: out}
+		}
+	case plan.WriteUpdate:
+		in, rerr := w.UpdateInput(rv)
+		if rerr != nil {
+			return s, fmt.Errorf("%w: %w", ErrInvalidUpdate, rerr)
+		}
+		in.ReturnConsumedCapacity = capacity
+		out, cerr := t.client.UpdateItem(ctx, in, att.Option)
+		err = cerr
+		if err == nil {
+			s = sent{item: out.Attributes, out: out}
+		}
+	case plan.WriteDelete:
+		in, rerr := w.DeleteInput()
+		if rerr != nil {
+			return s, conditionErr(rerr)
+		}
+		in.ReturnValues, in.ReturnConsumedCapacity = rv, capacity
+		out, cerr := t.client.DeleteItem(ctx, in, att.Option)
+		err = cerr
+		if err == nil {
+			s = sent{item: out.Attributes, out: out}
+		}
+	default:
+		return s, fmt.Errorf("mapper: cannot send a %v alone", w.Kind)
+	}
+	if err != nil {
+		item, ferr := t.failure(ctx, err, w, &att)
+		if ferr != nil {
+			return sent{}, ferr
+		}
+		s = sent{item: item}
+	}
+	return s, nil
 }
 
 // failure turns the error of a write into what the caller gets: a conflict,
-// a condition error, or an unknown outcome; or, when an unanswered attempt
-// turns out to have been ours, no error and the stored item (nil for a
-// delete).
+// a condition error, a LockedError, or an unknown outcome; or, when an
+// unanswered attempt turns out to have been ours, no error and the stored
+// item (nil for a delete).
 //
 // Two cases follow an unanswered attempt. A write the SDK resent (one with
-// a version check, see guard) whose resend failed its condition was ours if
-// the item carries our write token. A write that ended on the unanswered
-// attempt (never resent, or the SDK's retries ran out) is settled by one
-// consistent read.
-func (t *Table[T]) failure(ctx context.Context, err error, r *writeReq) (map[string]types.AttributeValue, error) {
-	att := &r.att
-	key := r.keyOf(t.s)
+// a version check) whose resend failed its condition was ours if the item
+// carries our write token. A write that ended on the unanswered attempt
+// (never resent, or the SDK's retries ran out) is settled by one consistent
+// read.
+func (t *Table[T]) failure(ctx context.Context, err error, w *plan.Write, att *attempt.Tracker) (map[string]types.AttributeValue, error) {
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
 		if att.Ambiguous {
-			return t.settle(ctx, r)
+			return t.settle(ctx, w, att)
 		}
-		return nil, fmt.Errorf("mapper: %s on %s %s: %w", r.op, t.name, attrs.FormatKey(key), err)
+		return nil, fmt.Errorf("mapper: %v on %s %s: %w", w.Kind, t.name, attrs.FormatKey(t.keyOfWrite(w)), err)
 	}
 	item := ccf.Item
 	if len(item) == 0 {
 		item = nil
 	}
-	if att.Ambiguous && t.landed(r, item) {
+	if att.Ambiguous && w.Landed(item, t.opts.TokenAttribute) {
 		return item, nil
 	}
-	out := t.refusal(r, item, err)
+	out := t.refusal(w, item, err)
 	if att.Ambiguous {
-		return nil, t.unknown(r, out)
+		return nil, t.unknown(w, att, out)
 	}
 	return nil, out
 }
 
 // refusal is the error of a write whose condition failed on item (as
-// stored, nil if none): a version conflict or a failed condition.
-func (t *Table[T]) refusal(r *writeReq, item map[string]types.AttributeValue, err error) error {
-	key := r.keyOf(t.s)
+// stored, nil if none): the item is held by a unit of work, or the write
+// lost its version check, or another part of its condition failed.
+func (t *Table[T]) refusal(w *plan.Write, item map[string]types.AttributeValue, err error) error {
+	key := t.keyOfWrite(w)
 	if le := unitlock.Locked(t.name, key, item, err); le != nil {
-		return le // a unit of work holds the item
+		return le
 	}
-	if conflict, actual := t.conflicted(r, item); conflict {
-		_, has := t.storedVersion(item)
-		return &version.ConflictError{Table: t.name, Key: key, Expected: r.expected, Actual: actual, ActualMissing: item != nil && !has, Item: item, Err: err}
+	if conflict, actual, has := w.Conflict(item); conflict {
+		return &version.ConflictError{Table: t.name, Key: key, Expected: w.Expected, Actual: actual, ActualMissing: item != nil && !has, Item: item, Err: err}
 	}
 	return &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
 }
 
 // unknown is the error of a write whose outcome cannot be known; last is
 // what it met after the unanswered attempt, if anything.
-func (t *Table[T]) unknown(r *writeReq, last error) error {
-	return &UnknownOutcomeError{Op: r.op, Table: t.name, Key: r.keyOf(t.s), Err: r.att.Err, Last: last}
-}
-
-// landed tells whether item (as stored after an unanswered attempt, nil if
-// none) shows that the write was applied: it carries our write token, or,
-// for a delete, it is gone.
-func (t *Table[T]) landed(r *writeReq, item map[string]types.AttributeValue) bool {
-	if r.op == "DeleteItem" {
-		return item == nil
-	}
-	if r.token == "" {
-		return false
-	}
-	tok, ok := item[t.opts.TokenAttribute].(*types.AttributeValueMemberS)
-	return ok && tok.Value == r.token
+func (t *Table[T]) unknown(w *plan.Write, att *attempt.Tracker, last error) error {
+	return &UnknownOutcomeError{Op: w.Kind.String(), Table: t.name, Key: t.keyOfWrite(w), Err: att.Err, Last: last}
 }
 
 // settle learns with one consistent GetItem whether a write that ended on
@@ -436,30 +298,102 @@ func (t *Table[T]) landed(r *writeReq, item map[string]types.AttributeValue) boo
 // overwritten since, or may still be on its way. It reads only while ctx
 // lasts, and only when the write can be recognised (a write token, or a
 // delete).
-func (t *Table[T]) settle(ctx context.Context, r *writeReq) (map[string]types.AttributeValue, error) {
-	if ctx.Err() != nil || (r.token == "" && r.op != "DeleteItem") {
-		return nil, t.unknown(r, nil)
+func (t *Table[T]) settle(ctx context.Context, w *plan.Write, att *attempt.Tracker) (map[string]types.AttributeValue, error) {
+	if ctx.Err() != nil || (w.Token == "" && w.Kind != plan.WriteDelete) {
+		return nil, t.unknown(w, att, nil)
 	}
-	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.nameP, Key: r.keyOf(t.s), ConsistentRead: aws.Bool(true)})
+	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.nameP, Key: t.keyOfWrite(w), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return nil, t.unknown(r, nil)
+		return nil, t.unknown(w, att, nil)
 	}
 	item := out.Item
 	if len(item) == 0 {
 		item = nil
 	}
-	if t.landed(r, item) {
+	if w.Landed(item, t.opts.TokenAttribute) {
 		return item, nil
 	}
-	return nil, t.unknown(r, nil)
+	return nil, t.unknown(w, att, nil)
 }
 
 // createCheck is the check of a write whose struct has version 0.
-func (t *Table[T]) createCheck() check {
+func (t *Table[T]) createCheck() plan.VersionCheck {
 	if t.opts.VersionZeroExists {
-		return checkCreateOrZero
+		return plan.MustBeNewOrZero
 	}
-	return checkCreate
+	return plan.MustNotExist
+}
+
+// Put writes item with one PutItem, replacing the whole stored item.
+//
+// For a versioned type the write is conditional: version 0 in the struct
+// means "create" (refused if an item with the key exists), version n means
+// "replace version n". The item is written with the next version, and item's
+// version field is set to it only when the write succeeds; on any error the
+// struct is unchanged. A refused write is a [*version.ConflictError] carrying
+// the stored item (ALL_OLD, no extra read). Options: [If], [Unversioned],
+// [Fence], [ExactlyOnce], [ExactlyOnceToken], [Old], [WriteCapacity].
+func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	if item == nil {
+		return fmt.Errorf("%w: Put of a nil item", ErrInvalidOption)
+	}
+	o, err := t.writeOptions(callPut, opts)
+	if err != nil {
+		return err
+	}
+	_, err = t.put(ctx, item, o)
+	return err
+}
+
+// put makes a Put, and returns the item as written.
+func (t *Table[T]) put(ctx context.Context, item *T, o *WriteOptions) (map[string]types.AttributeValue, error) {
+	v := reflect.ValueOf(item).Elem()
+	w, next, err := t.planPut(v, o, toSingle)
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.send(ctx, w, o, types.ReturnValueNone)
+	if err != nil {
+		return nil, err
+	}
+	if t.s.version != nil {
+		setVersion(v.FieldByIndex(t.s.version.index), next)
+	}
+	return w.Item, t.returned(o, s.out)
+}
+
+// Delete deletes the item with the key of item with one DeleteItem. For a
+// versioned type whose version field is not 0, only that version is deleted:
+// if the stored version differs, or the item is gone, the error is a
+// [*version.ConflictError]. With version 0 (or [Unversioned]) the delete is
+// unconditional, and deleting a missing item is not an error (DynamoDB's
+// rule). Options: [If], [Unversioned], [Fence] (the fence condition only; a
+// deleted item keeps no token), [ExactlyOnce], [ExactlyOnceToken], [Old],
+// [WriteCapacity].
+//
+// When an attempt's response was lost and the SDK's retry then finds the
+// item already gone, Delete reports success: the item it was asked to delete
+// no longer exists.
+func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	o, err := t.writeOptions(callDelete, opts)
+	if err != nil {
+		return err
+	}
+	w, err := t.planKeyed(plan.WriteDelete, reflect.ValueOf(&item).Elem(), o, plan.NoCheck)
+	if err != nil {
+		return err
+	}
+	s, err := t.send(ctx, w, o, types.ReturnValueNone)
+	if err != nil {
+		return err
+	}
+	return t.returned(o, s.out)
 }
 
 // storedVersion reads the version of a stored item; has is false when it

@@ -121,14 +121,16 @@ func retryable(tce *types.TransactionCanceledException) bool {
 func (tx *Tx) canceled(tce *types.TransactionCanceledException, err error, attempt int) *CanceledError {
 	ce := &CanceledError{Attempts: attempt, Err: err}
 	for i, op := range tx.ops {
-		r := Reason{Index: i, Table: op.Table(), Key: op.Key, Code: CodeNone}
+		r := Reason{Index: i, Table: op.Table(), Key: op.Key(), Code: CodeNone}
 		if i < len(tce.CancellationReasons) {
 			cr := tce.CancellationReasons[i]
 			r.Code, r.Message = aws.ToString(cr.Code), aws.ToString(cr.Message)
 			if len(cr.Item) > 0 {
 				r.Item = cr.Item
 			}
-			r.Conflict = r.Code == CodeConditionalCheckFailed && op.Conflict != nil && op.Conflict(r.Item)
+			if r.Code == CodeConditionalCheckFailed {
+				r.Conflict, _, _ = op.w.Conflict(r.Item)
+			}
 		}
 		ce.Reasons = append(ce.Reasons, r)
 	}

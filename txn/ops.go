@@ -4,109 +4,104 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/update"
 )
 
-// OpOption changes an op made by [Put], [Update] or [Delete].
-type OpOption func(*opConfig)
-
-type opConfig struct {
-	conds []expression.ConditionBuilder
+// OpOptions configure an op made by [Put], [Update], [Delete] or [Check].
+type OpOptions struct {
+	// Conditions are ANDed into the op's condition (see [If]).
+	Conditions []expression.ConditionBuilder
 }
+
+// An OpOption changes the [OpOptions] of one op.
+type OpOption = func(*OpOptions)
 
 // If makes the op conditional (several If conditions are ANDed). A false
 // condition cancels the whole transaction; the op's [Reason] then has Code
 // "ConditionalCheckFailed" and the stored item.
 func If(cond expression.ConditionBuilder) OpOption {
-	return func(c *opConfig) { c.conds = append(c.conds, cond) }
+	return func(o *OpOptions) { o.Conditions = append(o.Conditions, cond) }
 }
 
-// build returns the op's expressions: an update (may be unset) and the
-// conditions of opts, ANDed. With neither, it is the zero Expression, whose
-// parts are all nil.
-func build(ub *expression.UpdateBuilder, opts []OpOption) (expression.Expression, error) {
-	var c opConfig
-	for _, o := range opts {
-		o(&c)
-	}
-	b := expression.NewBuilder()
-	if ub != nil {
-		b = b.WithUpdate(*ub)
-	}
-	switch len(c.conds) {
-	case 0:
-		if ub == nil {
-			return expression.Expression{}, nil
+// rawWrite is the write of a raw op: guarded, like every write optimist
+// sends, against items a unit of work (package unit) holds, with the
+// caller's conditions.
+func rawWrite(kind plan.Kind, table string, key map[string]types.AttributeValue, opts []OpOption) (*plan.Write, error) {
+	var o OpOptions
+	for _, fn := range opts {
+		if fn == nil {
+			return nil, fmt.Errorf("%w: a nil OpOption", ErrInvalidOption)
 		}
-	case 1:
-		b = b.WithCondition(c.conds[0])
-	default:
-		b = b.WithCondition(expression.And(c.conds[0], c.conds[1], c.conds[2:]...))
+		fn(&o)
 	}
-	return b.Build()
+	for _, c := range o.Conditions {
+		if !c.IsSet() {
+			return nil, fmt.Errorf("%w: If of an empty condition", ErrInvalidOption)
+		}
+	}
+	if table == "" {
+		return nil, fmt.Errorf("%w: an op needs a table name", ErrInvalidOption)
+	}
+	return &plan.Write{Kind: kind, T: plan.NewTable(table, "", ""), Key: key, Guard: true, Conds: o.Conditions}, nil
 }
 
 // Put returns an op that writes item (which must hold the key attributes of
 // key) to table, replacing any item with that key.
 func Put(table string, key, item map[string]types.AttributeValue, opts ...OpOption) Op {
-	op := Op{Key: key, Write: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item}}}
+	w, err := rawWrite(plan.WritePut, table, key, opts)
+	if err != nil {
+		return Op{err: err}
+	}
 	for k, v := range key {
 		if item[k] == nil || attrs.ItemID("", map[string]types.AttributeValue{k: item[k]}) != attrs.ItemID("", map[string]types.AttributeValue{k: v}) {
-			op.Err = fmt.Errorf("txn: Put on %s: the item's %q is not the key's", table, k)
-			return op
+			return Op{err: fmt.Errorf("txn: Put on %s: the item's %q is not the key's", table, k)}
 		}
 	}
-	e, err := build(nil, opts)
-	if op.Err = err; err == nil {
-		op.Write.Put.ConditionExpression, op.Write.Put.ExpressionAttributeNames, op.Write.Put.ExpressionAttributeValues = e.Condition(), e.Names(), e.Values()
-	}
-	return op
+	w.Item = item
+	return newOp(w, nil)
 }
 
 // Update returns an op that applies the update expression u to the item
 // with key in table (creating it if it is missing, as UpdateItem does,
 // unless a condition says otherwise).
 func Update(table string, key map[string]types.AttributeValue, u *update.Builder, opts ...OpOption) Op {
-	op := Op{Key: key, Write: types.TransactWriteItem{Update: &types.Update{TableName: aws.String(table), Key: key}}}
-	ub, err := u.UpdateBuilder()
+	w, err := rawWrite(plan.WriteUpdate, table, key, opts)
 	if err != nil {
-		op.Err = err
-		return op
+		return Op{err: err}
 	}
-	e, err := build(&ub, opts)
-	if op.Err = err; err == nil {
-		w := op.Write.Update
-		w.UpdateExpression, w.ConditionExpression, w.ExpressionAttributeNames, w.ExpressionAttributeValues = e.Update(), e.Condition(), e.Names(), e.Values()
+	if w.Actions, err = plan.BuilderActions(u); err == nil && len(w.Actions) == 0 {
+		err = update.ErrNoActions
 	}
-	return op
+	if err != nil {
+		return Op{err: fmt.Errorf("txn: Update on %s: %w", table, err)}
+	}
+	return newOp(w, nil)
 }
 
 // Delete returns an op that deletes the item with key from table.
 func Delete(table string, key map[string]types.AttributeValue, opts ...OpOption) Op {
-	op := Op{Key: key, Write: types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table), Key: key}}}
-	e, err := build(nil, opts)
-	if op.Err = err; err == nil {
-		op.Write.Delete.ConditionExpression, op.Write.Delete.ExpressionAttributeNames, op.Write.Delete.ExpressionAttributeValues = e.Condition(), e.Names(), e.Values()
+	w, err := rawWrite(plan.WriteDelete, table, key, opts)
+	if err != nil {
+		return Op{err: err}
 	}
-	return op
+	return newOp(w, nil)
 }
 
 // Check returns an op that writes nothing but cancels the transaction
 // unless cond holds for the item with key in table: the way to make a
 // transaction depend on an item it does not change.
 func Check(table string, key map[string]types.AttributeValue, cond expression.ConditionBuilder, opts ...OpOption) Op {
-	op := Op{Key: key, Write: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key}}}
-	e, err := build(nil, append([]OpOption{If(cond)}, opts...))
-	if err != nil {
-		op.Err = errors.Join(fmt.Errorf("txn: Check on %s needs a valid condition", table), err)
-		return op
+	if !cond.IsSet() {
+		return Op{err: fmt.Errorf("%w: Check on %s needs a condition", ErrInvalidOption, table)}
 	}
-	c := op.Write.ConditionCheck
-	c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues = e.Condition(), e.Names(), e.Values()
-	return op
+	w, err := rawWrite(plan.WriteCheck, table, key, append([]OpOption{If(cond)}, opts...))
+	if err != nil {
+		return Op{err: errors.Join(fmt.Errorf("txn: Check on %s needs a valid condition", table), err)}
+	}
+	return newOp(w, nil)
 }

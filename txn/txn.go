@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -51,6 +53,10 @@ var (
 	// ErrNoClient: [New] or [Get] was given a nil client, or a method was
 	// called on a nil *Tx. Add and Commit return it; nothing is sent.
 	ErrNoClient = errors.New("txn: no client")
+	// ErrInvalidOption: an option that cannot work (MaxItems(0), a token
+	// over 36 characters, a negative backoff, a nil option). New keeps it,
+	// and Add and Commit return it; nothing is sent.
+	ErrInvalidOption = errors.New("txn: invalid option")
 )
 
 // Limits of DynamoDB's TransactWriteItems.
@@ -64,76 +70,123 @@ const (
 )
 
 // Op is one action of a transaction: a Put, Update, Delete or
-// ConditionCheck, with what is needed to check it before sending and to
-// explain its failure. Make ops with [Put], [Update], [Delete], [Check] for
-// attribute maps, or with mapper.Table's PutOp, UpdateOp, DeleteOp and
-// CheckOp for structs, which carry version checks.
+// ConditionCheck of one item, with what is needed to check it before
+// sending and to explain its failure. Make ops with [Put], [Update],
+// [Delete] and [Check] for attribute maps, or with mapper.Table's PutOp,
+// UpdateOp, DeleteOp and CheckOp for structs, which carry version checks.
+// An Op is a value: it may be added to several transactions (or units of
+// work), and is never changed by them. The zero Op is invalid (its Err
+// says so).
 type Op struct {
-	// Write is the action: exactly one of its Put, Update, Delete and
-	// ConditionCheck is set.
-	Write types.TransactWriteItem
-	// Key is the primary key of the item the action touches.
-	Key map[string]types.AttributeValue
-	// Conflict, if set, tells whether a condition failure of this action,
-	// given the item as stored (nil if none), was a version conflict.
-	Conflict func(item map[string]types.AttributeValue) bool
-	// Committed, if set, runs after the transaction committed (the mapper
-	// sets the struct's new version there).
-	Committed func()
-	// Err is an error found while building the action; Add and Commit
-	// report it, and nothing is sent.
-	Err error
+	w      *plan.Write
+	action *types.TransactWriteItem // w rendered, once
+	err    error
 }
 
-// Table returns the table the op writes to.
-func (op Op) Table() string {
-	w := op.Write
-	switch {
-	case w.Put != nil:
-		return aws.ToString(w.Put.TableName)
-	case w.Update != nil:
-		return aws.ToString(w.Update.TableName)
-	case w.Delete != nil:
-		return aws.ToString(w.Delete.TableName)
-	case w.ConditionCheck != nil:
-		return aws.ToString(w.ConditionCheck.TableName)
+func init() {
+	plan.NewOp = func(w *plan.Write, err error) any { return newOp(w, err) }
+	plan.OpWrite = func(op any) (*plan.Write, error) {
+		o := op.(Op)
+		return o.w, o.Err()
 	}
-	return ""
+}
+
+// newOp renders w into an op, or keeps err.
+func newOp(w *plan.Write, err error) Op {
+	if err != nil || w == nil {
+		return Op{err: err}
+	}
+	ti, err := w.TransactItem()
+	if err != nil {
+		return Op{err: fmt.Errorf("txn: %v on %s %s: %w", w.Kind, w.T.Name, attrs.FormatKey(w.Key), err)}
+	}
+	return Op{w: w, action: &ti}
+}
+
+var errZeroOp = errors.New("txn: an empty Op; make ops with Put, Update, Delete, Check or a mapper.Table")
+
+// Err returns the error found while building the op, if any; Tx.Add and
+// Tx.Commit report it, and nothing is sent.
+func (op Op) Err() error {
+	if op.err == nil && op.w == nil {
+		return errZeroOp
+	}
+	return op.err
+}
+
+// Table returns the table the op writes to ("" for an invalid op).
+func (op Op) Table() string {
+	if op.w == nil {
+		return ""
+	}
+	return op.w.T.Name
+}
+
+// Key returns the primary key of the item the op touches (nil for an
+// invalid op). The map is the op's own: do not change it.
+func (op Op) Key() map[string]types.AttributeValue {
+	if op.w == nil {
+		return nil
+	}
+	return op.w.Key
+}
+
+// Action returns the op as the TransactWriteItems action Commit sends
+// (without ReturnValuesOnConditionCheckFailure, which Commit adds), or the
+// op's error. The action is a copy: changing it does not change the op.
+func (op Op) Action() (types.TransactWriteItem, error) {
+	if err := op.Err(); err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return op.w.TransactItem()
 }
 
 // kind names the action, for messages.
 func (op Op) kind() string {
-	w := op.Write
-	switch {
-	case w.Put != nil:
-		return "Put"
-	case w.Update != nil:
-		return "Update"
-	case w.Delete != nil:
-		return "Delete"
-	case w.ConditionCheck != nil:
-		return "ConditionCheck"
+	if op.w == nil {
+		return "no action"
 	}
-	return "no action"
+	return strings.TrimSuffix(strings.TrimPrefix(op.w.Kind.String(), "Condition"), "Item")
 }
 
-// Option configures a [Tx].
-type Option func(*config)
+// Options configure a [Tx]; pass functions that change them to [New]
+// (such as [MaxItems] or [Token]). The defaults are set before the
+// functions run; a value that cannot work is an error matching
+// [ErrInvalidOption], which Add and Commit return before anything is sent.
+type Options struct {
+	// MaxItems is the most ops the transaction may hold (default 100,
+	// DynamoDB's limit; some compatible services allow fewer).
+	MaxItems int
+	// Token is the client request token, 1 to 36 characters (default: a
+	// random one per Tx). See [Token].
+	Token string
+	// MaxAttempts is how many times Commit sends the transaction when it
+	// is canceled by a TransactionConflict or finds an earlier attempt
+	// still in progress (default 5). Condition failures are never retried.
+	MaxAttempts int
+	// BackoffBase and BackoffMax bound the jittered exponential backoff
+	// between attempts (defaults 25ms and 1s).
+	BackoffBase, BackoffMax time.Duration
 
-type config struct {
-	maxItems int
-	token    string
-	policy   retry.Policy
-	err      error
+	err error
+}
+
+// An Option changes the [Options] of one [Tx].
+type Option = func(*Options)
+
+func (o *Options) fail(format string, args ...any) {
+	if o.err == nil {
+		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
+	}
 }
 
 // MaxItems sets the most ops a transaction may hold (default 100).
 func MaxItems(n int) Option {
-	return func(c *config) {
+	return func(o *Options) {
 		if n < 1 {
-			c.err = fmt.Errorf("txn: MaxItems(%d): need at least 1", n)
+			o.fail("MaxItems(%d): need at least 1", n)
 		}
-		c.maxItems = n
+		o.MaxItems = n
 	}
 }
 
@@ -143,11 +196,11 @@ func MaxItems(n int) Option {
 // know whether a commit landed (its ctx ended, say) can commit the same ops
 // again in a new Tx with the same token: it is applied once.
 func Token(s string) Option {
-	return func(c *config) {
+	return func(o *Options) {
 		if len(s) < 1 || len(s) > 36 {
-			c.err = fmt.Errorf("txn: Token(%q): need 1 to 36 characters", s)
+			o.fail("Token(%q): need 1 to 36 characters", s)
 		}
-		c.token = s
+		o.Token = s
 	}
 }
 
@@ -160,11 +213,11 @@ var defaultPolicy = retry.Policy{MaxAttempts: 5, Base: 25 * time.Millisecond, Ma
 // its items) or finds a previous attempt still in progress (default 5).
 // Condition failures are never retried.
 func MaxAttempts(n int) Option {
-	return func(c *config) {
+	return func(o *Options) {
 		if n < 1 {
-			c.err = fmt.Errorf("txn: MaxAttempts(%d): need at least 1", n)
+			o.fail("MaxAttempts(%d): need at least 1", n)
 		}
-		c.policy.MaxAttempts = n
+		o.MaxAttempts = n
 	}
 }
 
@@ -172,12 +225,41 @@ func MaxAttempts(n int) Option {
 // (defaults 25ms and 1s): before attempt k+1 Commit sleeps a random
 // duration below min(max, base<<(k-1)).
 func Backoff(base, max time.Duration) Option {
-	return func(c *config) {
+	return func(o *Options) {
 		if base < 0 || max < base {
-			c.err = fmt.Errorf("txn: Backoff(%v, %v): need 0 <= base <= max", base, max)
+			o.fail("Backoff(%v, %v): need 0 <= base <= max", base, max)
 		}
-		c.policy.Base, c.policy.Max = base, max
+		o.BackoffBase, o.BackoffMax = base, max
 	}
+}
+
+// resolve applies opts over the defaults and checks the result.
+func resolve(opts []Option) (Options, error) {
+	o := Options{MaxItems: DefaultMaxItems, MaxAttempts: defaultPolicy.MaxAttempts,
+		BackoffBase: defaultPolicy.Base, BackoffMax: defaultPolicy.Max}
+	for _, fn := range opts {
+		if fn == nil {
+			o.fail("a nil Option")
+			continue
+		}
+		fn(&o)
+	}
+	switch {
+	case o.err != nil:
+	case o.MaxItems < 1:
+		o.fail("MaxItems %d: need at least 1", o.MaxItems)
+	case len(o.Token) > 36:
+		o.fail("Token %q: need 1 to 36 characters", o.Token)
+	default:
+		if err := o.policy().Check(); err != nil {
+			o.fail("%v", err)
+		}
+	}
+	return o, o.err
+}
+
+func (o *Options) policy() retry.Policy {
+	return retry.Policy{MaxAttempts: o.MaxAttempts, Base: o.BackoffBase, Max: o.BackoffMax}
 }
 
 // Tx is a write transaction being assembled: ops are added with [Tx.Add]
@@ -185,7 +267,7 @@ func Backoff(base, max time.Duration) Option {
 // is for one goroutine and one Commit.
 type Tx struct {
 	client Client
-	cfg    config
+	cfg    Options
 	ops    []Op
 	ids    map[string]int // itemID of each op → its index
 	err    error          // the first error of Add
@@ -194,16 +276,13 @@ type Tx struct {
 
 // New returns an empty transaction that will commit through c.
 func New(c Client, opts ...Option) *Tx {
-	tx := &Tx{client: c, cfg: config{maxItems: DefaultMaxItems, policy: defaultPolicy}}
-	for _, o := range opts {
-		o(&tx.cfg)
-	}
-	if tx.cfg.token == "" {
+	tx := &Tx{client: c}
+	tx.cfg, tx.err = resolve(opts)
+	if tx.cfg.Token == "" {
 		var b [16]byte
 		_, _ = rand.Read(b[:])
-		tx.cfg.token = hex.EncodeToString(b[:]) // 32 characters
+		tx.cfg.Token = hex.EncodeToString(b[:]) // 32 characters
 	}
-	tx.err = tx.cfg.err
 	if tx.err == nil && isNil(c) {
 		tx.err = fmt.Errorf("%w: New was given a nil client", ErrNoClient)
 	}
@@ -231,7 +310,7 @@ func (tx *Tx) Token() string {
 	if tx == nil {
 		return ""
 	}
-	return tx.cfg.token
+	return tx.cfg.Token
 }
 
 // Len returns the number of ops added.
@@ -274,31 +353,18 @@ func (tx *Tx) Add(ops ...Op) error {
 // check returns the op's itemID, or why it cannot be added.
 func (tx *Tx) check(op Op) (string, error) {
 	i := len(tx.ops)
-	if op.Err != nil {
-		return "", fmt.Errorf("txn: op %d: %w", i, op.Err)
-	}
-	if n := countActions(op.Write); n != 1 {
-		return "", fmt.Errorf("txn: op %d: an op has exactly one action, this one has %d", i, n)
+	if err := op.Err(); err != nil {
+		return "", fmt.Errorf("txn: op %d: %w", i, err)
 	}
 	if err := checkOp(op); err != nil {
-		return "", fmt.Errorf("%w: op %d (%s on %s %s): %v", ErrInvalidItem, i, op.kind(), op.Table(), attrs.FormatKey(op.Key), err)
+		return "", fmt.Errorf("%w: op %d (%s on %s %s): %v", ErrInvalidItem, i, op.kind(), op.Table(), attrs.FormatKey(op.Key()), err)
 	}
-	id := attrs.ItemID(op.Table(), op.Key)
+	id := attrs.ItemID(op.Table(), op.Key())
 	if j, dup := tx.ids[id]; dup {
 		return "", fmt.Errorf("%w: op %d (%s) and op %d (%s) both touch %s %s", ErrDuplicateItem,
-			j, tx.ops[j].kind(), i, op.kind(), op.Table(), attrs.FormatKey(op.Key))
+			j, tx.ops[j].kind(), i, op.kind(), op.Table(), attrs.FormatKey(op.Key()))
 	}
 	return id, nil
-}
-
-func countActions(w types.TransactWriteItem) int {
-	n := 0
-	for _, set := range []bool{w.Put != nil, w.Update != nil, w.Delete != nil, w.ConditionCheck != nil} {
-		if set {
-			n++
-		}
-	}
-	return n
 }
 
 // Commit sends the transaction with one TransactWriteItems: all its ops
@@ -322,9 +388,9 @@ func countActions(w types.TransactWriteItem) int {
 // with Token(thatToken) within 10 minutes of the first attempt; DynamoDB
 // applies them at most once (it answers success if they were applied). Cancellations caused only by other
 // transactions (TransactionConflict) are retried with jittered backoff,
-// up to [MaxAttempts]; condition failures are not. After success, each op's
-// Committed hook runs (the mapper's PutOp sets the struct's new version);
-// after a failure, nothing changes. Either way the Tx is done: a second
+// up to [MaxAttempts]; condition failures are not. After success, the structs of
+// the mapper's ops get their new versions; after a failure, nothing
+// changes. Either way the Tx is done: a second
 // Commit returns [ErrDone].
 func (tx *Tx) Commit(ctx context.Context) error {
 	if tx == nil {
@@ -339,10 +405,10 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	}
 	in := &dynamodb.TransactWriteItemsInput{
 		TransactItems:      make([]types.TransactWriteItem, len(tx.ops)),
-		ClientRequestToken: aws.String(tx.cfg.token),
+		ClientRequestToken: aws.String(tx.cfg.Token),
 	}
 	for i, op := range tx.ops {
-		in.TransactItems[i] = withAllOld(op.Write)
+		in.TransactItems[i] = *op.action
 	}
 	var err error
 	var att attempt.Tracker // across Commit's attempts and the SDK's
@@ -350,8 +416,8 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		_, err = tx.client.TransactWriteItems(ctx, in, att.Option)
 		if err == nil {
 			for _, op := range tx.ops {
-				if op.Committed != nil {
-					op.Committed()
+				if op.w.OnCommit != nil {
+					op.w.OnCommit()
 				}
 			}
 			return nil
@@ -363,18 +429,18 @@ func (tx *Tx) Commit(ctx context.Context) error {
 			// A cancellation is final even after an unanswered attempt: had
 			// that attempt been applied, DynamoDB would have answered this
 			// one, sent with the same token, with success.
-			if !retryable(tce) || !tx.cfg.policy.More(n) {
+			if !retryable(tce) || !tx.cfg.policy().More(n) {
 				return tx.canceled(tce, err, n)
 			}
 		case errors.As(err, &inProgress):
-			if !tx.cfg.policy.More(n) {
-				return tx.failed(&att, fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.token, n, err))
+			if !tx.cfg.policy().More(n) {
+				return tx.failed(&att, fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.Token, n, err))
 			}
 		default:
-			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w", tx.cfg.token, err))
+			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w", tx.cfg.Token, err))
 		}
-		if err := tx.cfg.policy.Wait(ctx, n); err != nil {
-			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.token, err, n, errFrom(tce, inProgress)))
+		if err := tx.cfg.policy().Wait(ctx, n); err != nil {
+			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.Token, err, n, errFrom(tce, inProgress)))
 		}
 	}
 }
@@ -388,7 +454,7 @@ func (tx *Tx) failed(att *attempt.Tracker, err error) error {
 	if !att.Ambiguous {
 		return err
 	}
-	return &version.UnknownOutcomeError{Op: "TransactWriteItems", Token: tx.cfg.token, Err: err}
+	return &version.UnknownOutcomeError{Op: "TransactWriteItems", Token: tx.cfg.Token, Err: err}
 }
 
 func errFrom(tce *types.TransactionCanceledException, ip *types.TransactionInProgressException) error {
@@ -404,8 +470,8 @@ func (tx *Tx) validate() error {
 		return tx.err
 	case len(tx.ops) == 0:
 		return ErrEmpty
-	case len(tx.ops) > tx.cfg.maxItems:
-		return fmt.Errorf("%w: %d ops, the limit is %d", ErrTooManyItems, len(tx.ops), tx.cfg.maxItems)
+	case len(tx.ops) > tx.cfg.MaxItems:
+		return fmt.Errorf("%w: %d ops, the limit is %d", ErrTooManyItems, len(tx.ops), tx.cfg.MaxItems)
 	}
 	total := 0
 	for _, op := range tx.ops {
@@ -420,8 +486,8 @@ func (tx *Tx) validate() error {
 // opSize estimates an op's share of the request, by DynamoDB's rules for
 // item sizes (names plus values), expressions included.
 func opSize(op Op) int {
-	w := op.Write
-	n := attrs.ItemSize(op.Key)
+	w := *op.action
+	n := attrs.ItemSize(op.Key())
 	exprs := func(cond, update *string, values map[string]types.AttributeValue, names map[string]string) {
 		n += len(aws.ToString(cond)) + len(aws.ToString(update)) + attrs.ItemSize(values)
 		for k, v := range names {
@@ -442,36 +508,12 @@ func opSize(op Op) int {
 	return n
 }
 
-// withAllOld returns a copy of w whose condition failure returns the item.
-func withAllOld(w types.TransactWriteItem) types.TransactWriteItem {
-	const allOld = types.ReturnValuesOnConditionCheckFailureAllOld
-	switch {
-	case w.Put != nil && w.Put.ConditionExpression != nil:
-		p := *w.Put
-		p.ReturnValuesOnConditionCheckFailure = allOld
-		w.Put = &p
-	case w.Update != nil && w.Update.ConditionExpression != nil:
-		u := *w.Update
-		u.ReturnValuesOnConditionCheckFailure = allOld
-		w.Update = &u
-	case w.Delete != nil && w.Delete.ConditionExpression != nil:
-		d := *w.Delete
-		d.ReturnValuesOnConditionCheckFailure = allOld
-		w.Delete = &d
-	case w.ConditionCheck != nil:
-		c := *w.ConditionCheck
-		c.ReturnValuesOnConditionCheckFailure = allOld
-		w.ConditionCheck = &c
-	}
-	return w
-}
-
 // checkOp finds what DynamoDB would refuse in an op's key, item and values.
 func checkOp(op Op) error {
-	if len(op.Key) == 0 {
+	if len(op.Key()) == 0 {
 		return errors.New("no key")
 	}
-	for k, v := range op.Key {
+	for k, v := range op.Key() {
 		switch v := v.(type) {
 		case *types.AttributeValueMemberS:
 			if n := len(v.Value); n == 0 || n > attrs.MaxHashKeySize {
@@ -489,7 +531,7 @@ func checkOp(op Op) error {
 			return fmt.Errorf("key attribute %q is a %T; keys are S, N or B", k, v)
 		}
 	}
-	w := op.Write
+	w := *op.action
 	var values map[string]types.AttributeValue
 	switch {
 	case w.Put != nil:

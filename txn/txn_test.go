@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/update"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -65,7 +66,7 @@ func TestOptionsAreChecked(t *testing.T) {
 		f := &fake{}
 		tx := New(f, opt)
 		tx.Add(Delete("t", key(&types.AttributeValueMemberS{Value: "a"})))
-		assert.Error(t, tx.Commit(context.Background()))
+		assert.ErrorIs(t, tx.Commit(context.Background()), ErrInvalidOption)
 		assert.Empty(t, f.ins)
 	}
 }
@@ -82,14 +83,20 @@ func TestOpsAreSentWithAllOldAndToken(t *testing.T) {
 	in := f.ins[0]
 	assert.Equal(t, "tok", aws.ToString(in.ClientRequestToken))
 	assert.Equal(t, types.ReturnValuesOnConditionCheckFailureAllOld, in.TransactItems[0].Put.ReturnValuesOnConditionCheckFailure)
-	assert.Equal(t, types.ReturnValuesOnConditionCheckFailure(""), put.Write.Put.ReturnValuesOnConditionCheckFailure, "the caller's op is not modified")
-	assert.Nil(t, in.TransactItems[1].Update.ConditionExpression)
+	action, err := put.Action()
+	require.NoError(t, err)
+	assert.Equal(t, types.ReturnValuesOnConditionCheckFailureAllOld, action.Put.ReturnValuesOnConditionCheckFailure)
+	in.TransactItems[0].Put.ConditionExpression = nil
+	again, err := put.Action()
+	require.NoError(t, err)
+	assert.Equal(t, action.Put.ConditionExpression, again.Put.ConditionExpression, "the caller's op is not modified by what was sent")
+	assert.Equal(t, "attribute_not_exists(#lk)", aws.ToString(in.TransactItems[1].Update.ConditionExpression),
+		"a raw op without a condition is still refused on an item a unit of work holds")
 }
 
 func TestCanceledErrorMatching(t *testing.T) {
-	conflicting := Op{Key: key(&types.AttributeValueMemberS{Value: "a"}),
-		Write:    types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String("t")}},
-		Conflict: func(map[string]types.AttributeValue) bool { return true }}
+	conflicting := newOp(&plan.Write{Kind: plan.WriteDelete, T: plan.NewTable("t", "pk", "v"),
+		Key: key(&types.AttributeValueMemberS{Value: "a"}), Check: plan.MustBeVersion, Expected: 1}, nil)
 	plain := Delete("t", key(&types.AttributeValueMemberS{Value: "b"}))
 	cancel := func(codes ...string) error {
 		tce := &types.TransactionCanceledException{}
@@ -127,5 +134,8 @@ func TestSizeEstimate(t *testing.T) {
 		"l":  &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberN{Value: "12"}}},
 	}
 	op := Put("t", map[string]types.AttributeValue{"pk": item["pk"]}, item)
-	assert.Equal(t, 2+3+1+(3+1+2), opSize(op))
+	// Names and values count 1 byte a character (the number "12" 2 bytes), and
+	// every raw op carries the unit-lock guard: its condition and its name.
+	guard := len("attribute_not_exists(#lk)") + len("#lk") + len("optimist_unit")
+	assert.Equal(t, 2+3+1+(3+1+2)+guard, opSize(op))
 }

@@ -1,0 +1,364 @@
+// Package plan is the one description of a write that optimist's packages
+// share: which item, what it writes (a whole item, or update actions), and
+// every condition (the version check, the unit-lock guard, a fence, the
+// caller's own), as structured values. One renderer turns a Write into a
+// PutItem, UpdateItem or DeleteItem request or a TransactWriteItems
+// action; mapper builds Writes for its Put, Save, Update, Delete, Modify and
+// transaction ops, txn sends them, and unit composes its own actions and
+// conditions with them, all without editing rendered strings.
+package plan
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// LockAttr is the attribute in which a unit of work keeps its lock on an
+// item (package unit); a write guarded against units requires its absence.
+const LockAttr = "optimist_unit"
+
+// Kind is what a write does to its item.
+type Kind uint8
+
+// The kinds of writes.
+const (
+	WritePut    Kind = iota + 1 // replace the whole item (PutItem)
+	WriteUpdate                 // apply update actions (UpdateItem)
+	WriteDelete                 // delete the item (DeleteItem)
+	WriteCheck                  // write nothing; only the condition (ConditionCheck)
+)
+
+// String names the DynamoDB call of the kind.
+func (k Kind) String() string {
+	switch k {
+	case WritePut:
+		return "PutItem"
+	case WriteUpdate:
+		return "UpdateItem"
+	case WriteDelete:
+		return "DeleteItem"
+	case WriteCheck:
+		return "ConditionCheck"
+	}
+	return "no action"
+}
+
+// VersionCheck is the version condition of a write.
+type VersionCheck uint8
+
+// The version checks.
+const (
+	NoCheck         VersionCheck = iota
+	MustNotExist                 // attribute_not_exists(hash key): a create
+	MustBeVersion                // version = Expected
+	MustBeNewOrZero              // attribute_not_exists(hash key) OR version = 0
+	checkCount                   //
+)
+
+// Table is what writes to one table share: its name and the attribute names
+// the conditions use, with the names maps of the plain version checks built
+// once (requests share them; nothing writes to them).
+type Table struct {
+	Name    string
+	NameP   *string
+	Hash    string // hash key attribute
+	Version string // version attribute, "" for types without one
+
+	names [checkCount]map[string]string
+}
+
+// NewTable returns the write constants of a table.
+func NewTable(name, hash, version string) *Table {
+	t := &Table{Name: name, NameP: &name, Hash: hash, Version: version}
+	t.names[MustNotExist] = map[string]string{"#k": hash}
+	if version != "" {
+		t.names[MustBeVersion] = map[string]string{"#v": version, "#lk": LockAttr}
+		t.names[MustBeNewOrZero] = map[string]string{"#k": hash, "#v": version, "#lk": LockAttr}
+	}
+	return t
+}
+
+// Fence is the condition of a fencing token: attr holds no higher token.
+type Fence struct {
+	Attr  string
+	Token int64
+}
+
+// Write is one write of one item.
+type Write struct {
+	Kind Kind
+	T    *Table
+	Key  map[string]types.AttributeValue
+	// Item is the whole item of a Put, key included.
+	Item map[string]types.AttributeValue
+	// Actions are the actions of an Update, and Enc the encoder of the
+	// values given to them as Go values (nil: the default encoding).
+	Actions []Action
+	Enc     *Encoder
+
+	// The condition, ANDed: the version check, the unit-lock guard, the
+	// fence, and conditions of the caller's (or of a composing package).
+	Check    VersionCheck
+	Expected int64 // the version expected by MustBeVersion, and the version read
+	Guard    bool  // attribute_not_exists(LockAttr): no unit of work holds the item
+	Fence    *Fence
+	Conds    []expression.ConditionBuilder
+
+	// Token is the write token stored in the item (in Item or Actions),
+	// "" if none: how an unanswered write is recognised as ours.
+	Token string
+	// OnCommit, if set, runs once the write is known to have been applied
+	// as part of a transaction or unit (the mapper sets a struct's version).
+	OnCommit func()
+}
+
+// Fixed conditions of the plain version checks, by far the most common:
+// their strings and names maps are shared by every request.
+var (
+	condCreate       = "attribute_not_exists(#k)"
+	condVersion      = "#v = :v AND attribute_not_exists(#lk)"
+	condCreateOrZero = "(attribute_not_exists(#k) OR #v = :v) AND attribute_not_exists(#lk)"
+	condGuard        = "attribute_not_exists(#lk)"
+	namesGuard       = map[string]string{"#lk": LockAttr}
+)
+
+// ConditionError is a condition that cannot be rendered: a caller's
+// condition the expression package refuses (Value false), or one holding a
+// value DynamoDB would refuse (Value true).
+type ConditionError struct {
+	Value bool
+	Err   error
+}
+
+func (e *ConditionError) Error() string { return e.Err.Error() }
+func (e *ConditionError) Unwrap() error { return e.Err }
+
+// Parts returns the conditions of w as expression builders, in the order
+// they are ANDed: version check, guard, fence, the others.
+func (w *Write) Parts() []expression.ConditionBuilder {
+	var parts []expression.ConditionBuilder
+	t := w.T
+	switch w.Check {
+	case MustNotExist:
+		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(t.Hash)))
+	case MustBeVersion:
+		parts = append(parts, expression.NameNoDotSplit(t.Version).Equal(expression.Value(w.Expected)))
+	case MustBeNewOrZero:
+		parts = append(parts, expression.Or(expression.AttributeNotExists(expression.NameNoDotSplit(t.Hash)),
+			expression.NameNoDotSplit(t.Version).Equal(expression.Value(0))))
+	}
+	if w.guarded() {
+		parts = append(parts, expression.AttributeNotExists(expression.NameNoDotSplit(LockAttr)))
+	}
+	if w.Fence != nil {
+		f := expression.NameNoDotSplit(w.Fence.Attr)
+		parts = append(parts, expression.Or(expression.AttributeNotExists(f), f.LessThanEqual(expression.Value(w.Fence.Token))))
+	}
+	return append(parts, w.Conds...)
+}
+
+// guarded reports whether the condition carries the guard: a create needs
+// none, since an item a unit holds always exists.
+func (w *Write) guarded() bool { return w.Guard && w.Check != MustNotExist }
+
+// Conditional reports whether the write has a condition at all.
+func (w *Write) Conditional() bool {
+	return w.Check != NoCheck || w.guarded() || w.Fence != nil || len(w.Conds) > 0
+}
+
+// Condition renders the condition: nil when there is none.
+func (w *Write) Condition() (expr *string, names map[string]string, values map[string]types.AttributeValue, err error) {
+	if w.Fence == nil && len(w.Conds) == 0 {
+		guard := w.guarded()
+		switch {
+		case w.Check == MustNotExist:
+			return &condCreate, w.T.names[MustNotExist], nil, nil
+		case w.Check == MustBeVersion && guard:
+			return &condVersion, w.T.names[MustBeVersion], map[string]types.AttributeValue{":v": attrs.N(w.Expected)}, nil
+		case w.Check == MustBeNewOrZero && guard:
+			return &condCreateOrZero, w.T.names[MustBeNewOrZero], map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: "0"}}, nil
+		case w.Check == NoCheck && guard:
+			return &condGuard, namesGuard, nil, nil
+		case w.Check == NoCheck:
+			return nil, nil, nil, nil
+		}
+	}
+	parts := w.Parts()
+	cb := parts[0]
+	if len(parts) > 1 {
+		cb = expression.And(parts[0], parts[1], parts[2:]...)
+	}
+	e, err := expression.NewBuilder().WithCondition(cb).Build()
+	if err != nil {
+		return nil, nil, nil, &ConditionError{Err: err}
+	}
+	if err := attrs.CheckItem(e.Values()); err != nil {
+		return nil, nil, nil, &ConditionError{Value: true, Err: err}
+	}
+	return e.Condition(), e.Names(), e.Values(), nil
+}
+
+// PutInput renders a Put.
+func (w *Write) PutInput() (*dynamodb.PutItemInput, error) {
+	cond, names, values, err := w.Condition()
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.PutItemInput{
+		TableName: w.T.NameP, Item: w.Item,
+		ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}
+	if cond != nil {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return in, nil
+}
+
+// UpdateInput renders an Update, returning rv.
+func (w *Write) UpdateInput(rv types.ReturnValue) (*dynamodb.UpdateItemInput, error) {
+	e, names, values, cond, err := w.updateParts()
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName: w.T.NameP, Key: w.Key, UpdateExpression: &e,
+		ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		ReturnValues: rv,
+	}
+	if cond != nil {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return in, nil
+}
+
+func (w *Write) updateParts() (expr string, names map[string]string, values map[string]types.AttributeValue, cond *string, err error) {
+	c, err := Compile(w.Actions, w.Enc)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	cond, cnames, cvalues, err := w.Condition()
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	for k, v := range cnames {
+		c.Names[k] = v
+	}
+	for k, v := range cvalues {
+		c.Values[k] = v
+	}
+	if len(c.Values) == 0 {
+		c.Values = nil // REMOVE alone has no values, and DynamoDB refuses an empty map
+	}
+	return c.Expression, c.Names, c.Values, cond, nil
+}
+
+// DeleteInput renders a Delete.
+func (w *Write) DeleteInput() (*dynamodb.DeleteItemInput, error) {
+	cond, names, values, err := w.Condition()
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.DeleteItemInput{
+		TableName: w.T.NameP, Key: w.Key,
+		ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}
+	if cond != nil {
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return in, nil
+}
+
+// TransactItem renders the write as an action of TransactWriteItems; a
+// conditional one asks for the item as stored when its condition fails.
+func (w *Write) TransactItem() (types.TransactWriteItem, error) {
+	const allOld = types.ReturnValuesOnConditionCheckFailureAllOld
+	var ti types.TransactWriteItem
+	switch w.Kind {
+	case WritePut:
+		in, err := w.PutInput()
+		if err != nil {
+			return ti, err
+		}
+		ti.Put = &types.Put{TableName: in.TableName, Item: in.Item, ConditionExpression: in.ConditionExpression,
+			ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues}
+		if in.ConditionExpression != nil {
+			ti.Put.ReturnValuesOnConditionCheckFailure = allOld
+		}
+	case WriteUpdate:
+		in, err := w.UpdateInput(types.ReturnValueNone)
+		if err != nil {
+			return ti, err
+		}
+		ti.Update = &types.Update{TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
+			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+			ExpressionAttributeValues: in.ExpressionAttributeValues}
+		if in.ConditionExpression != nil {
+			ti.Update.ReturnValuesOnConditionCheckFailure = allOld
+		}
+	case WriteDelete:
+		in, err := w.DeleteInput()
+		if err != nil {
+			return ti, err
+		}
+		ti.Delete = &types.Delete{TableName: in.TableName, Key: in.Key, ConditionExpression: in.ConditionExpression,
+			ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues}
+		if in.ConditionExpression != nil {
+			ti.Delete.ReturnValuesOnConditionCheckFailure = allOld
+		}
+	case WriteCheck:
+		cond, names, values, err := w.Condition()
+		if err != nil {
+			return ti, err
+		}
+		if cond == nil {
+			return ti, fmt.Errorf("a condition check needs a condition")
+		}
+		ti.ConditionCheck = &types.ConditionCheck{TableName: w.T.NameP, Key: w.Key, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: allOld}
+	default:
+		return ti, fmt.Errorf("a write of no kind")
+	}
+	return ti, nil
+}
+
+// Conflict tells, for a write whose condition failed on item (as stored,
+// nil if none), whether it lost its version check (if not, another part of
+// its condition failed), and the version stored: actual, and has = false
+// when the item has no version attribute (or one that is not an integer).
+func (w *Write) Conflict(item map[string]types.AttributeValue) (conflict bool, actual int64, has bool) {
+	if w.T.Version != "" && item != nil {
+		actual, has = attrs.Int64(item[w.T.Version])
+	}
+	switch w.Check {
+	case MustNotExist:
+		return item != nil, actual, has
+	case MustBeNewOrZero:
+		return item != nil && (!has || actual != 0), actual, has
+	case MustBeVersion:
+		return item == nil || actual != w.Expected, actual, has
+	}
+	return false, actual, has
+}
+
+// Landed tells whether item (as stored after an unanswered attempt, nil if
+// none) shows that the write was applied: it carries the write's token in
+// tokenAttr, or, for a delete, it is gone.
+func (w *Write) Landed(item map[string]types.AttributeValue, tokenAttr string) bool {
+	if w.Kind == WriteDelete {
+		return item == nil
+	}
+	if w.Token == "" {
+		return false
+	}
+	tok, ok := item[tokenAttr].(*types.AttributeValueMemberS)
+	return ok && tok.Value == w.Token
+}
+
+// FormatN formats an integer for a number attribute.
+func FormatN(n int64) string { return strconv.FormatInt(n, 10) }
