@@ -89,3 +89,43 @@ type Plain struct {
 	SK   int    `dynamo:"sk,range"`
 	Text string `dynamo:"text"`
 }
+
+// Slot and Candidate are the items of the Update tests: lists, a set and
+// nested maps of lists, under a version.
+type Slot struct {
+	Label string   `dynamo:"label"`
+	Names []string `dynamo:"names"`
+}
+
+type Candidate struct {
+	ID      string            `dynamo:"id,hash"`
+	Name    string            `dynamo:"name"`
+	Status  string            `dynamo:"status"`
+	Votes   int               `dynamo:"votes"`
+	VotedBy []string          `dynamo:"votedBy"`
+	Tags    []string          `dynamo:"tags,stringset"`
+	Data    map[string][]Slot `dynamo:"data"`
+	Version int64             `dynamo:"version,version"`
+}
+
+// candidates is a table of Candidates on the shared server, written through
+// a call-counting client.
+type candidates struct {
+	ctx   context.Context
+	calls *ddbtest.CountingClient
+	table *mapper.Table[Candidate]
+	srv   interface {
+		Endpoint() string
+	}
+	name string
+}
+
+func newCandidates(t *testing.T) *candidates {
+	t.Helper()
+	srv := ddbtest.Server(t)
+	name := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
+	calls := ddbtest.NewCounting(srv.Client())
+	table, err := mapper.NewTable[Candidate](calls, name)
+	require.NoError(t, err)
+	return &candidates{ctx: context.Background(), calls: calls, table: table, srv: srv, name: name}
+}
