@@ -1,6 +1,6 @@
-package optimist_test
+package txn_test
 
-// Helpers of the tests not yet moved next to their package.
+// Helpers of the transaction tests against DynamoDB Local.
 
 import (
 	"context"
@@ -10,15 +10,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
-	"github.com/optimist-dynamo/optimist/version"
 )
 
-// Counter is the versioned item of most tests.
+// Counter is the versioned item of the tests.
 type Counter struct {
 	ID      string `dynamo:"id,hash"`
 	N       int    `dynamo:"n"`
@@ -67,25 +65,4 @@ func (f *fixture) storedCounter(t *testing.T, id string) *Counter {
 	var c Counter
 	require.NoError(t, attributevalue.UnmarshalMapWithOptions(item, &c, func(o *attributevalue.DecoderOptions) { o.TagKey = "dynamo" }))
 	return &c
-}
-
-func requireConflict(t *testing.T, err error, expected, actual int64) *version.ConflictError {
-	t.Helper()
-	require.Error(t, err)
-	require.ErrorIs(t, err, version.ErrConflict)
-	require.True(t, version.IsConflict(err))
-	var ce *version.ConflictError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, expected, ce.Expected, "Expected")
-	assert.Equal(t, actual, ce.Actual, "Actual")
-	var ccf *types.ConditionalCheckFailedException
-	assert.ErrorAs(t, err, &ccf, "the SDK error stays reachable")
-	return ce
-}
-
-// Plain is an item without a version, with a range key.
-type Plain struct {
-	PK   string `dynamo:"pk,hash"`
-	SK   int    `dynamo:"sk,range"`
-	Text string `dynamo:"text"`
 }
