@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,31 +21,17 @@ import (
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-// The examples run against DynamoDB Local, started on first use and
-// stopped when the test binary ends.
-var (
-	localOnce sync.Once
-	local     *dynamolocal.Server
-)
+// exampleTB lets the examples share the test binary's one DynamoDB Local
+// (dynamolocal.New) with its tests, failing with log.Fatal.
+type exampleTB struct{ testing.TB }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if local != nil {
-		local.Close()
-	}
-	os.Exit(code)
-}
+func (exampleTB) Helper()                           {}
+func (exampleTB) Fatalf(format string, args ...any) { log.Fatalf(format, args...) }
 
 // exampleClient returns a client of the examples' DynamoDB Local. Real
 // programs get one from config.LoadDefaultConfig.
 func exampleClient() *dynamodb.Client {
-	localOnce.Do(func() {
-		var err error
-		if local, err = dynamolocal.Start(context.Background()); err != nil {
-			log.Fatal(err)
-		}
-	})
-	return local.Client()
+	return dynamolocal.New(exampleTB{}).Client()
 }
 
 // exampleTable creates the table name for T and returns a client for it.

@@ -1,4 +1,4 @@
-package optimist_test
+package mapper_test
 
 import (
 	"testing"

@@ -1,7 +1,7 @@
-package optimist_test
+package mapper_test
 
-// End-to-end tests of the packages together, against DynamoDB Local (one
-// server for the test binary, a table per test).
+// Put, Get, Delete and Modify against DynamoDB Local (one server for the
+// test binary, a table per test).
 
 import (
 	"context"
@@ -24,70 +24,6 @@ import (
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/version"
 )
-
-type Counter struct {
-	ID      string `dynamo:"id,hash"`
-	N       int    `dynamo:"n"`
-	Status  string `dynamo:"status,omitempty"`
-	Version int64  `dynamo:"version,version"`
-}
-
-// fixture is a table of Counters on the shared server, written through a
-// call-counting client.
-type fixture struct {
-	ctx    context.Context
-	raw    *dynamodb.Client
-	calls  *ddbtest.CountingClient
-	table  *mapper.Table[Counter]
-	name   string
-	client func(...func(*dynamodb.Options)) *dynamodb.Client
-}
-
-func newFixture(t *testing.T) *fixture {
-	t.Helper()
-	srv := ddbtest.Server(t)
-	raw := srv.Client()
-	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
-	calls := ddbtest.NewCounting(raw)
-	table, err := mapper.NewTable[Counter](calls, name)
-	require.NoError(t, err)
-	return &fixture{ctx: context.Background(), raw: raw, calls: calls, table: table, name: name, client: srv.NewClient}
-}
-
-// stored reads the raw item, bypassing the mapper.
-func (f *fixture) stored(t *testing.T, id string) map[string]types.AttributeValue {
-	t.Helper()
-	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(f.name),
-		Key:            map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id}},
-		ConsistentRead: aws.Bool(true),
-	})
-	require.NoError(t, err)
-	return out.Item
-}
-
-func (f *fixture) storedCounter(t *testing.T, id string) *Counter {
-	t.Helper()
-	item := f.stored(t, id)
-	require.NotEmpty(t, item, "item %q is missing", id)
-	var c Counter
-	require.NoError(t, attributevalue.UnmarshalMapWithOptions(item, &c, func(o *attributevalue.DecoderOptions) { o.TagKey = "dynamo" }))
-	return &c
-}
-
-func requireConflict(t *testing.T, err error, expected, actual int64) *version.ConflictError {
-	t.Helper()
-	require.Error(t, err)
-	require.ErrorIs(t, err, version.ErrConflict)
-	require.True(t, version.IsConflict(err))
-	var ce *version.ConflictError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, expected, ce.Expected, "Expected")
-	assert.Equal(t, actual, ce.Actual, "Actual")
-	var ccf *types.ConditionalCheckFailedException
-	assert.ErrorAs(t, err, &ccf, "the SDK error stays reachable")
-	return ce
-}
 
 func TestCreateAndReplace(t *testing.T) {
 	f := newFixture(t)
@@ -610,12 +546,6 @@ func TestUnversionedPutIsAForcedWrite(t *testing.T) {
 	// consistent read settles whether that attempt landed.
 	_, hasToken := f.stored(t, "a")["optimist_token"]
 	assert.True(t, hasToken, "an unconditional write stores its token, to settle a lost answer")
-}
-
-type Plain struct {
-	PK   string `dynamo:"pk,hash"`
-	SK   int    `dynamo:"sk,range"`
-	Text string `dynamo:"text"`
 }
 
 func TestUnversionedTypes(t *testing.T) {

@@ -1,4 +1,4 @@
-package optimist_test
+package mapper_test
 
 // Query, Scan and cursors against DynamoDB Local.
 

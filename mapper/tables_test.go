@@ -1,4 +1,4 @@
-package optimist_test
+package mapper_test
 
 // Tables from structs (issue 13): CreateTable with indexes and TTL, Check,
 // against DynamoDB Local.
@@ -22,9 +22,9 @@ import (
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-// Order has a hash and a range key, two global indexes (by-status,
+// IndexedOrder has a hash and a range key, two global indexes (by-status,
 // by-sku), one local index (by-placed) and a TTL.
-type Order struct {
+type IndexedOrder struct {
 	Customer string    `dynamo:"customer,hash" index:"by-status,range"`
 	ID       string    `dynamo:"id,range"`
 	Status   string    `dynamo:"status,omitempty" index:"by-status,hash"`
@@ -84,7 +84,7 @@ func TestCreateTableFromTags(t *testing.T) {
 	c := &tableClient{Client: raw, calls: map[string]int{}}
 	name := ddbtest.TableName(t)
 	ddbtest.DeleteAtCleanup(t, raw, name)
-	require.NoError(t, mapper.CreateTable[Order](ctx, c, name))
+	require.NoError(t, mapper.CreateTable[IndexedOrder](ctx, c, name))
 	assert.Equal(t, 1, c.calls["CreateTable"])
 	assert.Equal(t, 1, c.calls["UpdateTimeToLive"])
 	assert.Equal(t, 0, c.calls["DescribeTimeToLive"], "a new table needs no TTL check")
@@ -125,14 +125,14 @@ func TestCreateTableFromTags(t *testing.T) {
 
 	// Twice: not an error; TTL is checked, already on, left alone.
 	clear(c.calls)
-	require.NoError(t, mapper.CreateTable[Order](ctx, c, name))
+	require.NoError(t, mapper.CreateTable[IndexedOrder](ctx, c, name))
 	assert.Equal(t, map[string]int{"CreateTable": 1, "DescribeTable": 1, "DescribeTimeToLive": 1}, c.calls)
 
 	// The table works with the indexes.
-	orders, err := mapper.NewTable[Order](raw, name)
+	orders, err := mapper.NewTable[IndexedOrder](raw, name)
 	require.NoError(t, err)
 	require.NoError(t, orders.Check(ctx))
-	require.NoError(t, orders.Put(ctx, &Order{Customer: "c1", ID: "o1", Status: "open", SKU: "k", Placed: 7, Expires: time.Now().Add(time.Hour)}))
+	require.NoError(t, orders.Put(ctx, &IndexedOrder{Customer: "c1", ID: "o1", Status: "open", SKU: "k", Placed: 7, Expires: time.Now().Add(time.Hour)}))
 	n, err := orders.Count(ctx, exprKey("status", "open"), mapper.Index("by-status"))
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
@@ -164,7 +164,7 @@ func TestCreateTableEnablesTTLOnExistingTable(t *testing.T) {
 }
 
 func TestCreateTableRefusesAnotherSchema(t *testing.T) {
-	raw, name := createTable[Order](t)
+	raw, name := createTable[IndexedOrder](t)
 	type OrderV2 struct {
 		Customer int64  `dynamo:"customer,hash"`                                 // N, table has S
 		ID       string `dynamo:"id,range"`                                      // same
@@ -193,7 +193,7 @@ func TestCreateTableRefusesAnotherSchema(t *testing.T) {
 		`index by-status-extra: index (field Extra): want a global index (hash extra (S), range none), table has no such index`,
 		`index x-idx: index (field Extra): want a global index (hash extra (S), range none), table has no such index`,
 	}, got)
-	assert.Contains(t, err.Error(), "does not match optimist_test.OrderV2 (9 difference(s))")
+	assert.Contains(t, err.Error(), "does not match mapper_test.OrderV2 (9 difference(s))")
 
 	// Nothing was changed.
 	out, err := raw.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
@@ -254,7 +254,7 @@ func TestCheck(t *testing.T) {
 	type NoRange struct {
 		ID string `dynamo:"id,hash"`
 	}
-	_, ranged := createTable[Order](t)
+	_, ranged := createTable[IndexedOrder](t)
 	nr, err := mapper.NewTable[NoRange](raw, ranged)
 	require.NoError(t, err)
 	err = nr.Check(ctx)
@@ -477,7 +477,7 @@ func TestOldValues(t *testing.T) {
 
 	// Where it cannot apply, nothing is sent.
 	calls.Reset()
-	var wrongType *Order
+	var wrongType *IndexedOrder
 	assert.ErrorIs(t, tbl.Put(ctx, &Counter{ID: "x"}, mapper.Old(&wrongType)), mapper.ErrInvalidOption)
 	assert.ErrorIs(t, tbl.PutAll(ctx, []*Counter{{ID: "x"}}, mapper.Unversioned(), mapper.Old(&prev)), mapper.ErrInvalidOption)
 	_, err = tbl.Modify(ctx, Counter{ID: "x"}, func(*Counter) error { return nil }, mapper.Old(&prev))
@@ -555,7 +555,7 @@ func TestCreateTableConcurrently(t *testing.T) {
 	ddbtest.DeleteAtCleanup(t, raw, name)
 	errs := make(chan error, 4)
 	for range 4 {
-		go func() { errs <- mapper.CreateTable[Order](context.Background(), raw, name) }()
+		go func() { errs <- mapper.CreateTable[IndexedOrder](context.Background(), raw, name) }()
 	}
 	for range 4 {
 		assert.NoError(t, <-errs)

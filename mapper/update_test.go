@@ -1,4 +1,6 @@
-package optimist_test
+package mapper_test
+
+// Table.Update against DynamoDB Local.
 
 import (
 	"context"
@@ -17,42 +19,6 @@ import (
 	"github.com/optimist-dynamo/optimist/update"
 	"github.com/optimist-dynamo/optimist/version"
 )
-
-type Slot struct {
-	Label string   `dynamo:"label"`
-	Names []string `dynamo:"names"`
-}
-
-type Candidate struct {
-	ID      string            `dynamo:"id,hash"`
-	Name    string            `dynamo:"name"`
-	Status  string            `dynamo:"status"`
-	Votes   int               `dynamo:"votes"`
-	VotedBy []string          `dynamo:"votedBy"`
-	Tags    []string          `dynamo:"tags,stringset"`
-	Data    map[string][]Slot `dynamo:"data"`
-	Version int64             `dynamo:"version,version"`
-}
-
-type candidates struct {
-	ctx   context.Context
-	calls *ddbtest.CountingClient
-	table *mapper.Table[Candidate]
-	srv   interface {
-		Endpoint() string
-	}
-	name string
-}
-
-func newCandidates(t *testing.T) *candidates {
-	t.Helper()
-	srv := ddbtest.Server(t)
-	name := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
-	calls := ddbtest.NewCounting(srv.Client())
-	table, err := mapper.NewTable[Candidate](calls, name)
-	require.NoError(t, err)
-	return &candidates{ctx: context.Background(), calls: calls, table: table, srv: srv, name: name}
-}
 
 // TestConcurrentAtomicVotes: 60 voters append themselves and count their
 // vote in one UpdateItem each, at the same time, with no read.

@@ -1,4 +1,6 @@
-package optimist_test
+package txn_test
+
+// Transactions of mapper's ops and raw ops against DynamoDB Local.
 
 import (
 	"context"
@@ -331,4 +333,31 @@ func TestCommitWithTheSameTokenAppliesOnce(t *testing.T) {
 	}
 	assert.Equal(t, "1", f.stored(t, "n")["n"].(*types.AttributeValueMemberN).Value, "the second commit with the token was a no-op")
 	assert.Error(t, txn.New(f.calls, txn.Token("")).Commit(f.ctx))
+}
+
+// TestCommitUnknownOutcomeNamesToken: a transaction whose answers are all
+// lost ends in an unknown outcome that names its token; committing the same
+// ops again with txn.Token(token) applies them once.
+func TestCommitUnknownOutcomeNamesToken(t *testing.T) {
+	f := newFixture(t)
+	drop := &ddbtest.DropTransport{DropOps: map[string]int{"TransactWriteItems": 1000}}
+	lossy, err := mapper.NewTable[Counter](f.client(drop.Option()), f.name)
+	require.NoError(t, err)
+
+	tx := txn.New(lossy.Client())
+	require.NoError(t, tx.Add(lossy.UpdateOp(Counter{ID: "a"}, update.Add("n", 1)), lossy.UpdateOp(Counter{ID: "b"}, update.Add("n", 1))))
+	err = tx.Commit(f.ctx)
+	require.ErrorIs(t, err, version.ErrUnknownOutcome)
+	assert.False(t, version.IsConflict(err))
+	var uo *version.UnknownOutcomeError
+	require.ErrorAs(t, err, &uo)
+	assert.Equal(t, tx.Token(), uo.Token)
+	assert.Equal(t, "TransactWriteItems", uo.Op)
+	assert.Contains(t, err.Error(), tx.Token())
+
+	again := txn.New(f.table.Client(), txn.Token(uo.Token))
+	require.NoError(t, again.Add(f.table.UpdateOp(Counter{ID: "a"}, update.Add("n", 1)), f.table.UpdateOp(Counter{ID: "b"}, update.Add("n", 1))))
+	require.NoError(t, again.Commit(f.ctx))
+	assert.Equal(t, 1, f.storedCounter(t, "a").N, "applied once")
+	assert.Equal(t, 1, f.storedCounter(t, "b").N, "applied once")
 }

@@ -1,0 +1,131 @@
+package mapper_test
+
+// Helpers shared by the tests of Table against DynamoDB Local.
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/version"
+)
+
+// Counter is the versioned item of most tests.
+type Counter struct {
+	ID      string `dynamo:"id,hash"`
+	N       int    `dynamo:"n"`
+	Status  string `dynamo:"status,omitempty"`
+	Version int64  `dynamo:"version,version"`
+}
+
+// fixture is a table of Counters on the shared server, written through a
+// call-counting client.
+type fixture struct {
+	ctx    context.Context
+	raw    *dynamodb.Client
+	calls  *ddbtest.CountingClient
+	table  *mapper.Table[Counter]
+	name   string
+	client func(...func(*dynamodb.Options)) *dynamodb.Client
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	srv := ddbtest.Server(t)
+	raw := srv.Client()
+	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
+	calls := ddbtest.NewCounting(raw)
+	table, err := mapper.NewTable[Counter](calls, name)
+	require.NoError(t, err)
+	return &fixture{ctx: context.Background(), raw: raw, calls: calls, table: table, name: name, client: srv.NewClient}
+}
+
+// stored reads the raw item, bypassing the mapper.
+func (f *fixture) stored(t *testing.T, id string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(f.name),
+		Key:            map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id}},
+		ConsistentRead: aws.Bool(true),
+	})
+	require.NoError(t, err)
+	return out.Item
+}
+
+func (f *fixture) storedCounter(t *testing.T, id string) *Counter {
+	t.Helper()
+	item := f.stored(t, id)
+	require.NotEmpty(t, item, "item %q is missing", id)
+	var c Counter
+	require.NoError(t, attributevalue.UnmarshalMapWithOptions(item, &c, func(o *attributevalue.DecoderOptions) { o.TagKey = "dynamo" }))
+	return &c
+}
+
+func requireConflict(t *testing.T, err error, expected, actual int64) *version.ConflictError {
+	t.Helper()
+	require.Error(t, err)
+	require.ErrorIs(t, err, version.ErrConflict)
+	require.True(t, version.IsConflict(err))
+	var ce *version.ConflictError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, expected, ce.Expected, "Expected")
+	assert.Equal(t, actual, ce.Actual, "Actual")
+	var ccf *types.ConditionalCheckFailedException
+	assert.ErrorAs(t, err, &ccf, "the SDK error stays reachable")
+	return ce
+}
+
+// Plain is an item without a version, with a range key.
+type Plain struct {
+	PK   string `dynamo:"pk,hash"`
+	SK   int    `dynamo:"sk,range"`
+	Text string `dynamo:"text"`
+}
+
+// Slot and Candidate are the items of the Update tests: lists, a set and
+// nested maps of lists, under a version.
+type Slot struct {
+	Label string   `dynamo:"label"`
+	Names []string `dynamo:"names"`
+}
+
+type Candidate struct {
+	ID      string            `dynamo:"id,hash"`
+	Name    string            `dynamo:"name"`
+	Status  string            `dynamo:"status"`
+	Votes   int               `dynamo:"votes"`
+	VotedBy []string          `dynamo:"votedBy"`
+	Tags    []string          `dynamo:"tags,stringset"`
+	Data    map[string][]Slot `dynamo:"data"`
+	Version int64             `dynamo:"version,version"`
+}
+
+// candidates is a table of Candidates on the shared server, written through
+// a call-counting client.
+type candidates struct {
+	ctx   context.Context
+	calls *ddbtest.CountingClient
+	table *mapper.Table[Candidate]
+	srv   interface {
+		Endpoint() string
+	}
+	name string
+}
+
+func newCandidates(t *testing.T) *candidates {
+	t.Helper()
+	srv := ddbtest.Server(t)
+	name := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
+	calls := ddbtest.NewCounting(srv.Client())
+	table, err := mapper.NewTable[Candidate](calls, name)
+	require.NoError(t, err)
+	return &candidates{ctx: context.Background(), calls: calls, table: table, srv: srv, name: name}
+}
