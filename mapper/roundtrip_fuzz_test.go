@@ -98,20 +98,20 @@ func FuzzRoundTrip(f *testing.F) {
 		// What must be refused: bad numbers, a channel in an any, and
 		// empty map keys (attributevalue refuses them).
 		refuse := badFloat(fl) || sel%8 == 7 || sel%8 == 0 && (s == "" || !in.Addr.IsValid())
-		op := table.PutOp(&in)
-		if op.Err != nil {
-			if !errors.Is(op.Err, mapper.ErrInvalidValue) {
-				t.Fatalf("encode error of the wrong class: %v", op.Err)
+		action, err := table.PutOp(&in).Action()
+		if err != nil {
+			if !errors.Is(err, mapper.ErrInvalidValue) {
+				t.Fatalf("encode error of the wrong class: %v", err)
 			}
 			if !refuse {
-				t.Fatalf("encode refused a good value: %v", op.Err)
+				t.Fatalf("encode refused a good value: %v", err)
 			}
 			return
 		}
 		if refuse {
 			t.Fatalf("encoded a value that should be refused (float %v, selector %d, key %q)", fl, sel, s)
 		}
-		out, err := table.Decode(op.Write.Put.Item)
+		out, err := table.Decode(action.Put.Item)
 		if err != nil {
 			t.Fatalf("decode: %v", err)
 		}

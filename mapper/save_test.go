@@ -56,7 +56,7 @@ func TestSaveKeepsForeignAttributes(t *testing.T) {
 		"Also with Delete": f.table.Delete(f.ctx, *c, saves),
 		"Also with Update": updateErr,
 		"Also with Modify": modifyErr,
-		"Also with PutOp":  f.table.PutOp(c, saves).Err,
+		"Also with PutOp":  f.table.PutOp(c, saves).Err(),
 		"Also with PutAll": f.table.PutAll(f.ctx, []*Counter{c}, mapper.Unversioned(), saves),
 	} {
 		assert.ErrorIs(t, err, mapper.ErrInvalidOption, name)

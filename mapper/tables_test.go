@@ -482,7 +482,7 @@ func TestOldValues(t *testing.T) {
 	assert.ErrorIs(t, tbl.PutAll(ctx, []*Counter{{ID: "x"}}, mapper.Unversioned(), mapper.Old(&prev)), mapper.ErrInvalidOption)
 	_, err = tbl.Modify(ctx, Counter{ID: "x"}, func(*Counter) error { return nil }, mapper.Old(&prev))
 	assert.ErrorIs(t, err, mapper.ErrInvalidOption)
-	assert.ErrorIs(t, tbl.PutOp(&Counter{ID: "x"}, mapper.Old(&prev)).Err, mapper.ErrInvalidOption)
+	assert.ErrorIs(t, tbl.PutOp(&Counter{ID: "x"}, mapper.Old(&prev)).Err(), mapper.ErrInvalidOption)
 	assert.Equal(t, int64(0), calls.Total())
 }
 

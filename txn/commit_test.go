@@ -224,7 +224,7 @@ func TestTransactionOpsKeepVersionSemantics(t *testing.T) {
 	assert.ErrorIs(t, txn.Get(f.ctx, f.table.Client(), f.table.GetOp(Counter{ID: "b"}, &gotB), f.table.GetOp(Counter{ID: "b"}, &gotB)), txn.ErrDuplicateItem)
 
 	// A raw Put whose item lacks the key is refused.
-	assert.Error(t, txn.Put(f.name, key("x"), map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "1"}}).Err)
+	assert.Error(t, txn.Put(f.name, key("x"), map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "1"}}).Err())
 }
 
 // TestLostCommitResponseAppliesOnce: DynamoDB Local applies a transaction,

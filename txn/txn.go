@@ -98,7 +98,11 @@ func newOp(w *plan.Write, err error) Op {
 	}
 	ti, err := w.TransactItem()
 	if err != nil {
-		return Op{err: fmt.Errorf("txn: %v on %s %s: %w", w.Kind, w.T.Name, attrs.FormatKey(w.Key), err)}
+		class := ErrInvalidOption // a condition the expression package refuses
+		if ce := (*plan.ConditionError)(nil); errors.As(err, &ce) && ce.Value {
+			class = ErrInvalidItem // a value DynamoDB would refuse
+		}
+		return Op{err: fmt.Errorf("%w: %v on %s %s: %w", class, w.Kind, w.T.Name, attrs.FormatKey(w.Key), err)}
 	}
 	return Op{w: w, action: &ti}
 }

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"sort"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/version"
@@ -50,7 +50,7 @@ func (u *Unit) Commit(ctx context.Context) error {
 	}
 	var todo []*item
 	for _, it := range u.order {
-		if it.op != nil {
+		if it.w != nil {
 			todo = append(todo, it)
 		}
 	}
@@ -86,8 +86,8 @@ func (u *Unit) Commit(ctx context.Context) error {
 	// Committed.
 	_ = u.finish(ctx, true)
 	for _, it := range todo {
-		if it.op.Committed != nil {
-			it.op.Committed()
+		if it.w.OnCommit != nil {
+			it.w.OnCommit()
 		}
 	}
 	return nil
@@ -185,95 +185,50 @@ func (u *Unit) prepareAll(ctx context.Context, todo []*item) error {
 	})
 }
 
-// Placeholders of the unit's own names and values in prepare requests;
-// mapper and the expression builder use #0, :0, #k, #v, :v.
-const (
-	nLock = "#optimistLk"
-	nUnit = "#optimistU"
-	nPrep = "#optimistP"
-	nBef  = "#optimistB"
-	nDel  = "#optimistD"
-	nChk  = "#optimistC"
-	vMe   = ":optimistMe"
-	vTrue = ":optimistT"
-	vBef  = ":optimistB"
+// lockPath is the path of a field of the lock map.
+func lockPath(field string) plan.Path { return plan.Path{{Name: unitlock.Attr}, {Name: field}} }
 
-	// guardName replaces the lock attribute in an op's own condition: the
-	// mapper's "attribute_not_exists(optimist_unit)" must hold for the
-	// item as the unit found it, not with the unit's own lock on it.
-	guardName = "optimist_unit_guard"
-	// absentName replaces a key attribute in the condition of an op on a
-	// placeholder: the item does not exist for the op, so its key does
-	// not either (attribute_not_exists(key) holds, key = x does not).
-	absentName = "optimist_unit_absent"
-)
-
-var setClause = regexp.MustCompile(`(?i)(^|\s)SET\s`)
+// lockField is the same path as an expression name.
+func lockField(field string) expression.NameBuilder { return lockPath(field).Name() }
 
 // prepare writes the new state of one item in place, keeping the old one
-// in the lock. The request is conditional on the lock being ours and not
-// yet prepared, and on the op's own condition; a retry whose first attempt
-// landed fails and finds the lock prepared by us: success.
+// in the lock. The request is the op's own write, composed with the unit's
+// parts: its condition without the unit-lock guard (the unit holds the
+// lock itself) and with "the lock is ours and not yet prepared"; and the
+// unit's own actions on the lock. A retry whose first attempt landed fails
+// and finds the lock prepared by us: success.
 func (u *Unit) prepare(ctx context.Context, it *item) error {
-	op := it.op
-	w := op.Write
-	var opNames map[string]string
-	var opValues map[string]types.AttributeValue
-	var opCond *string
-	switch {
-	case w.Put != nil:
-		opNames, opValues, opCond = w.Put.ExpressionAttributeNames, w.Put.ExpressionAttributeValues, w.Put.ConditionExpression
-	case w.Update != nil:
-		opNames, opValues, opCond = w.Update.ExpressionAttributeNames, w.Update.ExpressionAttributeValues, w.Update.ConditionExpression
-	case w.Delete != nil:
-		opNames, opValues, opCond = w.Delete.ExpressionAttributeNames, w.Delete.ExpressionAttributeValues, w.Delete.ConditionExpression
-	default:
-		opNames, opValues, opCond = w.ConditionCheck.ExpressionAttributeNames, w.ConditionCheck.ExpressionAttributeValues, w.ConditionCheck.ConditionExpression
-	}
-	names := make(map[string]string, len(opNames)+6)
-	for k, v := range opNames {
-		switch {
-		case v == unitlock.Attr:
-			v = guardName
-		case it.placeholder && it.key[v] != nil:
-			v = absentName
+	op := it.w
+	w := *op
+	w.Guard, w.Token, w.OnCommit = false, "", nil
+	if it.placeholder {
+		// The item does not exist for the op: a create's check holds, a
+		// version's fails.
+		switch op.Check {
+		case plan.MustNotExist, plan.MustBeNewOrZero:
+			w.Check = plan.NoCheck
+		case plan.MustBeVersion:
+			return &version.ConflictError{Table: it.table, Key: it.key, Expected: op.Expected}
 		}
-		names[k] = v
 	}
-	values := maps.Clone(opValues)
-	if values == nil {
-		values = map[string]types.AttributeValue{}
-	}
-	names[nLock], names[nUnit] = unitlock.Attr, unitlock.FUnit
-	values[vMe] = avS(u.id)
-	cond := nLock + "." + nUnit + " = " + vMe
-	if w.ConditionCheck == nil {
-		names[nPrep] = unitlock.FPrepared
-		cond += " AND attribute_not_exists(" + nLock + "." + nPrep + ")"
-	}
-	if opCond != nil && *opCond != "" {
-		cond += " AND (" + *opCond + ")"
+	mine := lockField(unitlock.FUnit).Equal(expression.Value(u.id))
+	w.Conds = append(append([]expression.ConditionBuilder{}, op.Conds...), mine)
+	if op.Kind != plan.WriteCheck {
+		w.Conds = append(w.Conds, expression.AttributeNotExists(lockField(unitlock.FPrepared)))
 	}
 	var before types.AttributeValue
 	if !it.placeholder {
 		before = &types.AttributeValueMemberM{Value: it.before}
 	}
-	// set is the unit's own SET actions of an UpdateItem.
-	set := func(extra string) string {
-		s := nLock + "." + nPrep + " = " + vTrue
-		values[vTrue] = avTrue
-		if before != nil {
-			names[nBef] = unitlock.FBefore
-			values[vBef] = before
-			s += ", " + nLock + "." + nBef + " = " + vBef
-		}
-		return s + extra
+	// ours are the unit's own actions on the lock of an UpdateItem.
+	ours := []plan.Action{{Kind: plan.Set, Path: lockPath(unitlock.FPrepared), Value: avTrue}}
+	if before != nil {
+		ours = append(ours, plan.Action{Kind: plan.Set, Path: lockPath(unitlock.FBefore), Value: before})
 	}
-	const allOld = types.ReturnValuesOnConditionCheckFailureAllOld
 	var err error
-	switch {
-	case w.Put != nil:
-		item := maps.Clone(w.Put.Item)
+	switch op.Kind {
+	case plan.WritePut:
+		item := maps.Clone(op.Item)
 		lock := u.lockMap(it.placeholder)
 		lock.Value[unitlock.FPrepared] = avTrue
 		if before != nil {
@@ -283,35 +238,22 @@ func (u *Unit) prepare(ctx context.Context, it *item) error {
 		if attrs.ItemSize(item) > maxItemBytes {
 			return fmt.Errorf("%w: %s %s", ErrTooLarge, it.table, attrs.FormatKey(it.key))
 		}
-		_, err = u.c.PutItem(ctx, &dynamodb.PutItemInput{TableName: w.Put.TableName, Item: item,
-			ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-			ReturnValuesOnConditionCheckFailure: allOld})
-	case w.Update != nil:
-		expr := *w.Update.UpdateExpression
-		ours := set("")
-		if loc := setClause.FindStringIndex(expr); loc != nil {
-			expr = expr[:loc[1]] + ours + ", " + expr[loc[1]:]
-		} else {
-			expr = "SET " + ours + "\n" + expr
+		w.Item = item
+		var in *dynamodb.PutItemInput
+		if in, err = w.PutInput(); err == nil {
+			_, err = u.c.PutItem(ctx, in)
 		}
-		_, err = u.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: w.Update.TableName, Key: it.key,
-			UpdateExpression: aws.String(expr), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-			ReturnValuesOnConditionCheckFailure: allOld})
-	case w.Delete != nil:
-		names[nDel] = unitlock.FDeleted
-		_, err = u.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: w.Delete.TableName, Key: it.key,
-			UpdateExpression: aws.String("SET " + set(", "+nLock+"."+nDel+" = "+vTrue)), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-			ReturnValuesOnConditionCheckFailure: allOld})
+	case plan.WriteUpdate:
+		w.Actions = append(append([]plan.Action{}, op.Actions...), ours...)
+		err = u.update(ctx, &w)
+	case plan.WriteDelete:
+		w.Kind = plan.WriteUpdate
+		w.Actions = append(ours, plan.Action{Kind: plan.Set, Path: lockPath(unitlock.FDeleted), Value: avTrue})
+		err = u.update(ctx, &w)
 	default:
-		names[nChk] = unitlock.FChecked
-		values[vTrue] = avTrue
-		_, err = u.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: w.ConditionCheck.TableName, Key: it.key,
-			UpdateExpression: aws.String("SET " + nLock + "." + nChk + " = " + vTrue), ConditionExpression: aws.String(cond),
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-			ReturnValuesOnConditionCheckFailure: allOld})
-		if err == nil {
+		w.Kind = plan.WriteUpdate
+		w.Actions = []plan.Action{{Kind: plan.Set, Path: lockPath(unitlock.FChecked), Value: avTrue}}
+		if err = u.update(ctx, &w); err == nil {
 			return nil // a check changes nothing: the item is not "prepared"
 		}
 	}
@@ -331,7 +273,7 @@ func (u *Unit) prepare(ctx context.Context, it *item) error {
 	case !locked || l.Unit != u.id:
 		it.locked = false // undone by recovery
 		return fmt.Errorf("%w: unit %s lost its lock on %s %s", ErrAborted, u.id, it.table, attrs.FormatKey(it.key))
-	case l.Prepared && w.ConditionCheck == nil:
+	case l.Prepared && op.Kind != plan.WriteCheck:
 		it.prepared = true // our own earlier attempt
 		return nil
 	}
@@ -340,8 +282,19 @@ func (u *Unit) prepare(ctx context.Context, it *item) error {
 	if !it.placeholder {
 		stored = it.before
 	}
-	if op.Conflict != nil && op.Conflict(stored) {
-		return &version.ConflictError{Table: it.table, Key: it.key, Item: stored, Err: err}
+	if conflict, actual, has := op.Conflict(stored); conflict {
+		return &version.ConflictError{Table: it.table, Key: it.key, Expected: op.Expected, Actual: actual,
+			ActualMissing: stored != nil && !has, Item: stored, Err: err}
 	}
 	return &mapper.ConditionError{Table: it.table, Key: it.key, Item: stored, Err: err}
+}
+
+// update sends the UpdateItem of w.
+func (u *Unit) update(ctx context.Context, w *plan.Write) error {
+	in, err := w.UpdateInput(types.ReturnValueNone)
+	if err != nil {
+		return err
+	}
+	_, err = u.c.UpdateItem(ctx, in)
+	return err
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -45,7 +45,7 @@ type item struct {
 	table string
 	key   map[string]types.AttributeValue
 	id    string
-	op    *txn.Op // nil: only read
+	w     *plan.Write // the op's write; nil: only read
 
 	logged      bool
 	locked      bool
@@ -63,7 +63,7 @@ func (it *item) lockState(id string) *unitlock.Lock {
 	}
 	l := &unitlock.Lock{Unit: id, Placeholder: it.placeholder, Prepared: it.prepared}
 	if it.prepared {
-		l.Deleted = it.op.Write.Delete != nil
+		l.Deleted = it.w.Kind == plan.WriteDelete
 		l.Before = it.before
 	}
 	return l
@@ -219,55 +219,34 @@ func (u *Unit) Add(ops ...txn.Op) error {
 		return err
 	}
 	seen := map[string]bool{}
+	writes := make([]*plan.Write, len(ops))
 	for i, op := range ops {
-		if op.Err != nil {
-			return fmt.Errorf("unit: Add: op %d: %w", i, op.Err)
+		w, err := plan.OpWrite(op)
+		if err != nil {
+			return fmt.Errorf("unit: Add: op %d: %w", i, err)
 		}
-		n := 0
-		var names map[string]string
-		w := op.Write
-		if w.Put != nil {
-			n, names = n+1, w.Put.ExpressionAttributeNames
-			if _, ok := w.Put.Item[unitlock.Attr]; ok {
+		if w.Kind == plan.WritePut {
+			if _, ok := w.Item[unitlock.Attr]; ok {
 				return fmt.Errorf("unit: Add: op %d writes the lock attribute %q", i, unitlock.Attr)
 			}
 		}
-		if w.Update != nil {
-			n, names = n+1, w.Update.ExpressionAttributeNames
-			if w.Update.UpdateExpression == nil {
-				return fmt.Errorf("unit: Add: op %d: an update without an update expression", i)
+		for _, a := range w.Actions {
+			if a.Path.Attribute() == unitlock.Attr {
+				return fmt.Errorf("unit: Add: op %d updates the lock attribute %q", i, unitlock.Attr)
 			}
 		}
-		if w.Delete != nil {
-			n, names = n+1, w.Delete.ExpressionAttributeNames
-		}
-		if w.ConditionCheck != nil {
-			n, names = n+1, w.ConditionCheck.ExpressionAttributeNames
-		}
-		if n != 1 || op.Table() == "" || len(op.Key) == 0 {
-			return fmt.Errorf("unit: Add: op %d needs exactly one action, a table and a key", i)
-		}
-		if w.Update != nil {
-			for _, p := range placeholder.FindAllString(*w.Update.UpdateExpression, -1) {
-				if names[p] == unitlock.Attr {
-					return fmt.Errorf("unit: Add: op %d updates the lock attribute %q", i, unitlock.Attr)
-				}
-			}
-		}
-		id := unitlock.ItemID(op.Table(), op.Key)
-		if seen[id] || (u.items[id] != nil && u.items[id].op != nil) {
-			return fmt.Errorf("%w: %s %s in unit %s", txn.ErrDuplicateItem, op.Table(), attrs.FormatKey(op.Key), u.id)
+		id := unitlock.ItemID(w.T.Name, w.Key)
+		if seen[id] || (u.items[id] != nil && u.items[id].w != nil) {
+			return fmt.Errorf("%w: %s %s in unit %s", txn.ErrDuplicateItem, w.T.Name, attrs.FormatKey(w.Key), u.id)
 		}
 		seen[id] = true
+		writes[i] = w
 	}
-	for _, op := range ops {
-		it := u.itemFor(op.Table(), op.Key)
-		it.op = &op
+	for _, w := range writes {
+		u.itemFor(w.T.Name, w.Key).w = w
 	}
 	return nil
 }
-
-var placeholder = regexp.MustCompile(`#[A-Za-z0-9_]+`)
 
 // Limits of a unit's pages (the lists of its items in the coordinator
 // table): well under DynamoDB's 400 KB item limit.

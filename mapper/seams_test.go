@@ -1,0 +1,131 @@
+package mapper_test
+
+// Where the mapper meets the other packages: options that a call cannot
+// honour, the table's encoder reaching update values, empty index keys in
+// updates.
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/update"
+)
+
+// Every write option a call cannot honour is refused before anything is
+// sent, never ignored: batch writes carry no conditions and no request
+// tokens, Modify writes several times, transaction ops belong to a
+// transaction's token.
+func TestOptionsACallCannotHonourAreRefused(t *testing.T) {
+	f := newFixture(t)
+	plain, err := mapper.NewTable[Plain](f.calls, f.name)
+	require.NoError(t, err)
+	var prev *Counter
+	var capacity mapper.Capacity
+	cond := mapper.If(expression.AttributeExists(expression.Name("n")))
+	inc := func(c *Counter) error { c.N++; return nil }
+	cases := map[string]error{
+		"PutAll ExactlyOnce":            plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
+		"PutAll ExactlyOnceToken":       plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnceToken("t")),
+		"DeleteAll ExactlyOnce":         plain.DeleteAll(f.ctx, []Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
+		"PutAll If":                     plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, cond),
+		"PutAll Fence":                  plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.Fence("f", 1)),
+		"PutAll Old":                    f.table.PutAll(f.ctx, []*Counter{{ID: "a"}}, mapper.Unversioned(), mapper.Old(&prev)),
+		"PutAll MaxAttempts":            plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.MaxAttempts(2)),
+		"Put MaxAttempts":               f.table.Put(f.ctx, &Counter{ID: "a"}, mapper.MaxAttempts(2)),
+		"Delete Backoff":                f.table.Delete(f.ctx, Counter{ID: "a"}, mapper.Backoff(0, 0)),
+		"Put Also":                      f.table.Put(f.ctx, &Counter{ID: "a"}, mapper.Also(update.Set("x", 1))),
+		"Put ExactlyOnce WriteCapacity": f.table.Put(f.ctx, &Counter{ID: "a"}, mapper.ExactlyOnce(), mapper.WriteCapacity(&capacity)),
+		"PutOp ExactlyOnceToken":        f.table.PutOp(&Counter{ID: "a"}, mapper.ExactlyOnceToken("t")).Err(),
+		"PutOp Old":                     f.table.PutOp(&Counter{ID: "a"}, mapper.Old(&prev)).Err(),
+		"UpdateOp MaxAttempts":          f.table.UpdateOp(Counter{ID: "a"}, update.Add("n", 1), mapper.MaxAttempts(3)).Err(),
+		"a nil option":                  f.table.Put(f.ctx, &Counter{ID: "a"}, nil),
+	}
+	_, cases["Modify ExactlyOnceToken"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.ExactlyOnceToken("t"))
+	_, cases["Modify Old"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.Old(&prev))
+	_, cases["Modify WriteCapacity"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.WriteCapacity(&capacity))
+	_, cases["Modify Unversioned"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.Unversioned())
+	for name, err := range cases {
+		assert.ErrorIs(t, err, mapper.ErrInvalidOption, name)
+	}
+	assert.Zero(t, f.calls.Total(), "nothing was sent")
+}
+
+// Stamped has a time kept as epoch seconds by the table's encoder options.
+type Stamped struct {
+	ID string    `dynamo:"id,hash"`
+	At time.Time `dynamo:"at"`
+}
+
+// The table's EncoderOptions reach Update's values as they reach the
+// struct's fields: one encoder for both.
+func TestEncoderOptionsReachUpdate(t *testing.T) {
+	f := newFixture(t)
+	unix := func(o *attributevalue.EncoderOptions) {
+		o.EncodeTime = func(t time.Time) (types.AttributeValue, error) {
+			return &types.AttributeValueMemberN{Value: strconv.FormatInt(t.Unix(), 10)}, nil
+		}
+	}
+	decodeUnix := func(o *attributevalue.DecoderOptions) {
+		o.DecodeTime.N = func(s string) (time.Time, error) {
+			n, err := strconv.ParseInt(s, 10, 64)
+			return time.Unix(n, 0).UTC(), err
+		}
+	}
+	table, err := mapper.NewTable[Stamped](f.raw, f.name, func(o *mapper.TableOptions) {
+		o.EncoderOptions = append(o.EncoderOptions, unix)
+		o.DecoderOptions = append(o.DecoderOptions, decodeUnix)
+	})
+	require.NoError(t, err)
+	first := time.Unix(1_700_000_000, 0).UTC()
+	require.NoError(t, table.Put(f.ctx, &Stamped{ID: "s", At: first}))
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1700000000"}, f.stored(t, "s")["at"], "Put encodes with the options")
+
+	later := first.Add(time.Hour)
+	got, err := table.Update(f.ctx, Stamped{ID: "s"}, update.Set("at", later))
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1700003600"}, f.stored(t, "s")["at"], "Update encodes with the options too")
+	assert.True(t, later.Equal(got.At))
+
+	_, err = table.Update(f.ctx, Stamped{ID: "s"}, update.Set("extra", &types.AttributeValueMemberS{Value: "as given"}))
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "as given"}, f.stored(t, "s")["extra"], "an attribute value is sent as it is")
+}
+
+// Ticket is indexed by status in a global secondary index.
+type Ticket struct {
+	ID      string `dynamo:"id,hash"`
+	Status  string `dynamo:"status" index:"by-status,hash"`
+	Version int64  `dynamo:"v,version"`
+}
+
+// An Update that sets an index key to "" removes the attribute instead:
+// DynamoDB refuses an empty index key, and the item simply leaves the
+// index (a sparse index).
+func TestUpdateOfAnEmptyIndexKeyRemovesIt(t *testing.T) {
+	ctx := context.Background()
+	c := ddbtest.Server(t).Client()
+	name := ddbtest.TableName(t)
+	require.NoError(t, mapper.CreateTable[Ticket](ctx, c, name))
+	ddbtest.DeleteAtCleanup(t, c, name)
+	table, err := mapper.NewTable[Ticket](c, name)
+	require.NoError(t, err)
+	require.NoError(t, table.Put(ctx, &Ticket{ID: "t1", Status: "open"}))
+	got, err := table.Update(ctx, Ticket{ID: "t1"}, update.Set("status", ""))
+	require.NoError(t, err)
+	assert.Equal(t, "", got.Status)
+	assert.Equal(t, int64(2), got.Version)
+	for item, err := range table.Query(ctx, expression.Key("status").Equal(expression.Value("open")), mapper.Index("by-status")) {
+		require.NoError(t, err)
+		t.Errorf("the item should have left the index: %+v", item)
+	}
+}
