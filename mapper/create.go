@@ -116,7 +116,7 @@ type CreateOptions struct {
 }
 
 // A CreateOption changes the [CreateOptions] of one [CreateTable] call.
-type CreateOption func(*CreateOptions)
+type CreateOption = func(*CreateOptions)
 
 // Provisioned creates a table with provisioned capacity (read and write
 // capacity units per second) instead of on-demand; each global index gets

@@ -12,8 +12,10 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
-// A ReadOption changes how items are read. One option type serves every
-// read, and each call takes the options that make sense for it:
+// ReadOptions configure one read: Get, GetAll, Query, Scan, One, Count
+// and ScanCount. Pass functions that change them, such as [Index],
+// [Filter], [Limit]; one type serves every read, and each call takes the
+// options that make sense for it:
 //
 //	option          Get  GetAll  Query  Scan  One  Count  ScanCount
 //	ConsistentRead   ✓     ✓       ✓     ✓    ✓     ✓       ✓
@@ -34,7 +36,37 @@ import (
 // values: a set of them can be kept in a slice and passed to several calls,
 // and [Table.CursorAfter] takes the same slice as the Query it follows.
 // Given twice, Filter and Project add up; for the others the last one wins.
-type ReadOption func(*readConfig)
+type ReadOptions struct {
+	// ConsistentRead, if set, says whether reads are strongly consistent
+	// ([ConsistentRead]); nil keeps the call's default.
+	ConsistentRead *bool
+	// Index and IndexKeys name a secondary index and its key attributes
+	// ([Index]).
+	Index     string
+	IndexKeys []string
+	// Filters are ANDed into a FilterExpression ([Filter]).
+	Filters []expression.ConditionBuilder
+	// Project lists the attributes to read ([Project]).
+	Project []string
+	// Descending reverses a Query's order ([Descending]).
+	Descending bool
+	// Limit is the most items a Query or Scan returns ([Limit]); 0: all.
+	Limit int
+	// PageSize is DynamoDB's Limit per call ([PageSize]); 0: DynamoDB's.
+	PageSize int
+	// StartAfter resumes after a cursor ([StartAfter]).
+	StartAfter Cursor
+	// Segments makes a Scan parallel ([Segments]); 0: not parallel.
+	Segments int
+	// Capacity receives the read capacity consumed ([ReadCapacity]).
+	Capacity *Capacity
+
+	startSet bool  // StartAfter was given, even with an empty cursor
+	err      error // the first option given a value that cannot work
+}
+
+// A ReadOption changes the [ReadOptions] of one read.
+type ReadOption = func(*ReadOptions)
 
 // readOpt is a set of ReadOptions, to check which ones a call accepts.
 type readOpt uint16
@@ -84,8 +116,8 @@ var (
 	callCursor = readCall{"CursorAfter", ^readOpt(0), false}
 )
 
+// readConfig is a read's options, checked for its call.
 type readConfig struct {
-	set        readOpt
 	consistent bool
 	index      string
 	indexKeys  []string // the index's key attributes, hash then range
@@ -97,37 +129,76 @@ type readConfig struct {
 	start      Cursor
 	segments   int
 	capacity   *capacityAdder // nil unless ReadCapacity was given
-	err        error          // the first option given a value that cannot work
 }
 
-func (c *readConfig) fail(format string, args ...any) {
-	if c.err == nil {
-		c.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
+func (o *ReadOptions) fail(format string, args ...any) {
+	if o.err == nil {
+		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
 	}
+}
+
+// given returns the options set in o.
+func (o *ReadOptions) given() readOpt {
+	var set readOpt
+	mark := func(f readOpt, on bool) {
+		if on {
+			set |= f
+		}
+	}
+	mark(optConsistent, o.ConsistentRead != nil)
+	mark(optProject, len(o.Project) > 0)
+	mark(optIndex, o.Index != "" || len(o.IndexKeys) > 0)
+	mark(optFilter, len(o.Filters) > 0)
+	mark(optDescending, o.Descending)
+	mark(optLimit, o.Limit != 0)
+	mark(optPageSize, o.PageSize != 0)
+	mark(optStartAfter, o.StartAfter != "" || o.startSet)
+	mark(optSegments, o.Segments != 0)
+	mark(optCapacity, o.Capacity != nil)
+	return set
 }
 
 // newReadConfig applies opts for call and checks that call accepts them.
 func newReadConfig(call readCall, opts []ReadOption) (readConfig, error) {
 	c := readConfig{consistent: call.consistent}
-	for _, o := range opts {
-		if o == nil {
-			c.fail("a nil ReadOption given to %s", call.name)
+	var o ReadOptions
+	for _, fn := range opts {
+		if fn == nil {
+			o.fail("a nil ReadOption given to %s", call.name)
 			continue
 		}
-		o(&c)
+		fn(&o)
 	}
-	if c.err != nil {
-		return c, c.err
+	if o.err != nil {
+		return c, o.err
 	}
-	if bad := c.set &^ call.allowed; bad != 0 {
+	set := o.given()
+	if bad := set &^ call.allowed; bad != 0 {
 		for _, n := range readOptNames {
 			if bad&n.o != 0 {
 				return c, fmt.Errorf("%w: %s does not apply to %s", ErrInvalidOption, n.name, call.name)
 			}
 		}
 	}
-	if c.set&optSegments != 0 && c.set&optStartAfter != 0 {
+	switch {
+	case set&optSegments != 0 && set&optStartAfter != 0:
 		return c, fmt.Errorf("%w: StartAfter does not apply to a parallel scan (Segments): its segments have no common order to resume in", ErrInvalidOption)
+	case o.Limit < 0:
+		return c, fmt.Errorf("%w: Limit %d: need at least 1", ErrInvalidOption, o.Limit)
+	case o.PageSize < 0:
+		return c, fmt.Errorf("%w: PageSize %d: need at least 1", ErrInvalidOption, o.PageSize)
+	case o.Segments < 0 || o.Segments > maxSegments:
+		return c, fmt.Errorf("%w: Segments %d: need 1 to %d", ErrInvalidOption, o.Segments, maxSegments)
+	case o.Index == "" && len(o.IndexKeys) > 0:
+		return c, fmt.Errorf("%w: index keys without an index name", ErrInvalidOption)
+	}
+	if o.ConsistentRead != nil {
+		c.consistent = *o.ConsistentRead
+	}
+	c.index, c.indexKeys, c.filters, c.project = o.Index, o.IndexKeys, o.Filters, o.Project
+	c.descending, c.limit, c.pageSize, c.start, c.segments = o.Descending, o.Limit, o.PageSize, o.StartAfter, o.Segments
+	if o.Capacity != nil {
+		c.capacity = &capacityAdder{c: o.Capacity}
 	}
 	return c, nil
 }
@@ -140,10 +211,7 @@ func newReadConfig(call readCall, opts []ReadOption) (readConfig, error) {
 // (a global secondary index cannot be read consistently at all).
 // ConsistentRead(false) halves the read cost.
 func ConsistentRead(consistent bool) ReadOption {
-	return func(c *readConfig) {
-		c.set |= optConsistent
-		c.consistent = consistent
-	}
+	return func(o *ReadOptions) { o.ConsistentRead = &consistent }
 }
 
 // Index makes a Query or Scan read the secondary index name instead of the
@@ -158,18 +226,16 @@ func ConsistentRead(consistent bool) ReadOption {
 // The items of an index hold only the attributes it projects; the others
 // decode as zero values (see [Project] on partial items).
 func Index(name string, keys ...string) ReadOption {
-	return func(c *readConfig) {
-		c.set |= optIndex
+	return func(o *ReadOptions) {
 		switch {
 		case name == "":
-			c.fail("Index needs an index name")
+			o.fail("Index needs an index name")
 		case len(keys) > 2:
-			c.fail("Index(%q, %q): an index has at most two key attributes (hash, range)", name, keys)
+			o.fail("Index(%q, %q): an index has at most two key attributes (hash, range)", name, keys)
 		case len(keys) > 0 && (keys[0] == "" || keys[len(keys)-1] == ""):
-			c.fail("Index(%q, %q): empty key attribute name", name, keys)
+			o.fail("Index(%q, %q): empty key attribute name", name, keys)
 		}
-		c.index = name
-		c.indexKeys = keys
+		o.Index, o.IndexKeys = name, keys
 	}
 }
 
@@ -178,12 +244,11 @@ func Index(name string, keys ...string) ReadOption {
 // DynamoDB applies a filter after reading, so filtered-out items cost read
 // capacity as any other, and a page may hold few or no items.
 func Filter(cond expression.ConditionBuilder) ReadOption {
-	return func(c *readConfig) {
-		c.set |= optFilter
+	return func(o *ReadOptions) {
 		if !cond.IsSet() {
-			c.fail("Filter of an empty condition")
+			o.fail("Filter of an empty condition")
 		}
-		c.filters = append(c.filters, cond)
+		o.Filters = append(o.Filters, cond)
 	}
 }
 
@@ -199,27 +264,23 @@ func Filter(cond expression.ConditionBuilder) ReadOption {
 // refused as a create of an existing item; with [Unversioned] the damage is
 // done). Read the whole item to change it, or change it with [Table.Update].
 func Project(attrs ...string) ReadOption {
-	return func(c *readConfig) {
-		c.set |= optProject
+	return func(o *ReadOptions) {
 		if len(attrs) == 0 {
-			c.fail("Project needs at least one attribute")
+			o.fail("Project needs at least one attribute")
 		}
 		for _, a := range attrs {
 			if a == "" {
-				c.fail("Project of an empty attribute name")
+				o.fail("Project of an empty attribute name")
 			}
 		}
-		c.project = append(c.project, attrs...)
+		o.Project = append(o.Project, attrs...)
 	}
 }
 
 // Descending makes a Query return items in descending order of the sort
 // key (ScanIndexForward=false).
 func Descending() ReadOption {
-	return func(c *readConfig) {
-		c.set |= optDescending
-		c.descending = true
-	}
+	return func(o *ReadOptions) { o.Descending = true }
 }
 
 // Limit makes a Query or Scan iterator stop after n items (n >= 1): no
@@ -228,12 +289,11 @@ func Descending() ReadOption {
 // item is read that will not be returned. This is not DynamoDB's Limit
 // parameter; that one is [PageSize].
 func Limit(n int) ReadOption {
-	return func(c *readConfig) {
-		c.set |= optLimit
+	return func(o *ReadOptions) {
 		if n < 1 {
-			c.fail("Limit(%d): need at least 1", n)
+			o.fail("Limit(%d): need at least 1", n)
 		}
-		c.limit = n
+		o.Limit = n
 	}
 }
 
@@ -242,12 +302,11 @@ func Limit(n int) ReadOption {
 // 1 MB of data. The iterator reads every page either way; smaller pages
 // mean more calls, each sooner.
 func PageSize(n int) ReadOption {
-	return func(c *readConfig) {
-		c.set |= optPageSize
+	return func(o *ReadOptions) {
 		if n < 1 {
-			c.fail("PageSize(%d): need at least 1", n)
+			o.fail("PageSize(%d): need at least 1", n)
 		}
-		c.pageSize = n
+		o.PageSize = n
 	}
 }
 
@@ -259,10 +318,7 @@ func PageSize(n int) ReadOption {
 // The query's other options (key condition, filter, order) should be those
 // the cursor was taken under; DynamoDB does not check.
 func StartAfter(c Cursor) ReadOption {
-	return func(cfg *readConfig) {
-		cfg.set |= optStartAfter
-		cfg.start = c
-	}
+	return func(o *ReadOptions) { o.StartAfter, o.startSet = c, true }
 }
 
 // maxSegments is DynamoDB's limit on TotalSegments.
@@ -278,12 +334,11 @@ const maxSegments = 1_000_000
 // segments, [PageSize] applies to each call. Segments cannot be combined
 // with [StartAfter].
 func Segments(n int) ReadOption {
-	return func(c *readConfig) {
-		c.set |= optSegments
+	return func(o *ReadOptions) {
 		if n < 1 || n > maxSegments {
-			c.fail("Segments(%d): need 1 to %d", n, maxSegments)
+			o.fail("Segments(%d): need 1 to %d", n, maxSegments)
 		}
-		c.segments = n
+		o.Segments = n
 	}
 }
 

@@ -82,7 +82,9 @@ func TestReadOptionValues(t *testing.T) {
 		"Project nothing":      Project(),
 		"Project empty name":   Project("a", ""),
 		"nil option":           nil,
-		"second error ignored": func(c *readConfig) { c.fail("first"); c.fail("second") },
+		"second error ignored": func(o *ReadOptions) { o.fail("first"); o.fail("second") },
+		"Limit set by hand":    func(o *ReadOptions) { o.Limit = -1 },
+		"keys without index":   func(o *ReadOptions) { o.IndexKeys = []string{"a"} },
 	}
 	for name, o := range bad {
 		_, err := newReadConfig(callScan, []ReadOption{o})

@@ -61,13 +61,12 @@ func (a *capacityAdder) returnCapacity() types.ReturnConsumedCapacity {
 // (ReturnConsumedCapacity=TOTAL, at no cost) and add it to c.Read: every
 // page of a Query or Scan counts, and each segment of a parallel scan.
 func ReadCapacity(c *Capacity) ReadOption {
-	return func(cfg *readConfig) {
-		cfg.set |= optCapacity
+	return func(o *ReadOptions) {
 		if c == nil {
-			cfg.fail("ReadCapacity(nil)")
+			o.fail("ReadCapacity(nil)")
 			return
 		}
-		cfg.capacity = &capacityAdder{c: c}
+		o.Capacity = c
 	}
 }
 
