@@ -395,12 +395,3 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	}
 	return t.returned(o, s.out)
 }
-
-// storedVersion reads the version of a stored item; has is false when it
-// has none (or one that is not an integer).
-func (t *Table[T]) storedVersion(item map[string]types.AttributeValue) (v int64, has bool) {
-	if t.s.version == nil || item == nil {
-		return 0, false
-	}
-	return attrs.Int64(item[t.s.version.name])
-}
