@@ -64,7 +64,7 @@ type Lease struct {
 	rec     *record
 	name    string
 	token   int64
-	o       options
+	o       Options
 	untrack func()
 
 	ctx    context.Context
@@ -87,7 +87,7 @@ type Lease struct {
 
 // newLease starts the heartbeats of a lease whose record holds rvn, written
 // by a call sent at sent.
-func newLease(rec *record, name string, token int64, rvn string, sent time.Time, o options, parent context.Context) *Lease {
+func newLease(rec *record, name string, token int64, rvn string, sent time.Time, o Options, parent context.Context) *Lease {
 	ctx, cancel := context.WithCancelCause(parent)
 	beatCtx, stopBeats := context.WithCancel(context.Background())
 	s := &Lease{
@@ -113,7 +113,7 @@ func (s *Lease) Owner() string {
 	if s == nil {
 		return ""
 	}
-	return s.o.owner
+	return s.o.Owner
 }
 
 // Token returns the lease's fencing token: it increases strictly with every
@@ -190,11 +190,11 @@ func (s *Lease) markReleased() {
 // failure) and gives it up before it would expire if it cannot.
 func (s *Lease) heartbeats() {
 	defer close(s.done)
-	clock, ctx := s.o.clock, s.beatCtx
-	next := clock.Now().Add(s.o.heartbeat)
+	clock, ctx := s.o.Clock, s.beatCtx
+	next := clock.Now().Add(s.o.Heartbeat)
 	for {
 		s.mu.Lock()
-		deadline := s.lastOK.Add(s.o.lease - s.o.margin())
+		deadline := s.lastOK.Add(s.o.LeaseDuration - s.o.margin())
 		s.mu.Unlock()
 		now := clock.Now()
 		if err := clock.Sleep(ctx, min(next.Sub(now), deadline.Sub(now))); err != nil {
@@ -206,9 +206,9 @@ func (s *Lease) heartbeats() {
 		}
 		switch s.beat(ctx, deadline) {
 		case beatOK:
-			next = clock.Now().Add(s.o.heartbeat)
+			next = clock.Now().Add(s.o.Heartbeat)
 		case beatFailed:
-			next = clock.Now().Add(s.o.heartbeat / 4)
+			next = clock.Now().Add(s.o.Heartbeat / 4)
 		case beatLost:
 			return
 		}
@@ -233,9 +233,9 @@ func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 		return beatLost
 	}
 	// The call may take until the lease would be given up, not longer.
-	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.clock.Now()), time.Millisecond))
+	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.Clock.Now()), time.Millisecond))
 	defer cancel()
-	rvn, sent := newRvn(), s.o.clock.Now()
+	rvn, sent := newRvn(), s.o.Clock.Now()
 	switch s.renew(ctx, rvn) {
 	case settledOurs:
 		s.rvn, s.maybe, s.lastOK = rvn, "", sent
@@ -274,7 +274,7 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 	r := s.rec
 	update := "SET " + r.rvnRef + " = :new"
 	names := r.names
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.owner), ":cur": attrs.S(s.rvn), ":new": attrs.S(rvn)}
+	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(s.rvn), ":new": attrs.S(rvn)}
 	if r.ttl {
 		update += ", #t = :t"
 		names = maps.Clone(names)
@@ -304,12 +304,12 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 		if gerr != nil {
 			return settledUnknown
 		}
-		if h = r.parse(item); h.owner == s.o.owner && h.rvn == s.rvn {
+		if h = r.parse(item); h.owner == s.o.Owner && h.rvn == s.rvn {
 			return settledUnknown // the write did not land
 		}
 	}
 	switch {
-	case h.owner != s.o.owner:
+	case h.owner != s.o.Owner:
 		return settledNotOurs
 	case h.rvn == rvn:
 		return settledOurs // our attempt landed; the SDK's retry (or our read) saw it
@@ -405,7 +405,7 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 		case h.owner == "" && att.Ambiguous:
 			s.markReleased() // our release landed; the SDK's retry saw it
 			return nil
-		case h.owner == s.o.owner && h.rvn == cur:
+		case h.owner == s.o.Owner && h.rvn == cur:
 			// The lock is intact: the write failed for a reason of its own
 			// (a SaveAndRelease whose version check failed, say). Release
 			// the lock all the same, and report the write's failure.
@@ -416,7 +416,7 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 			}
 			s.markReleased()
 			return err
-		case h.owner == s.o.owner && h.rvn == s.maybe && cur != s.maybe:
+		case h.owner == s.o.Owner && h.rvn == s.maybe && cur != s.maybe:
 			continue // a heartbeat whose answer was lost did land: release that version
 		}
 		break
@@ -432,7 +432,7 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 // removeRecord removes the lease from its record: the release proper.
 func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Tracker) error {
 	r := s.rec
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.owner), ":cur": attrs.S(cur)}
+	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(cur)}
 	if r.remove == "" {
 		_, err := r.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: r.table, Key: r.key,
@@ -459,7 +459,7 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 	if r.released != nil {
 		in.ReturnValues = types.ReturnValueAllNew // free: no extra read
 	}
-	sent := s.o.clock.Now()
+	sent := s.o.Clock.Now()
 	out, err := r.client.UpdateItem(ctx, in, att.Option)
 	if err == nil && r.released != nil {
 		r.released(out.Attributes, sent)

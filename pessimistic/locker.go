@@ -22,7 +22,7 @@ import (
 type Locker struct {
 	client Client
 	tableP *string
-	opts   options
+	opts   Options
 
 	mu     sync.Mutex
 	leases map[*Lease]struct{}
@@ -183,11 +183,11 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 	if closed {
 		return nil, ErrClosed
 	}
-	if o.fifo {
+	if o.FIFO {
 		return l.acquireFIFO(ctx, name, parent, o)
 	}
 	w := newWaiter(o)
-	if obs, ok := l.memory.recall(name, o.clock); ok {
+	if obs, ok := l.memory.recall(name, o.Clock); ok {
 		w.obs = obs
 	}
 	for {
@@ -204,7 +204,7 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 		if !ok {
 			return nil, &LockedError{Name: name, Owner: h.owner, Token: h.token}
 		}
-		if err := o.clock.Sleep(ctx, pause); err != nil {
+		if err := o.Clock.Sleep(ctx, pause); err != nil {
 			return nil, fmt.Errorf("pessimistic: acquire %q (held by %s): %w", name, h.owner, err)
 		}
 	}
@@ -213,15 +213,16 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 // waiter times a wait for a lock: the poll interval, the Wait bound, and the
 // observation of the holder's record version for takeover.
 type waiter struct {
-	o        options
-	deadline time.Time // zero: none
-	obs      observed  // the holder's record version as last seen, and since when
+	o        Options
+	deadline time.Time
+	bounded  bool     // false: no deadline, wait until ctx ends
+	obs      observed // the holder's record version as last seen, and since when
 }
 
-func newWaiter(o options) *waiter {
+func newWaiter(o Options) *waiter {
 	w := &waiter{o: o}
-	if o.waitSet {
-		w.deadline = o.clock.Now().Add(o.wait)
+	if wait, ok := o.Bounded(); ok {
+		w.deadline, w.bounded = o.Clock.Now().Add(wait), true
 	}
 	return w
 }
@@ -232,13 +233,13 @@ func newWaiter(o options) *waiter {
 // holder's last renewal.
 func (w *waiter) saw(rvn string, lease time.Duration) {
 	if rvn != w.obs.rvn || w.obs.since.IsZero() {
-		w.obs = observed{rvn: rvn, since: w.o.clock.Now(), lease: lease, clock: w.o.clock}
+		w.obs = observed{rvn: rvn, since: w.o.Clock.Now(), lease: lease, clock: w.o.Clock}
 	}
 }
 
 // takeover returns the record version that may be taken over now, or "".
 func (w *waiter) takeover() string {
-	if w.obs.rvn != "" && !w.obs.since.IsZero() && w.o.clock.Now().Sub(w.obs.since) >= w.obs.lease {
+	if w.obs.rvn != "" && !w.obs.since.IsZero() && w.o.Clock.Now().Sub(w.obs.since) >= w.obs.lease {
 		return w.obs.rvn
 	}
 	return ""
@@ -247,17 +248,17 @@ func (w *waiter) takeover() string {
 // next returns how long to pause before the next attempt, and false if the
 // wait is over.
 func (w *waiter) next() (time.Duration, bool) {
-	now := w.o.clock.Now()
-	if w.o.waitSet && !now.Before(w.deadline) {
+	now := w.o.Clock.Now()
+	if w.bounded && !now.Before(w.deadline) {
 		return 0, false
 	}
-	d := w.o.poll/2 + rand.N(w.o.poll+1) // [poll/2, 3poll/2]
+	d := w.o.PollInterval/2 + rand.N(w.o.PollInterval+1) // [poll/2, 3poll/2]
 	if w.obs.rvn != "" {
 		if due := w.obs.since.Add(w.obs.lease).Sub(now); due > 0 && due < d { // due 0: the takeover was tried; poll, never spin
 			d = due
 		}
 	}
-	if w.o.waitSet {
+	if w.bounded {
 		d = min(d, w.deadline.Sub(now))
 	}
 	return d, true
@@ -266,15 +267,15 @@ func (w *waiter) next() (time.Duration, bool) {
 func newRvn() string { return strconv.FormatUint(rand.Uint64(), 36) }
 
 // tryAcquire makes one attempt. It returns the lease, or the holder.
-func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o options, takeover string) (*Lease, holder, error) {
+func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o Options, takeover string) (*Lease, holder, error) {
 	rec := l.lockRecord(name)
 	rvn := newRvn()
-	now := o.clock.Now()
+	now := o.Clock.Now()
 	cond := "attribute_not_exists(#o)"
 	values := map[string]types.AttributeValue{
-		":o":    attrs.S(o.owner),
+		":o":    attrs.S(o.Owner),
 		":r":    attrs.S(rvn),
-		":l":    attrs.N(o.lease.Milliseconds()),
+		":l":    attrs.N(o.LeaseDuration.Milliseconds()),
 		":t":    o.ttlValue(),
 		":base": attrs.N(time.Now().UnixMilli()),
 		":one":  attrs.N(1),
@@ -296,7 +297,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		ExpressionAttributeValues: values,
 	}, rec.read, func(item map[string]types.AttributeValue) bool {
 		h := holderOf(item)
-		return h.owner == o.owner && h.rvn == rvn
+		return h.owner == o.Owner && h.rvn == rvn
 	})
 	if err != nil {
 		return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
@@ -324,7 +325,7 @@ func (l *Locker) lockRecord(name string) *record {
 }
 
 // startLease starts a lease of this Locker (Close stops it).
-func (l *Locker) startLease(rec *record, name string, token int64, rvn string, sent time.Time, o options, parent context.Context) (*Lease, error) {
+func (l *Locker) startLease(rec *record, name string, token int64, rvn string, sent time.Time, o Options, parent context.Context) (*Lease, error) {
 	lease := newLease(rec, name, token, rvn, sent, o, parent)
 	lease.untrack = func() { l.untrack(lease) }
 	if err := l.track(lease); err != nil {
