@@ -42,6 +42,7 @@ const (
 	entryOwner       = "o"
 	entryRvn         = "r"
 	entryLease       = "l"
+	entryData        = "d" // B: the waiter's Data, if any
 )
 
 // MaxQueue is how many waiters a FIFO lock's queue holds; Acquire with
@@ -107,6 +108,9 @@ func entryHolder(v types.AttributeValue, ticket int64) holder {
 	}
 	ms, _ := attrs.Int64(m.Value[entryLease])
 	h.lease = time.Duration(ms) * time.Millisecond
+	if b, ok := m.Value[entryData].(*types.AttributeValueMemberB); ok {
+		h.data = b.Value
+	}
 	return h
 }
 
@@ -544,6 +548,12 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 		id, rvn := newRvn()+newRvn(), newRvn()
 		rec := l.queueRecord(name, id, q)
 		names := map[string]string{"#f": attrFence, "#qt": attrQueueTickets, "#qw": attrQueueEntries, "#id": id, "#t": attrTTL}
+		e := map[string]types.AttributeValue{
+			entryOwner: attrs.S(o.Owner), entryRvn: attrs.S(rvn), entryLease: attrs.N(o.LeaseDuration.Milliseconds()),
+		}
+		if o.Data != nil {
+			e[entryData] = &types.AttributeValueMemberB{Value: o.Data}
+		}
 		sent := o.Clock.Now()
 		res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
 			TableName: l.tableP,
@@ -555,9 +565,7 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 			ExpressionAttributeNames: names,
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":base": attrs.N(time.Now().UnixMilli()), ":one": attrs.N(1), ":max": attrs.N(int64(maxQueue)), ":t": o.ttlValue(),
-				":e": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-					entryOwner: attrs.S(o.Owner), entryRvn: attrs.S(rvn), entryLease: attrs.N(o.LeaseDuration.Milliseconds()),
-				}},
+				":e": &types.AttributeValueMemberM{Value: e},
 			},
 		}, rec.read, func(item map[string]types.AttributeValue) bool {
 			h := rec.parse(item)

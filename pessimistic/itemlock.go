@@ -105,6 +105,9 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	if err != nil {
 		return nil, nil, err
 	}
+	if o.Data != nil {
+		return nil, nil, fmt.Errorf("%w: Data: an item lock keeps no data (only its owner and lease, in the item)", ErrInvalidOption)
+	}
 	for _, a := range []string{o.ItemOwnerAttr, o.ItemLeaseAttr} {
 		if table.Stores(a) || strings.ContainsAny(a, ".[]") {
 			return nil, nil, fmt.Errorf("%w: the item lock attribute %q must not be a field of the item, nor hold '.', '[' or ']'", ErrInvalidOption, a)
@@ -134,7 +137,7 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 			if err != nil {
 				return nil, nil, err
 			}
-			return v, &ItemLock[T]{table: table, lease: newLease(rec, name, 0, rvn, sent, o, context.WithoutCancel(ctx))}, nil
+			return v, &ItemLock[T]{table: table, lease: newLease(rec, name, 0, rvn, sent, o, leaseParent(ctx, o, true))}, nil
 		}
 		w.saw(h.rvn, h.lease)
 		pause, ok := w.next()

@@ -83,6 +83,7 @@ type Lease struct {
 	beatCtx   context.Context    // the heartbeat loop's; ends when it is stopped
 	stopBeats context.CancelFunc // interrupts a heartbeat in flight too
 	done      chan struct{}      // closed when the loop has returned
+	stopAfter func() bool        // ReleaseOnDone: unregisters the release at the parent's end
 }
 
 // newLease starts the heartbeats of a lease whose record holds rvn, written
@@ -96,8 +97,21 @@ func newLease(rec *record, name string, token int64, rvn string, sent time.Time,
 		rvn: rvn, lastOK: sent,
 		beatCtx: beatCtx, stopBeats: stopBeats, done: make(chan struct{}),
 	}
+	if o.ReleaseOnDone && parent.Done() != nil {
+		// Set before the loop starts, which unregisters it when it ends;
+		// the release stops the loop, so it waits for the loop to start.
+		s.stopAfter = context.AfterFunc(parent, func() { s.endWith(parent) })
+	}
 	go s.heartbeats()
 	return s
+}
+
+// endWith ends the lease because parent ended (ReleaseOnDone): its Err is
+// parent's, and the lock is released.
+func (s *Lease) endWith(parent context.Context) {
+	if s.lose(context.Cause(parent)) {
+		_ = s.releaseDetached(parent)
+	}
 }
 
 // Name returns the lock's name.
@@ -114,6 +128,15 @@ func (s *Lease) Owner() string {
 		return ""
 	}
 	return s.o.Owner
+}
+
+// Data returns a copy of the data stored with the lock by [Data] (nil if
+// none).
+func (s *Lease) Data() []byte {
+	if s == nil || s.o.Data == nil {
+		return nil
+	}
+	return append([]byte(nil), s.o.Data...)
 }
 
 // Token returns the lease's fencing token: it increases strictly with every
@@ -147,9 +170,11 @@ var canceledContext = func() context.Context {
 var errNilLease = fmt.Errorf("%w: nil *Lease", ErrNotHeld)
 
 // Err returns why the lease ended early: [ErrLeaseLost] if another owner
-// took the lock, [ErrUnreachable] if heartbeats could not reach DynamoDB in
-// time, [ErrClosed] after Locker.Close; nil while held and after Release.
-// A nil *Lease answers an error matching [ErrNotHeld].
+// took the lock (or an operator's [Locker.ForceRelease] removed it),
+// [ErrUnreachable] if heartbeats could not reach DynamoDB in time,
+// [ErrClosed] after Locker.Close, the context's error if the lease was
+// ended by its context ([ReleaseOnDone]); nil while held and after
+// Release. A nil *Lease answers an error matching [ErrNotHeld].
 func (s *Lease) Err() error {
 	if s == nil {
 		return errNilLease
@@ -159,14 +184,17 @@ func (s *Lease) Err() error {
 	return s.lost
 }
 
-// lose ends the lease for err, unless it ended already.
-func (s *Lease) lose(err error) {
+// lose ends the lease for err, unless it ended already; it reports whether
+// it did.
+func (s *Lease) lose(err error) bool {
 	s.state.Lock()
 	defer s.state.Unlock()
 	if s.lost == nil && !s.released {
 		s.lost = err
 		s.cancel(err)
+		return true
 	}
+	return false
 }
 
 // ended reports whether the lease was released or lost.
@@ -190,6 +218,9 @@ func (s *Lease) markReleased() {
 // failure) and gives it up before it would expire if it cannot.
 func (s *Lease) heartbeats() {
 	defer close(s.done)
+	if s.stopAfter != nil {
+		defer s.stopAfter()
+	}
 	clock, ctx := s.o.Clock, s.beatCtx
 	next := clock.Now().Add(s.o.Heartbeat)
 	for {

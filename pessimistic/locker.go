@@ -74,19 +74,25 @@ var errNilLocker = fmt.Errorf("%w: nil *Locker; make one with New", ErrClosed)
 // compared. An uncontended Acquire and Release cost two calls in all.
 //
 // When it gives up, Acquire returns a [*LockedError] naming the holder
-// (matching [ErrLocked]), or ctx's error. The lease's context is not ended
-// by ctx: ctx bounds the acquiring only.
+// (matching [ErrLocked]), or ctx's error.
+//
+// ctx bounds the acquiring only: the lease is not ended by ctx, and lives
+// until [Lease.Release], its loss, or [Locker.Close]. Release it (defer
+// lease.Release), use [Locker.Do], or pass [ReleaseOnDone] to end it with
+// ctx.
 func (l *Locker) Acquire(ctx context.Context, name string, opts ...Option) (*Lease, error) {
 	if l == nil {
 		return nil, errNilLocker
 	}
-	return l.acquire(ctx, name, context.WithoutCancel(ctx), opts)
+	return l.acquire(ctx, name, true, opts)
 }
 
 // Do acquires the lock, runs fn with the lease's context (which also ends
-// with ctx, or when the lease is lost), and releases the lock. It returns
-// fn's error, joined with the release's if that failed: ErrNotHeld there
-// means the lease was lost while fn ran.
+// with ctx, or when the lease is lost), and releases the lock when fn
+// returns, or panics (the panic then goes on). It returns fn's error,
+// joined with the release's if that failed: ErrNotHeld there means the
+// lease was lost while fn ran. With [ReleaseOnDone] the lock is released as
+// soon as ctx ends, while fn may still run.
 func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Context, lease *Lease) error, opts ...Option) error {
 	if l == nil {
 		return errNilLocker
@@ -94,7 +100,7 @@ func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Contex
 	if fn == nil {
 		return fmt.Errorf("%w: Do needs a function (fn is nil)", ErrInvalidOption)
 	}
-	lease, err := l.acquire(ctx, name, ctx, opts)
+	lease, err := l.acquire(ctx, name, false, opts)
 	if err != nil {
 		return err
 	}
@@ -153,6 +159,7 @@ type holder struct {
 	owner, rvn string
 	token      int64
 	lease      time.Duration
+	data       []byte
 }
 
 func holderOf(item map[string]types.AttributeValue) holder {
@@ -166,14 +173,20 @@ func holderOf(item map[string]types.AttributeValue) holder {
 	h.token, _ = attrs.Int64(item[attrFence])
 	ms, _ := attrs.Int64(item[attrLease])
 	h.lease = time.Duration(ms) * time.Millisecond
+	if v, ok := item[attrData].(*types.AttributeValueMemberB); ok {
+		h.data = v.Value
+	}
 	return h
 }
 
-func (l *Locker) acquire(ctx context.Context, name string, parent context.Context, opts []Option) (*Lease, error) {
+// acquire is Acquire (detach: the lease outlives ctx unless ReleaseOnDone)
+// and Do's acquiring (the lease's context ends with ctx).
+func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []Option) (*Lease, error) {
 	o, err := l.opts.resolve(opts)
 	if err != nil {
 		return nil, err
 	}
+	parent := leaseParent(ctx, o, detach)
 	if name == "" {
 		return nil, fmt.Errorf("%w: a lock needs a name", ErrInvalidOption)
 	}
@@ -272,6 +285,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	rvn := newRvn()
 	now := o.Clock.Now()
 	cond := "attribute_not_exists(#o)"
+	set := "SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"
 	values := map[string]types.AttributeValue{
 		":o":    attrs.S(o.Owner),
 		":r":    attrs.S(rvn),
@@ -284,6 +298,12 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		cond += " OR #r = :stale"
 		values[":stale"] = attrs.S(takeover)
 	}
+	if o.Data != nil {
+		set += ", #d = :d"
+		values[":d"] = &types.AttributeValueMemberB{Value: o.Data}
+	} else {
+		set += " REMOVE #d" // a previous holder's
+	}
 	res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
 		TableName: rec.table,
 		Key:       rec.key,
@@ -291,9 +311,9 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		// TTL ever deletes a long-abandoned lock, the tokens of its next
 		// life are still higher than those of its last (they grow by one
 		// per acquisition, far slower than the clock).
-		UpdateExpression:          aws.String("SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"),
+		UpdateExpression:          aws.String(set),
 		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence},
+		ExpressionAttributeNames:  map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData},
 		ExpressionAttributeValues: values,
 	}, rec.read, func(item map[string]types.AttributeValue) bool {
 		h := holderOf(item)
@@ -318,8 +338,8 @@ func (l *Locker) lockRecord(name string) *record {
 		client: l.client, table: l.tableP, key: l.key(name, lockSK),
 		names:    map[string]string{"#o": attrOwner, "#r": attrRvn},
 		ownerRef: "#o", rvnRef: "#r", ttl: true,
-		remove:      "REMOVE #o, #r, #l SET #t = :t",
-		removeNames: map[string]string{"#l": attrLease, "#t": attrTTL},
+		remove:      "REMOVE #o, #r, #l, #d SET #t = :t",
+		removeNames: map[string]string{"#l": attrLease, "#t": attrTTL, "#d": attrData},
 		parse:       holderOf,
 	}
 }
@@ -333,6 +353,16 @@ func (l *Locker) startLease(rec *record, name string, token int64, rvn string, s
 		return nil, err
 	}
 	return lease, nil
+}
+
+// leaseParent is the context a new lease's context derives from: ctx, or,
+// for a lease that outlives the call that took it (detach, without
+// ReleaseOnDone), ctx without its cancellation.
+func leaseParent(ctx context.Context, o Options, detach bool) context.Context {
+	if detach && !o.ReleaseOnDone {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 func isConditionFailed(err error) bool { return conditionFailure(err) != nil }
