@@ -222,7 +222,7 @@ func TestForceRelease(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	holder := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(time.Second), pessimistic.Heartbeat(100*time.Millisecond))
+	holder := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(10*time.Second), pessimistic.Heartbeat(100*time.Millisecond))
 	old, err := holder.Acquire(ctx, "doc-1", pessimistic.Data([]byte("x")))
 	require.NoError(t, err)
 	require.NoError(t, docs.Put(ctx, &Doc{ID: "doc-1", Body: "old 1"}, mapper.Fence("fence", old.Token())))
@@ -299,10 +299,10 @@ func TestForceReleaseWithoutOperatorFence(t *testing.T) {
 func TestForceReleaseFIFO(t *testing.T) {
 	srv, table := lockTable(t)
 	ctx := context.Background()
-	fast := []pessimistic.Option{pessimistic.FIFO(), pessimistic.LeaseDuration(time.Second),
+	quick := []pessimistic.Option{pessimistic.FIFO(), pessimistic.LeaseDuration(10 * time.Second),
 		pessimistic.Heartbeat(100 * time.Millisecond), pessimistic.PollInterval(20 * time.Millisecond)}
-	a := newLocker(t, srv.Client(), table, append(fast, pessimistic.Owner("a"))...)
-	b := newLocker(t, srv.Client(), table, append(fast, pessimistic.Owner("b"))...)
+	a := newLocker(t, srv.Client(), table, append(quick, pessimistic.Owner("a"))...)
+	b := newLocker(t, srv.Client(), table, append(quick, pessimistic.Owner("b"))...)
 	head, err := a.Acquire(ctx, "job")
 	require.NoError(t, err)
 	got := make(chan *pessimistic.Lease, 1)
@@ -345,7 +345,7 @@ func TestForceReleaseFIFO(t *testing.T) {
 // for: by default, the context given to Acquire bounds the acquiring only.
 func TestCanceledAcquireContextKeepsTheLease(t *testing.T) {
 	srv, table := lockTable(t)
-	l := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(time.Second), pessimistic.Heartbeat(100*time.Millisecond))
+	l := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(10*time.Second), pessimistic.Heartbeat(100*time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
 	lease, err := l.Acquire(ctx, "job")
 	require.NoError(t, err)
@@ -363,7 +363,7 @@ func TestReleaseOnDone(t *testing.T) {
 	for _, mode := range []string{"lease", "fifo"} {
 		t.Run(mode, func(t *testing.T) {
 			srv, table := lockTable(t)
-			opts := []pessimistic.Option{pessimistic.LeaseDuration(time.Second), pessimistic.Heartbeat(100 * time.Millisecond)}
+			opts := []pessimistic.Option{pessimistic.LeaseDuration(10 * time.Second), pessimistic.Heartbeat(100 * time.Millisecond)}
 			if mode == "fifo" {
 				opts = append(opts, pessimistic.FIFO())
 			}
