@@ -24,6 +24,7 @@ const (
 	attrLease  = "leaseMs" // the holder's lease duration, for waiters
 	attrFence  = "fence"   // the fencing token counter; never goes back
 	attrTTL    = "ttl"     // epoch seconds, for DynamoDB's TTL cleanup only
+	attrData   = "data"    // B: the holder's Data
 	tableCheck = 30 * time.Second
 )
 
