@@ -37,7 +37,8 @@
 //     amazon/dynamodb-local, say). Then nothing is installed or started, Start
 //     waits until the endpoint answers, and Close does nothing. Java and npm
 //     are not needed. Tests then share that server's tables, hence unique
-//     table names.
+//     table names. A value that is not an http or https URL with a host is
+//     an error matching [ErrInvalidEndpoint] at once.
 //   - OPTIMIST_DYNAMODB_LOCAL_DIR ([EnvDir]): the install directory. By
 //     default it is optimist/dynamodb-local/<Version> under [os.UserCacheDir]
 //     (~/.cache on Linux, ~/Library/Caches on macOS).

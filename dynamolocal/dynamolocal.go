@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -106,9 +107,16 @@ func Start(ctx context.Context) (*Server, error) {
 	return launch(ctx, java, emu)
 }
 
+// ErrInvalidEndpoint is returned at once by [Attach], and by [Start] for
+// [EnvEndpoint], for an endpoint that is not an http or https URL with a
+// host ("http://localhost:8000", or just "localhost:8000"); nothing is
+// sent.
+var ErrInvalidEndpoint = errors.New("dynamolocal: invalid endpoint")
+
 // Attach returns a Server for a DynamoDB Local that something else runs at
 // endpoint ("http://localhost:8000", or just "localhost:8000"), once it
-// answers a ListTables call. It waits up to 30 s for a server that does not
+// answers a ListTables call. An endpoint that is not such a URL is an
+// error matching [ErrInvalidEndpoint], at once. It waits up to 30 s for a server that does not
 // answer yet, or until ctx ends; but when the connection is refused for
 // [refusedFor] on end (nothing listens on the port), it gives up then,
 // with an error that says so. Its Close does nothing. Start does the same
@@ -119,10 +127,10 @@ func Attach(ctx context.Context, endpoint string) (*Server, error) {
 
 // attach is Attach; label names where the endpoint came from in messages.
 func attach(ctx context.Context, endpoint, label string) (*Server, error) {
-	if !strings.Contains(endpoint, "://") {
-		endpoint = "http://" + endpoint
+	endpoint, err := checkEndpoint(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s%s", ErrInvalidEndpoint, label, err)
 	}
-	endpoint = strings.TrimRight(endpoint, "/")
 	s := newServer(endpoint)
 	if err := s.waitReady(ctx, 0); err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
@@ -136,9 +144,35 @@ func attach(ctx context.Context, endpoint, label string) (*Server, error) {
 	return s, nil
 }
 
+// checkEndpoint returns endpoint as a base URL (http:// added if it has no
+// scheme, without a trailing slash), or why it is not one. The SDK would
+// take a malformed one and fail every call, which Attach would retry for
+// its whole timeout.
+func checkEndpoint(endpoint string) (string, error) {
+	raw := endpoint
+	if !strings.Contains(endpoint, "://") {
+		endpoint = "http://" + endpoint
+	}
+	endpoint = strings.TrimRight(endpoint, "/")
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is in the message already
+		}
+		return "", fmt.Errorf("%q is not a URL (%v); want http://host:port", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("%q: scheme %q; want http:// or https://", raw, u.Scheme)
+	case u.Hostname() == "":
+		return "", fmt.Errorf("%q has no host; want http://host:port", raw)
+	}
+	return endpoint, nil
+}
+
 // refusedFor is how long Attach waits while connections are refused: a
 // server being started next door binds its port within a second or two,
-// and a wrong endpoint should fail fast (issue 12 waited 30 s).
+// and a wrong endpoint should fail fast.
 const refusedFor = 3 * time.Second
 
 func newServer(endpoint string) *Server {

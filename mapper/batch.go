@@ -385,11 +385,10 @@ func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int
 }
 
 // keyString identifies the primary key of an item (or key): two items have
-// the same keyString exactly when DynamoDB takes their keys as equal. It
-// lets batch calls match what DynamoDB returns (found items, unprocessed
-// keys and items) to what was sent. Numbers are compared by value, because
-// DynamoDB stores them normalised ("042.50" comes back as "42.5", and
-// "1" and "1.0" are one key), and a custom Marshaler may write either.
+// the same keyString exactly when DynamoDB takes their keys as equal
+// (attrs.SameKeyValue for each key attribute). It lets batch calls match
+// what DynamoDB returns (found items, unprocessed keys and items) to what
+// was sent, and Modify calls on one key take turns.
 func (s *schema) keyString(item map[string]types.AttributeValue) string {
 	var b []byte
 	for _, f := range s.keys {

@@ -113,6 +113,9 @@ type fieldCodec struct {
 	policy emptyPolicy
 	synth  reflect.Type            // slow path: struct{ F <type> `dynamo:"F,opts"` }
 	enc    *attributevalue.Encoder // slow path: c.enc or c.encText
+	// sparse: the field is a key of a secondary index but not of the
+	// table, so an empty value leaves it out of the item (see encodeItem).
+	sparse bool
 }
 
 func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOptions), decOpts []func(*attributevalue.DecoderOptions)) *codec {
@@ -129,7 +132,7 @@ func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOpti
 		c.upd = plan.NewEncoder(encOpts)
 	}
 	for _, f := range s.fields {
-		fc := fieldCodec{f: f, policy: policyOf(f)}
+		fc := fieldCodec{f: f, policy: policyOf(f), sparse: len(f.indexes) > 0 && !f.tag.hash && !f.tag.rng}
 		if !custom {
 			fc.kind = fastKindOf(f.typ, f.tag)
 		}
@@ -224,6 +227,12 @@ var nullAV types.AttributeValue = &types.AttributeValueMemberNULL{Value: true}
 // encodeItem encodes the struct v (addressable) as an item, leaving room
 // for extra more attributes. With skip set, that field is not encoded (the
 // caller sets the version itself).
+//
+// A key of a secondary index that is not a key of the table is left out
+// when it is empty (an empty string or binary, or NULL): DynamoDB refuses
+// such a value in an index key attribute, and without the attribute the
+// item is simply not in the index (a sparse index), as guregu/dynamo
+// does. Save, which removes what the item leaves out, then removes it.
 func (c *codec) encodeItem(v reflect.Value, a *arena, extra int, skip *field) (map[string]types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(c.fields)+extra)
 	for i := range c.fields {
@@ -244,11 +253,25 @@ func (c *codec) encodeItem(v reflect.Value, a *arena, extra int, skip *field) (m
 			}
 			return nil, fmt.Errorf("mapper: encoding %s: %w", fc.f.goPath, err)
 		}
-		if av != nil {
+		if av != nil && !(fc.sparse && emptyIndexKey(av)) {
 			m[fc.f.name] = av
 		}
 	}
 	return m, nil
+}
+
+// emptyIndexKey reports whether av is a value DynamoDB refuses in an index
+// key attribute for being empty.
+func emptyIndexKey(av types.AttributeValue) bool {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value == ""
+	case *types.AttributeValueMemberB:
+		return len(v.Value) == 0
+	case *types.AttributeValueMemberNULL:
+		return true
+	}
+	return false
 }
 
 // encodeField encodes one field; nil means the attribute is not stored.

@@ -43,7 +43,10 @@ type MismatchError struct {
 }
 
 // Mismatch is one difference between what a struct's tags (and the
-// options of [CreateTable]) ask for and what the table has.
+// options of [CreateTable]) ask for and what the table has. For Part
+// "index" (an index missing, or global where the tags say local or the
+// reverse), Field and Attribute name the field whose tag defines the
+// index: a global index's hash key, a local index's range key.
 type Mismatch struct {
 	Index     string // secondary index concerned, "" for the table itself
 	Part      string // "hash key", "range key", "index", "projection" or "ttl"
@@ -128,7 +131,8 @@ func Provisioned(read, write int64) CreateOption {
 }
 
 // IndexThroughput sets the provisioned capacity of the global index
-// index, on a [Provisioned] table.
+// index, on a [Provisioned] table. A local index has no capacity of its
+// own (it uses the table's): naming one is an [ErrInvalidOption].
 func IndexThroughput(index string, read, write int64) CreateOption {
 	return func(o *CreateOptions) {
 		if o.IndexThroughput == nil {
@@ -228,9 +232,9 @@ func (s *schema) tableDef(name string, o *CreateOptions) (*tabledef.Def, error) 
 	if s.ttl != nil {
 		d.TTL = s.ttl.name
 	}
-	named := map[string]bool{}
+	named := map[string]*index{}
 	for _, ix := range s.indexes {
-		named[ix.name] = true
+		named[ix.name] = ix
 		di := tabledef.Index{Name: ix.name, Local: ix.local}
 		if di.Hash, err = key(ix.hash); err != nil {
 			return nil, err
@@ -256,15 +260,20 @@ func (s *schema) tableDef(name string, o *CreateOptions) (*tabledef.Def, error) 
 	}
 	for ix, p := range o.Projections {
 		switch {
-		case !named[ix]:
+		case named[ix] == nil:
 			return nil, bad("projection of index %q, which %v does not name in an index or localIndex tag", ix, s.typ)
 		case p.ProjectionType == types.ProjectionTypeInclude && len(p.NonKeyAttributes) == 0:
 			return nil, bad("ProjectInclude(%q) needs at least one attribute", ix)
 		}
 	}
 	for ix, tp := range o.IndexThroughput {
-		if !named[ix] {
+		switch {
+		case named[ix] == nil:
 			return nil, bad("throughput of index %q, which %v does not name in an index tag", ix, s.typ)
+		case named[ix].local:
+			// A local index shares the table's capacity; DynamoDB has no
+			// throughput setting for it, so the option could only be lost.
+			return nil, bad("IndexThroughput(%q): %s is a local index, which uses the table's throughput and has none of its own", ix, ix)
 		}
 		if o.Throughput == nil {
 			return nil, bad("IndexThroughput(%q) on an on-demand table: give Provisioned too", ix)

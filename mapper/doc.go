@@ -50,20 +50,30 @@
 // `index:"Name,hash"` and `index:"Name,range"` make the field the hash or
 // range key of the global secondary index Name; `localIndex:"Name,range"`
 // makes it the range key of the local index Name (whose hash key is the
-// table's). A field that is a key of several indexes lists them separated
-// by ';' (a Go struct tag holds one value per key). The ttl option marks the
-// attribute DynamoDB's TTL reads: an integer of epoch seconds, or a
-// time.Time tagged unixtime (a pointer to either: items without it never
-// expire). NewTable refuses, as a [*SchemaError]: an unknown option or a
-// missing hash/range word, an index name DynamoDB would refuse, a global
-// index with a range key but no hash key, two hash or two range keys for one
+// table's). A field that is a key of several indexes lists them in one
+// value separated by ';' (`index:"a,hash;b,hash"`), or repeats the key as
+// guregu/dynamo allows (`index:"a,hash" index:"b,hash"`: every occurrence
+// counts, where reflect's StructTag.Get sees only the first; staticcheck
+// reports repeated keys as SA5008, the ';' form avoids that). The ttl
+// option marks the attribute DynamoDB's TTL reads: an integer of epoch
+// seconds, or a time.Time tagged unixtime (a pointer to either: items
+// without it never expire). NewTable refuses, as a [*SchemaError]: an
+// unknown option or a missing hash/range word, an index name DynamoDB
+// would refuse, an index named twice on one field, a global index with a
+// range key but no hash key, two hash or two range keys for one
 // index, a name used as both global and local index, a local index on a
 // table without a range key or on the table's own range key, an index key
-// of a type that is not S, N or B (or with nullempty or a set option), a
-// pointer index key without omitempty (a nil pointer would be stored as
-// NULL, which DynamoDB refuses in an index key; with omitempty the item is
-// simply left out of the index: a sparse index), and a second ttl field or
-// one of another type.
+// of a type that is not S, N or B (or with nullempty or a set option), and
+// a second ttl field or one of another type.
+//
+// Sparse indexes: DynamoDB refuses an item whose index key attribute is an
+// empty string or binary, or NULL (a ValidationException naming the
+// index). So a field that is a key of a secondary index, global or local,
+// but not of the table, is left out of the item when it is empty or nil,
+// with or without omitempty: Put, PutAll, PutOp, Modify and Save write the
+// item without it (Save removes the attribute), the item is absent from
+// that index, and the field reads back as the zero value. An empty table
+// key is still an [ErrInvalidKey].
 //
 // [CreateTable] creates the table from these tags in one call: keys,
 // attribute definitions, indexes (projection ALL unless [ProjectKeysOnly]
@@ -74,13 +84,18 @@
 // [*MismatchError] ([ErrSchemaMismatch]) that names every difference.
 // Indexes of the table that the struct does not name are not a difference:
 // several types may share one table, each naming the indexes it uses.
-// Billing and throughput are not compared either.
+// Billing and throughput are not compared either. [IndexThroughput] on a
+// local index is an [ErrInvalidOption], before any call: a local index
+// uses the table's capacity.
 //
 // [Table.Check] compares an existing table with T in one DescribeTable
 // call: the key names and types, and each index T names. It reports every
-// difference in one [*MismatchError]. NewTable makes no call, so call Check
-// at start-up to learn of a mismatch before the first request fails with
-// DynamoDB's "The provided key element does not match the schema".
+// difference in one [*MismatchError], each naming the Go field and
+// attribute it concerns (for a missing index, or one global where the tags
+// say local, the field whose tag defines it). NewTable makes no call, so
+// call Check at start-up to learn of a mismatch before the first request
+// fails with DynamoDB's "The provided key element does not match the
+// schema".
 //
 // # Counting, exactly one, old items, capacity
 //

@@ -3,12 +3,16 @@ package mapper
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
 // The struct tags that name secondary indexes, as guregu/dynamo spells
 // them: `index:"Name,hash"`, `index:"Name,range"` (global) and
-// `localIndex:"Name,range"` (local).
+// `localIndex:"Name,range"` (local). A key may be repeated in one struct
+// tag, and a value may list several entries separated by ';'. A field that
+// is a key of an index and not of the table is left out of the item when
+// empty (see encodeItem): a sparse index.
 const (
 	indexTagKey      = "index"
 	localIndexTagKey = "localIndex"
@@ -22,45 +26,109 @@ type indexTag struct {
 }
 
 // parseIndexTags reads the index and localIndex tags of a field. Each
-// holds one or more "Name,hash" or "Name,range" entries separated by ';'
-// (a Go struct tag holds one value per key, so several indexes share it).
+// holds one or more "Name,hash" or "Name,range" entries separated by ';',
+// and the key may be repeated, as guregu/dynamo allows:
+// `index:"a,hash" index:"b,hash"` names two indexes (reflect's Lookup
+// would see only the first).
 func parseIndexTags(st reflect.StructTag) ([]indexTag, error) {
 	var out []indexTag
 	for _, key := range []string{indexTagKey, localIndexTagKey} {
-		v, ok := st.Lookup(key)
-		if !ok {
-			continue
-		}
 		local := key == localIndexTagKey
-		if strings.TrimSpace(v) == "" {
-			return nil, fmt.Errorf("empty %s tag", key)
-		}
-		for _, entry := range strings.Split(v, ";") {
-			name, role, _ := strings.Cut(entry, ",")
-			if err := checkIndexName(name); err != nil {
-				return nil, fmt.Errorf("%s tag %q: %v", key, v, err)
+		for _, v := range tagValues(st, key) {
+			if strings.TrimSpace(v) == "" {
+				return nil, fmt.Errorf("empty %s tag", key)
 			}
-			it := indexTag{name: name, local: local}
-			switch {
-			case role == "range":
-				it.rng = true
-			case role == "hash" && local:
-				return nil, fmt.Errorf("%s tag %q: a local index shares the table's hash key; tag its range key only: `%s:\"%s,range\"`", key, v, key, name)
-			case role == "hash":
-			case role == "":
-				return nil, fmt.Errorf("%s tag %q: say whether the field is the hash or the range key of index %s: %q or %q", key, v, name, name+",hash", name+",range")
-			default:
-				return nil, fmt.Errorf("%s tag %q: unknown option %q (known: hash, range; separate several indexes with ';')", key, v, role)
-			}
-			for _, prev := range out {
-				if prev.name == name {
-					return nil, fmt.Errorf("index %s is named twice on one field", name)
+			for _, entry := range strings.Split(v, ";") {
+				it, err := parseIndexEntry(key, v, entry, local)
+				if err != nil {
+					return nil, err
 				}
+				for _, prev := range out {
+					if prev.name == it.name {
+						return nil, fmt.Errorf("index %s is named twice on one field", it.name)
+					}
+				}
+				out = append(out, it)
 			}
-			out = append(out, it)
 		}
 	}
 	return out, nil
+}
+
+// parseIndexEntry parses one "Name,hash" or "Name,range" entry of the tag
+// value v of key.
+func parseIndexEntry(key, v, entry string, local bool) (indexTag, error) {
+	name, role, _ := strings.Cut(entry, ",")
+	if err := checkIndexName(name); err != nil {
+		return indexTag{}, fmt.Errorf("%s tag %q: %v", key, v, err)
+	}
+	it := indexTag{name: name, local: local}
+	switch {
+	case role == "range":
+		it.rng = true
+	case role == "hash" && local:
+		return it, fmt.Errorf("%s tag %q: a local index shares the table's hash key; tag its range key only: `%s:\"%s,range\"`", key, v, key, name)
+	case role == "hash":
+	case role == "":
+		return it, fmt.Errorf("%s tag %q: say whether the field is the hash or the range key of index %s: %q or %q", key, v, name, name+",hash", name+",range")
+	default:
+		return it, fmt.Errorf("%s tag %q: unknown option %q (known: hash, range; separate several indexes with ';' or repeat the key)", key, v, role)
+	}
+	return it, nil
+}
+
+// tagValues returns the value of every occurrence of key in the struct
+// tag st, in order. It reads the conventional format that
+// reflect.StructTag.Lookup reads (space-separated key:"quoted value"
+// pairs) and, like Lookup, stops at the first malformed pair; unlike
+// Lookup it does not stop at the first match.
+func tagValues(st reflect.StructTag, key string) []string {
+	var vals []string
+	rest := string(st)
+	for {
+		rest = strings.TrimLeft(rest, " ")
+		if rest == "" {
+			return vals
+		}
+		// A key is a run of non-control characters other than space,
+		// quote and colon, followed by a colon and a quoted value.
+		n := strings.IndexFunc(rest, func(r rune) bool {
+			return r <= ' ' || r == ':' || r == '"' || r == 0x7f
+		})
+		if n <= 0 || !strings.HasPrefix(rest[n:], `:"`) {
+			return vals
+		}
+		k := rest[:n]
+		rest = rest[n+1:]
+		end := closingQuote(rest)
+		if end < 0 {
+			return vals
+		}
+		quoted := rest[:end+1]
+		rest = rest[end+1:]
+		if k != key {
+			continue
+		}
+		v, err := strconv.Unquote(quoted)
+		if err != nil {
+			return vals
+		}
+		vals = append(vals, v)
+	}
+}
+
+// closingQuote returns the index of the quote that closes the quoted
+// string s starts with (skipping escaped characters), or -1.
+func closingQuote(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
 
 // checkIndexName applies DynamoDB's rule for index names: 3 to 255
@@ -141,11 +209,6 @@ func (s *schema) buildIndexes() error {
 		}
 		if f.tag.nullEmpty || f.tag.nullEmptyElem || f.tag.isSet() {
 			return fail("an index key attribute cannot take %s", strings.Join(f.tag.avOptions(), ","))
-		}
-		if f.typ.Kind() == reflect.Pointer && !f.tag.omitEmpty && !implementsMarshaler(f.typ) {
-			// A nil pointer is stored as NULL, which DynamoDB refuses in an
-			// index key; with omitempty the item is simply not indexed.
-			return fail("a pointer index key needs omitempty: a nil pointer would be stored as NULL, which DynamoDB refuses for an index key (with omitempty the item is left out of the index)")
 		}
 		for _, it := range f.indexes {
 			ix := byName[it.name]

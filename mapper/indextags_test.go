@@ -64,10 +64,6 @@ type (
 		A string `dynamo:",hash"`
 		B string `dynamo:",nullempty" index:"by-b,hash"`
 	}
-	idxNilPointer struct {
-		A string  `dynamo:",hash"`
-		B *string `index:"by-b,hash"`
-	}
 	idxSkipped struct {
 		A string `dynamo:",hash"`
 		B string `dynamo:"-" index:"by-b,hash"`
@@ -141,7 +137,6 @@ func TestIndexAndTTLTagsRefused(t *testing.T) {
 		{"bad name", newTableErr[idxBadName], "B", "only letters, digits"},
 		{"empty tag", newTableErr[idxEmpty], "B", "empty index tag"},
 		{"nullempty", newTableErr[idxSet], "B", "cannot take nullempty"},
-		{"nil pointer", newTableErr[idxNilPointer], "B", "pointer index key needs omitempty"},
 		{"skipped", newTableErr[idxSkipped], "B", "cannot be an index key"},
 		{"local index, no range key", newTableErr[lsiNoRange], "B", "needs a table with a range key"},
 		{"local index hash", newTableErr[lsiHash], "B", "shares the table's hash key"},

@@ -208,7 +208,7 @@ func (t *Table[T]) unchanged(v reflect.Value, key map[string]types.AttributeValu
 		return err
 	}
 	for name, want := range key {
-		if !sameKeyAttr(k[name], want) {
+		if !attrs.SameKeyValue(k[name], want) {
 			return fmt.Errorf("%w: Modify's fn changed the key attribute %q", ErrInvalidOption, name)
 		}
 	}
@@ -216,20 +216,4 @@ func (t *Table[T]) unchanged(v reflect.Value, key map[string]types.AttributeValu
 		return fmt.Errorf("%w: Modify's fn changed the version (from %d to %d); the mapper sets it", ErrInvalidOption, ver, got)
 	}
 	return nil
-}
-
-// sameKeyAttr compares two key attributes (S, N or B).
-func sameKeyAttr(a, b types.AttributeValue) bool {
-	switch a := a.(type) {
-	case *types.AttributeValueMemberS:
-		b, ok := b.(*types.AttributeValueMemberS)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberN:
-		b, ok := b.(*types.AttributeValueMemberN)
-		return ok && a.Value == b.Value
-	case *types.AttributeValueMemberB:
-		b, ok := b.(*types.AttributeValueMemberB)
-		return ok && string(a.Value) == string(b.Value)
-	}
-	return false
 }

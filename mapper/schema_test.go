@@ -3,6 +3,7 @@ package mapper
 import (
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -268,12 +269,42 @@ func TestParseTag(t *testing.T) {
 }
 
 // FuzzParseTag checks that the tag parser never panics, and that whatever
-// it accepts means the same when written back out and parsed again.
+// it accepts means the same when written back out and parsed again. The
+// input is also read as a whole struct tag: the index tags' reader of
+// repeated keys finds first what reflect's Lookup finds, and the values it
+// finds read back the same from a tag written out again.
 func FuzzParseTag(f *testing.F) {
-	for _, s := range []string{"", "-", "id,hash", ",range", "v,version", "a,omitempty,stringset", "x,,", "-,hash", "a,hash,range", "é,unixtime,string"} {
+	for _, s := range []string{"", "-", "id,hash", ",range", "v,version", "a,omitempty,stringset", "x,,", "-,hash", "a,hash,range", "é,unixtime,string",
+		`index:"by-a,hash" index:"by-b,hash"`, `dynamo:"e" index:"by-a,hash;by-b,range" localIndex:"by-c,range" localIndex:"by-d,range"`,
+		`index:"q\"x" index:"by-b,hash"`, `index:"by-a,hash" index:by-b`, `index:"by-a,hash"index:"by-b,hash"`, "index:\"by-a\tb\"", `index:"unterminated`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		st := reflect.StructTag(s)
+		for _, key := range []string{indexTagKey, localIndexTagKey, TagKey} {
+			vals := tagValues(st, key)
+			first, ok := st.Lookup(key)
+			if ok != (len(vals) > 0) || ok && vals[0] != first {
+				t.Fatalf("%q: tagValues(%s) = %q, Lookup = %q, %v", s, key, vals, first, ok)
+			}
+			var again []string
+			for _, v := range vals {
+				again = append(again, key+":"+strconv.Quote(v))
+			}
+			if back := tagValues(reflect.StructTag(strings.Join(again, " ")), key); !reflect.DeepEqual(back, vals) {
+				t.Fatalf("%q: values %q written out read back as %q", s, vals, back)
+			}
+		}
+		if idx, err := parseIndexTags(st); err == nil {
+			seen := map[string]bool{}
+			for _, it := range idx {
+				if seen[it.name] || checkIndexName(it.name) != nil {
+					t.Fatalf("%q: accepted %+v", s, idx)
+				}
+				seen[it.name] = true
+			}
+		}
+
 		tg, err := parseTag(s)
 		if err != nil {
 			if tg.skip {

@@ -187,7 +187,7 @@ func TestCreateTableRefusesAnotherSchema(t *testing.T) {
 		`index by-status: range key: want none, table has customer (S)`,
 		`index by-status: projection: want KEYS_ONLY, table has ALL`,
 		`index by-region: index (field Region): want a global index (hash region (S), range none), table has no such index`,
-		`index by-sku: index: want a local index, table has a global index`,
+		`index by-sku: index (field Placed): want a local index, table has a global index`,
 		`index by-placed: hash key (field Customer): want customer (N), table has customer (S)`,
 		`index by-placed: range key (field Note): want note (S), table has placed (N)`,
 		`index by-status-extra: index (field Extra): want a global index (hash extra (S), range none), table has no such index`,

@@ -9,6 +9,26 @@
 //		return orders.Put(ctx, &o, mapper.Fence("fence", lease.Token()))
 //	})
 //
+// # How long a lease lives
+//
+// A lease lives until it is released, lost, or its Locker is closed: the
+// context given to [Locker.Acquire] bounds the acquiring only, and a
+// process that cancels it (or drops the lease, or has a goroutine that
+// returned early) keeps the lock, renewed by heartbeats, for as long as the
+// Locker lives, while everyone else waits. So:
+//
+//   - [Locker.Do] is the safe form: the lease's context ends with Do's, and
+//     Do releases the lock when fn returns, with an error or without, and
+//     when fn panics (then the panic goes on).
+//   - After Acquire, defer lease.Release(ctx) at once.
+//   - [ReleaseOnDone] ties the lease to Acquire's context: when it ends, the
+//     lease's context is canceled, heartbeats stop and the lock is
+//     released. It is an option, not the default: many callers bound the
+//     wait with a short context (context.WithTimeout around Acquire) and
+//     work on after it ended; releasing then would let a second holder in
+//     while the first still works, a loss of mutual exclusion, whereas a
+//     forgotten lease costs waiting, not correctness.
+//
 // # How it works
 //
 // A lock is an item of the lock table (pk = its name, sk = "lock") holding
@@ -50,7 +70,11 @@
 //
 // # FIFO locks
 //
-// With [FIFO], waiters are served first come, first served. The queue lives
+// With [FIFO], waiters are served first come, first served, in arrival
+// order: the order in which their joins (UpdateItem calls) land in
+// DynamoDB, which is not necessarily the order in which callers called
+// Acquire (two calls made a moment apart may reach DynamoDB the other way
+// round, and a join that the SDK retries arrives late). The queue lives
 // in the lock's record, beside the fence counter: a map from each waiter's
 // entry id (random, unique per Acquire) to its ticket, and a map from the
 // id to its owner, record version and lease. A waiter joins with one
@@ -89,6 +113,19 @@
 // ahead.
 //
 // Do not use one lock name both with and without FIFO.
+//
+// # Operating it
+//
+// [Locker.Inspect] reads one lock (holder, token, lease, record version,
+// data, fence counter, FIFO queue) with one consistent GetItem, and
+// [Locker.List] reads every lock of the table with a Scan; both return
+// [Info], and a free lock is not an error. [Data] stores up to
+// [MaxDataSize] bytes of the holder's own (what it is doing) with the
+// lock, for them and for [Lease.Data]. [Locker.ForceRelease] removes a
+// holder known to be dead and bumps the fence counter, so that a holder
+// that was alive after all loses its lease at its next heartbeat and its
+// fenced writes are refused once a newer token has been written. The
+// command cmd/optimist does all of this from a shell.
 //
 // # Locks held in the item
 //

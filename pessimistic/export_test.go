@@ -3,5 +3,5 @@ package pessimistic
 // MaxQueueForTest bounds a FIFO queue below MaxQueue, so that tests can
 // fill it.
 func MaxQueueForTest(n int) Option {
-	return func(o *options) { o.maxQueue = n }
+	return func(o *Options) { o.maxQueue = n }
 }

@@ -42,6 +42,7 @@ const (
 	entryOwner       = "o"
 	entryRvn         = "r"
 	entryLease       = "l"
+	entryData        = "d" // B: the waiter's Data, if any
 )
 
 // MaxQueue is how many waiters a FIFO lock's queue holds; Acquire with
@@ -107,6 +108,9 @@ func entryHolder(v types.AttributeValue, ticket int64) holder {
 	}
 	ms, _ := attrs.Int64(m.Value[entryLease])
 	h.lease = time.Duration(ms) * time.Millisecond
+	if b, ok := m.Value[entryData].(*types.AttributeValueMemberB); ok {
+		h.data = b.Value
+	}
 	return h
 }
 
@@ -278,7 +282,7 @@ func nextHold(hold, sample time.Duration) time.Duration {
 // 3.6-3.8 calls and 1.0-1.1 times the lease lock's wall. An average instead
 // of the low estimate for the others ahead made waiters wake after their
 // turn: 1.1-2.1 times the lease lock's wall.
-func (q *fifoQueue) pause(p place, mine int64, misses int, o options) time.Duration {
+func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Duration {
 	now := q.clock.Now()
 	q.mu.Lock()
 	hold, since := q.hold, q.headSince
@@ -287,17 +291,17 @@ func (q *fifoQueue) pause(p place, mine int64, misses int, o options) time.Durat
 		behind = behind || t < mine
 	}
 	q.mu.Unlock()
-	floor := max(time.Millisecond, o.poll/50)
+	floor := max(time.Millisecond, o.PollInterval/50)
 	if hold == 0 {
-		hold = min(max(floor, now.Sub(since)), o.poll)
+		hold = min(max(floor, now.Sub(since)), o.PollInterval)
 	}
-	limit := o.poll * time.Duration(max(1, p.ahead/4))
+	limit := o.PollInterval * time.Duration(max(1, p.ahead/4))
 	var d time.Duration
 	switch {
 	case !p.known || p.ahead == 0:
 		d = floor
 	case behind:
-		d = o.poll * time.Duration(max(4, p.ahead))
+		d = o.PollInterval * time.Duration(max(4, p.ahead))
 		limit = d
 	default:
 		others := time.Duration(p.ahead-1) * hold
@@ -346,10 +350,10 @@ func mapValue(item map[string]types.AttributeValue, attr, key string) types.Attr
 // its own: then it holds the lock. The lease lives in its entry, whose
 // heartbeats start at once, so that a long wait does not make the waiter
 // look abandoned to those behind it.
-func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Context, o options) (*Lease, error) {
-	q := l.memory.queue(name, o.clock)
+func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Context, o Options) (*Lease, error) {
+	q := l.memory.queue(name, o.Clock)
 	defer l.memory.done(q)
-	noWait := o.waitSet && o.wait == 0
+	noWait := o.NoWait()
 	if noWait {
 		// Look before joining: a held lock is refused with nothing written.
 		// (Entries this Locker saw unchanged for a lease, in earlier calls,
@@ -373,15 +377,16 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			}
 		}
 	}
+	wait, bounded := o.Bounded()
 	var deadline time.Time
-	if o.waitSet {
-		deadline = o.clock.Now().Add(o.wait)
+	if bounded {
+		deadline = o.Clock.Now().Add(wait)
 	}
 	lease, ticket, err := l.join(ctx, name, parent, o, q)
 	if err != nil {
 		return nil, err
 	}
-	joined := o.clock.Now()
+	joined := o.Clock.Now()
 	q.enter(ticket)
 	defer q.leave(ticket)
 	misses, lastHead := 0, int64(0)
@@ -421,8 +426,8 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			return giveUp(locked())
 		}
 		d := q.pause(p, ticket, misses, o)
-		if o.waitSet {
-			left := deadline.Sub(o.clock.Now())
+		if bounded {
+			left := deadline.Sub(o.Clock.Now())
 			if left <= 0 {
 				return giveUp(locked())
 			}
@@ -534,7 +539,7 @@ func (l *Locker) readQueue(ctx context.Context, name string, q *fifoQueue) error
 // read after a lost answer, shows the entry as ours (see claim). The first
 // join on a lock that has never had a queue finds no maps to write into:
 // it creates them (one idempotent UpdateItem) and joins again.
-func (l *Locker) join(ctx context.Context, name string, parent context.Context, o options, q *fifoQueue) (*Lease, int64, error) {
+func (l *Locker) join(ctx context.Context, name string, parent context.Context, o Options, q *fifoQueue) (*Lease, int64, error) {
 	maxQueue := MaxQueue
 	if o.maxQueue > 0 {
 		maxQueue = o.maxQueue
@@ -543,7 +548,13 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 		id, rvn := newRvn()+newRvn(), newRvn()
 		rec := l.queueRecord(name, id, q)
 		names := map[string]string{"#f": attrFence, "#qt": attrQueueTickets, "#qw": attrQueueEntries, "#id": id, "#t": attrTTL}
-		sent := o.clock.Now()
+		e := map[string]types.AttributeValue{
+			entryOwner: attrs.S(o.Owner), entryRvn: attrs.S(rvn), entryLease: attrs.N(o.LeaseDuration.Milliseconds()),
+		}
+		if o.Data != nil {
+			e[entryData] = &types.AttributeValueMemberB{Value: o.Data}
+		}
+		sent := o.Clock.Now()
 		res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
 			TableName: l.tableP,
 			Key:       rec.key,
@@ -554,13 +565,11 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 			ExpressionAttributeNames: names,
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":base": attrs.N(time.Now().UnixMilli()), ":one": attrs.N(1), ":max": attrs.N(int64(maxQueue)), ":t": o.ttlValue(),
-				":e": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-					entryOwner: attrs.S(o.owner), entryRvn: attrs.S(rvn), entryLease: attrs.N(o.lease.Milliseconds()),
-				}},
+				":e": &types.AttributeValueMemberM{Value: e},
 			},
 		}, rec.read, func(item map[string]types.AttributeValue) bool {
 			h := rec.parse(item)
-			return h.owner == o.owner && h.rvn == rvn
+			return h.owner == o.Owner && h.rvn == rvn
 		})
 		switch {
 		case tooLarge(err):

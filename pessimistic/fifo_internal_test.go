@@ -33,7 +33,7 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 	require.NoError(t, err)
 	o, err := crashing.opts.resolve(nil)
 	require.NoError(t, err)
-	q := newFIFOQueue(o.clock)
+	q := newFIFOQueue(o.Clock)
 	var first int64
 	for i := range entries {
 		l, ticket, err := crashing.join(ctx, "job", ctx, o, q)
@@ -43,7 +43,7 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 			first = ticket
 		}
 	}
-	fresh := newFIFOQueue(o.clock) // observes every entry from now
+	fresh := newFIFOQueue(o.Clock) // observes every entry from now
 	require.NoError(t, crashing.readQueue(ctx, "job", fresh))
 	p := fresh.look(0)
 	require.NotNil(t, p.first)
@@ -72,7 +72,7 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 func TestFIFOReadTiming(t *testing.T) {
 	o, err := defaultOptions().resolve(nil)
 	require.NoError(t, err)
-	require.Equal(t, 100*time.Millisecond, o.poll)
+	require.Equal(t, 100*time.Millisecond, o.PollInterval)
 	clock := fakeclock.New(time.Unix(1_000_000, 0))
 	q := newFIFOQueue(clock)
 	const hold = 20 * time.Millisecond
@@ -87,8 +87,8 @@ func TestFIFOReadTiming(t *testing.T) {
 	}
 	around(hold, place{known: true, ahead: 1}, 9, 0, "the next in line reads when the head is expected to have gone")
 	around(3*hold, place{known: true, ahead: 3}, 9, 0, "further back: after the head and the two others ahead")
-	around(o.poll, place{known: true, ahead: 7}, 9, 0, "but never longer than PollInterval times a quarter of its place (at least one)")
-	around(2*o.poll, place{known: true, ahead: 11}, 9, 0, "but never longer than PollInterval times a quarter of its place")
+	around(o.PollInterval, place{known: true, ahead: 7}, 9, 0, "but never longer than PollInterval times a quarter of its place (at least one)")
+	around(2*o.PollInterval, place{known: true, ahead: 11}, 9, 0, "but never longer than PollInterval times a quarter of its place")
 
 	clock.Advance(5 * hold) // the head holds on, five times as long as expected
 	around(hold/8, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every eighth of a hold")
@@ -96,7 +96,7 @@ func TestFIFOReadTiming(t *testing.T) {
 	around(2*hold, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
 
 	q.waiting[5] = true // another waiter of this Locker is ahead: its reads wake us
-	around(4*o.poll, place{known: true, ahead: 3}, 9, 0, "behind a waiter of its own Locker, it reads only as a fallback")
+	around(4*o.PollInterval, place{known: true, ahead: 3}, 9, 0, "behind a waiter of its own Locker, it reads only as a fallback")
 	delete(q.waiting, 5)
 
 	// Before any change of the head was seen, the hold is taken to be as

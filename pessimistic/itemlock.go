@@ -72,10 +72,10 @@ func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
 	}
 	s := l.lease
 	return s.finish(ctx, func(ctx context.Context, cur string, _ *attempt.Tracker) error {
-		ours := expression.Name(s.o.ownerAttr).Equal(expression.Value(s.o.owner)).
-			And(expression.Name(s.o.leaseAttr).AppendName(expression.Name(leaseRvn)).Equal(expression.Value(cur)))
+		ours := expression.Name(s.o.ItemOwnerAttr).Equal(expression.Value(s.o.Owner)).
+			And(expression.Name(s.o.ItemLeaseAttr).AppendName(expression.Name(leaseRvn)).Equal(expression.Value(cur)))
 		// Save resolves a lost response by its own write token.
-		return l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ownerAttr).Remove(s.o.leaseAttr)))
+		return l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ItemOwnerAttr).Remove(s.o.ItemLeaseAttr)))
 	})
 }
 
@@ -105,7 +105,10 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, a := range []string{o.ownerAttr, o.leaseAttr} {
+	if o.Data != nil {
+		return nil, nil, fmt.Errorf("%w: Data: an item lock keeps no data (only its owner and lease, in the item)", ErrInvalidOption)
+	}
+	for _, a := range []string{o.ItemOwnerAttr, o.ItemLeaseAttr} {
 		if table.Stores(a) || strings.ContainsAny(a, ".[]") {
 			return nil, nil, fmt.Errorf("%w: the item lock attribute %q must not be a field of the item, nor hold '.', '[' or ']'", ErrInvalidOption, a)
 		}
@@ -116,15 +119,15 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	}
 	rec := &record{
 		client: table.Client(), table: aws.String(table.Name()), key: k,
-		names:    map[string]string{"#o": o.ownerAttr, "#il": o.leaseAttr, "#r": leaseRvn},
+		names:    map[string]string{"#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr, "#r": leaseRvn},
 		ownerRef: "#o", rvnRef: "#il.#r",
 		remove: "REMOVE #o, #il",
-		parse:  itemHolder(o.ownerAttr, o.leaseAttr),
+		parse:  itemHolder(o.ItemOwnerAttr, o.ItemLeaseAttr),
 	}
 	name := table.Name() + " " + attrs.FormatKey(k)
 	w := newWaiter(o)
 	for {
-		rvn, sent := newRvn(), o.clock.Now()
+		rvn, sent := newRvn(), o.Clock.Now()
 		item, h, err := lockItemOnce(ctx, table, rec, o, rvn, w.takeover())
 		if err != nil {
 			return nil, nil, fmt.Errorf("pessimistic: lock %s: %w", name, err)
@@ -134,26 +137,26 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 			if err != nil {
 				return nil, nil, err
 			}
-			return v, &ItemLock[T]{table: table, lease: newLease(rec, name, 0, rvn, sent, o, context.WithoutCancel(ctx))}, nil
+			return v, &ItemLock[T]{table: table, lease: newLease(rec, name, 0, rvn, sent, o, leaseParent(ctx, o, true))}, nil
 		}
 		w.saw(h.rvn, h.lease)
 		pause, ok := w.next()
 		if !ok {
 			return nil, nil, &LockedError{Name: name, Owner: h.owner}
 		}
-		if err := o.clock.Sleep(ctx, pause); err != nil {
+		if err := o.Clock.Sleep(ctx, pause); err != nil {
 			return nil, nil, fmt.Errorf("pessimistic: lock %s (held by %s): %w", name, h.owner, err)
 		}
 	}
 }
 
 // lockItemOnce makes one attempt; it returns the item, or its holder.
-func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *record, o options, rvn, takeover string) (map[string]types.AttributeValue, holder, error) {
+func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *record, o Options, rvn, takeover string) (map[string]types.AttributeValue, holder, error) {
 	cond := "attribute_exists(#k) AND (attribute_not_exists(#o)"
 	values := map[string]types.AttributeValue{
-		":me": attrs.S(o.owner),
+		":me": attrs.S(o.Owner),
 		":lease": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-			leaseRvn: attrs.S(rvn), leaseMs: attrs.N(o.lease.Milliseconds()),
+			leaseRvn: attrs.S(rvn), leaseMs: attrs.N(o.LeaseDuration.Milliseconds()),
 		}},
 	}
 	if takeover != "" {
@@ -161,7 +164,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		values[":stale"] = attrs.S(takeover)
 	}
 	cond += ")"
-	names := map[string]string{"#k": table.HashKey(), "#o": o.ownerAttr, "#il": o.leaseAttr}
+	names := map[string]string{"#k": table.HashKey(), "#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr}
 	if takeover != "" {
 		names["#r"] = leaseRvn
 	}
@@ -174,7 +177,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		ExpressionAttributeValues: values,
 	}, rec.read, func(item map[string]types.AttributeValue) bool {
 		h := rec.parse(item)
-		return h.owner == o.owner && h.rvn == rvn
+		return h.owner == o.Owner && h.rvn == rvn
 	})
 	switch {
 	case err != nil:
@@ -185,7 +188,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		return nil, rec.parse(res.item), nil
 	case res.late && ctx.Err() != nil:
 		// Ours, but the caller has given up: give it back.
-		lease := newLease(rec, "", 0, rvn, o.clock.Now(), o, context.WithoutCancel(ctx))
+		lease := newLease(rec, "", 0, rvn, o.Clock.Now(), o, context.WithoutCancel(ctx))
 		return nil, holder{}, errors.Join(ctx.Err(), lease.releaseDetached(ctx))
 	}
 	return res.item, holder{}, nil

@@ -64,7 +64,7 @@ type Lease struct {
 	rec     *record
 	name    string
 	token   int64
-	o       options
+	o       Options
 	untrack func()
 
 	ctx    context.Context
@@ -83,11 +83,12 @@ type Lease struct {
 	beatCtx   context.Context    // the heartbeat loop's; ends when it is stopped
 	stopBeats context.CancelFunc // interrupts a heartbeat in flight too
 	done      chan struct{}      // closed when the loop has returned
+	stopAfter func() bool        // ReleaseOnDone: unregisters the release at the parent's end
 }
 
 // newLease starts the heartbeats of a lease whose record holds rvn, written
 // by a call sent at sent.
-func newLease(rec *record, name string, token int64, rvn string, sent time.Time, o options, parent context.Context) *Lease {
+func newLease(rec *record, name string, token int64, rvn string, sent time.Time, o Options, parent context.Context) *Lease {
 	ctx, cancel := context.WithCancelCause(parent)
 	beatCtx, stopBeats := context.WithCancel(context.Background())
 	s := &Lease{
@@ -96,8 +97,21 @@ func newLease(rec *record, name string, token int64, rvn string, sent time.Time,
 		rvn: rvn, lastOK: sent,
 		beatCtx: beatCtx, stopBeats: stopBeats, done: make(chan struct{}),
 	}
+	if o.ReleaseOnDone && parent.Done() != nil {
+		// Set before the loop starts, which unregisters it when it ends;
+		// the release stops the loop, so it waits for the loop to start.
+		s.stopAfter = context.AfterFunc(parent, func() { s.endWith(parent) })
+	}
 	go s.heartbeats()
 	return s
+}
+
+// endWith ends the lease because parent ended (ReleaseOnDone): its Err is
+// parent's, and the lock is released.
+func (s *Lease) endWith(parent context.Context) {
+	if s.lose(context.Cause(parent)) {
+		_ = s.releaseDetached(parent)
+	}
 }
 
 // Name returns the lock's name.
@@ -113,7 +127,16 @@ func (s *Lease) Owner() string {
 	if s == nil {
 		return ""
 	}
-	return s.o.owner
+	return s.o.Owner
+}
+
+// Data returns a copy of the data stored with the lock by [Data] (nil if
+// none).
+func (s *Lease) Data() []byte {
+	if s == nil || s.o.Data == nil {
+		return nil
+	}
+	return append([]byte(nil), s.o.Data...)
 }
 
 // Token returns the lease's fencing token: it increases strictly with every
@@ -147,9 +170,11 @@ var canceledContext = func() context.Context {
 var errNilLease = fmt.Errorf("%w: nil *Lease", ErrNotHeld)
 
 // Err returns why the lease ended early: [ErrLeaseLost] if another owner
-// took the lock, [ErrUnreachable] if heartbeats could not reach DynamoDB in
-// time, [ErrClosed] after Locker.Close; nil while held and after Release.
-// A nil *Lease answers an error matching [ErrNotHeld].
+// took the lock (or an operator's [Locker.ForceRelease] removed it),
+// [ErrUnreachable] if heartbeats could not reach DynamoDB in time,
+// [ErrClosed] after Locker.Close, the context's error if the lease was
+// ended by its context ([ReleaseOnDone]); nil while held and after
+// Release. A nil *Lease answers an error matching [ErrNotHeld].
 func (s *Lease) Err() error {
 	if s == nil {
 		return errNilLease
@@ -159,14 +184,17 @@ func (s *Lease) Err() error {
 	return s.lost
 }
 
-// lose ends the lease for err, unless it ended already.
-func (s *Lease) lose(err error) {
+// lose ends the lease for err, unless it ended already; it reports whether
+// it did.
+func (s *Lease) lose(err error) bool {
 	s.state.Lock()
 	defer s.state.Unlock()
 	if s.lost == nil && !s.released {
 		s.lost = err
 		s.cancel(err)
+		return true
 	}
+	return false
 }
 
 // ended reports whether the lease was released or lost.
@@ -190,11 +218,14 @@ func (s *Lease) markReleased() {
 // failure) and gives it up before it would expire if it cannot.
 func (s *Lease) heartbeats() {
 	defer close(s.done)
-	clock, ctx := s.o.clock, s.beatCtx
-	next := clock.Now().Add(s.o.heartbeat)
+	if s.stopAfter != nil {
+		defer s.stopAfter()
+	}
+	clock, ctx := s.o.Clock, s.beatCtx
+	next := clock.Now().Add(s.o.Heartbeat)
 	for {
 		s.mu.Lock()
-		deadline := s.lastOK.Add(s.o.lease - s.o.margin())
+		deadline := s.lastOK.Add(s.o.LeaseDuration - s.o.margin())
 		s.mu.Unlock()
 		now := clock.Now()
 		if err := clock.Sleep(ctx, min(next.Sub(now), deadline.Sub(now))); err != nil {
@@ -206,9 +237,9 @@ func (s *Lease) heartbeats() {
 		}
 		switch s.beat(ctx, deadline) {
 		case beatOK:
-			next = clock.Now().Add(s.o.heartbeat)
+			next = clock.Now().Add(s.o.Heartbeat)
 		case beatFailed:
-			next = clock.Now().Add(s.o.heartbeat / 4)
+			next = clock.Now().Add(s.o.Heartbeat / 4)
 		case beatLost:
 			return
 		}
@@ -233,9 +264,9 @@ func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 		return beatLost
 	}
 	// The call may take until the lease would be given up, not longer.
-	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.clock.Now()), time.Millisecond))
+	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.Clock.Now()), time.Millisecond))
 	defer cancel()
-	rvn, sent := newRvn(), s.o.clock.Now()
+	rvn, sent := newRvn(), s.o.Clock.Now()
 	switch s.renew(ctx, rvn) {
 	case settledOurs:
 		s.rvn, s.maybe, s.lastOK = rvn, "", sent
@@ -274,7 +305,7 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 	r := s.rec
 	update := "SET " + r.rvnRef + " = :new"
 	names := r.names
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.owner), ":cur": attrs.S(s.rvn), ":new": attrs.S(rvn)}
+	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(s.rvn), ":new": attrs.S(rvn)}
 	if r.ttl {
 		update += ", #t = :t"
 		names = maps.Clone(names)
@@ -304,12 +335,12 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 		if gerr != nil {
 			return settledUnknown
 		}
-		if h = r.parse(item); h.owner == s.o.owner && h.rvn == s.rvn {
+		if h = r.parse(item); h.owner == s.o.Owner && h.rvn == s.rvn {
 			return settledUnknown // the write did not land
 		}
 	}
 	switch {
-	case h.owner != s.o.owner:
+	case h.owner != s.o.Owner:
 		return settledNotOurs
 	case h.rvn == rvn:
 		return settledOurs // our attempt landed; the SDK's retry (or our read) saw it
@@ -405,7 +436,7 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 		case h.owner == "" && att.Ambiguous:
 			s.markReleased() // our release landed; the SDK's retry saw it
 			return nil
-		case h.owner == s.o.owner && h.rvn == cur:
+		case h.owner == s.o.Owner && h.rvn == cur:
 			// The lock is intact: the write failed for a reason of its own
 			// (a SaveAndRelease whose version check failed, say). Release
 			// the lock all the same, and report the write's failure.
@@ -416,7 +447,7 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 			}
 			s.markReleased()
 			return err
-		case h.owner == s.o.owner && h.rvn == s.maybe && cur != s.maybe:
+		case h.owner == s.o.Owner && h.rvn == s.maybe && cur != s.maybe:
 			continue // a heartbeat whose answer was lost did land: release that version
 		}
 		break
@@ -432,7 +463,7 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 // removeRecord removes the lease from its record: the release proper.
 func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Tracker) error {
 	r := s.rec
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.owner), ":cur": attrs.S(cur)}
+	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(cur)}
 	if r.remove == "" {
 		_, err := r.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: r.table, Key: r.key,
@@ -459,7 +490,7 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 	if r.released != nil {
 		in.ReturnValues = types.ReturnValueAllNew // free: no extra read
 	}
-	sent := s.o.clock.Now()
+	sent := s.o.Clock.Now()
 	out, err := r.client.UpdateItem(ctx, in, att.Option)
 	if err == nil && r.released != nil {
 		r.released(out.Attributes, sent)

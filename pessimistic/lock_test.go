@@ -483,7 +483,7 @@ func TestOptionsAreChecked(t *testing.T) {
 		"heartbeat of half the lease": {pessimistic.LeaseDuration(time.Second), pessimistic.Heartbeat(500 * time.Millisecond)},
 		"zero lease":                  {pessimistic.LeaseDuration(0)},
 		"negative heartbeat":          {pessimistic.Heartbeat(-time.Second)},
-		"zero poll":                   {pessimistic.PollInterval(0)},
+		"negative poll":               {pessimistic.PollInterval(-1)},
 		"negative wait":               {pessimistic.Wait(-1)},
 		"empty owner":                 {pessimistic.Owner("")},
 		"nil clock":                   {pessimistic.Clock(nil)},

@@ -22,7 +22,7 @@ import (
 type Locker struct {
 	client Client
 	tableP *string
-	opts   options
+	opts   Options
 
 	mu     sync.Mutex
 	leases map[*Lease]struct{}
@@ -74,19 +74,25 @@ var errNilLocker = fmt.Errorf("%w: nil *Locker; make one with New", ErrClosed)
 // compared. An uncontended Acquire and Release cost two calls in all.
 //
 // When it gives up, Acquire returns a [*LockedError] naming the holder
-// (matching [ErrLocked]), or ctx's error. The lease's context is not ended
-// by ctx: ctx bounds the acquiring only.
+// (matching [ErrLocked]), or ctx's error.
+//
+// ctx bounds the acquiring only: the lease is not ended by ctx, and lives
+// until [Lease.Release], its loss, or [Locker.Close]. Release it (defer
+// lease.Release), use [Locker.Do], or pass [ReleaseOnDone] to end it with
+// ctx.
 func (l *Locker) Acquire(ctx context.Context, name string, opts ...Option) (*Lease, error) {
 	if l == nil {
 		return nil, errNilLocker
 	}
-	return l.acquire(ctx, name, context.WithoutCancel(ctx), opts)
+	return l.acquire(ctx, name, true, opts)
 }
 
 // Do acquires the lock, runs fn with the lease's context (which also ends
-// with ctx, or when the lease is lost), and releases the lock. It returns
-// fn's error, joined with the release's if that failed: ErrNotHeld there
-// means the lease was lost while fn ran.
+// with ctx, or when the lease is lost), and releases the lock when fn
+// returns, or panics (the panic then goes on). It returns fn's error,
+// joined with the release's if that failed: ErrNotHeld there means the
+// lease was lost while fn ran. With [ReleaseOnDone] the lock is released as
+// soon as ctx ends, while fn may still run.
 func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Context, lease *Lease) error, opts ...Option) error {
 	if l == nil {
 		return errNilLocker
@@ -94,7 +100,7 @@ func (l *Locker) Do(ctx context.Context, name string, fn func(ctx context.Contex
 	if fn == nil {
 		return fmt.Errorf("%w: Do needs a function (fn is nil)", ErrInvalidOption)
 	}
-	lease, err := l.acquire(ctx, name, ctx, opts)
+	lease, err := l.acquire(ctx, name, false, opts)
 	if err != nil {
 		return err
 	}
@@ -153,6 +159,7 @@ type holder struct {
 	owner, rvn string
 	token      int64
 	lease      time.Duration
+	data       []byte
 }
 
 func holderOf(item map[string]types.AttributeValue) holder {
@@ -166,14 +173,20 @@ func holderOf(item map[string]types.AttributeValue) holder {
 	h.token, _ = attrs.Int64(item[attrFence])
 	ms, _ := attrs.Int64(item[attrLease])
 	h.lease = time.Duration(ms) * time.Millisecond
+	if v, ok := item[attrData].(*types.AttributeValueMemberB); ok {
+		h.data = v.Value
+	}
 	return h
 }
 
-func (l *Locker) acquire(ctx context.Context, name string, parent context.Context, opts []Option) (*Lease, error) {
+// acquire is Acquire (detach: the lease outlives ctx unless ReleaseOnDone)
+// and Do's acquiring (the lease's context ends with ctx).
+func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []Option) (*Lease, error) {
 	o, err := l.opts.resolve(opts)
 	if err != nil {
 		return nil, err
 	}
+	parent := leaseParent(ctx, o, detach)
 	if name == "" {
 		return nil, fmt.Errorf("%w: a lock needs a name", ErrInvalidOption)
 	}
@@ -183,11 +196,11 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 	if closed {
 		return nil, ErrClosed
 	}
-	if o.fifo {
+	if o.FIFO {
 		return l.acquireFIFO(ctx, name, parent, o)
 	}
 	w := newWaiter(o)
-	if obs, ok := l.memory.recall(name, o.clock); ok {
+	if obs, ok := l.memory.recall(name, o.Clock); ok {
 		w.obs = obs
 	}
 	for {
@@ -204,7 +217,7 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 		if !ok {
 			return nil, &LockedError{Name: name, Owner: h.owner, Token: h.token}
 		}
-		if err := o.clock.Sleep(ctx, pause); err != nil {
+		if err := o.Clock.Sleep(ctx, pause); err != nil {
 			return nil, fmt.Errorf("pessimistic: acquire %q (held by %s): %w", name, h.owner, err)
 		}
 	}
@@ -213,15 +226,16 @@ func (l *Locker) acquire(ctx context.Context, name string, parent context.Contex
 // waiter times a wait for a lock: the poll interval, the Wait bound, and the
 // observation of the holder's record version for takeover.
 type waiter struct {
-	o        options
-	deadline time.Time // zero: none
-	obs      observed  // the holder's record version as last seen, and since when
+	o        Options
+	deadline time.Time
+	bounded  bool     // false: no deadline, wait until ctx ends
+	obs      observed // the holder's record version as last seen, and since when
 }
 
-func newWaiter(o options) *waiter {
+func newWaiter(o Options) *waiter {
 	w := &waiter{o: o}
-	if o.waitSet {
-		w.deadline = o.clock.Now().Add(o.wait)
+	if wait, ok := o.Bounded(); ok {
+		w.deadline, w.bounded = o.Clock.Now().Add(wait), true
 	}
 	return w
 }
@@ -232,13 +246,13 @@ func newWaiter(o options) *waiter {
 // holder's last renewal.
 func (w *waiter) saw(rvn string, lease time.Duration) {
 	if rvn != w.obs.rvn || w.obs.since.IsZero() {
-		w.obs = observed{rvn: rvn, since: w.o.clock.Now(), lease: lease, clock: w.o.clock}
+		w.obs = observed{rvn: rvn, since: w.o.Clock.Now(), lease: lease, clock: w.o.Clock}
 	}
 }
 
 // takeover returns the record version that may be taken over now, or "".
 func (w *waiter) takeover() string {
-	if w.obs.rvn != "" && !w.obs.since.IsZero() && w.o.clock.Now().Sub(w.obs.since) >= w.obs.lease {
+	if w.obs.rvn != "" && !w.obs.since.IsZero() && w.o.Clock.Now().Sub(w.obs.since) >= w.obs.lease {
 		return w.obs.rvn
 	}
 	return ""
@@ -247,17 +261,17 @@ func (w *waiter) takeover() string {
 // next returns how long to pause before the next attempt, and false if the
 // wait is over.
 func (w *waiter) next() (time.Duration, bool) {
-	now := w.o.clock.Now()
-	if w.o.waitSet && !now.Before(w.deadline) {
+	now := w.o.Clock.Now()
+	if w.bounded && !now.Before(w.deadline) {
 		return 0, false
 	}
-	d := w.o.poll/2 + rand.N(w.o.poll+1) // [poll/2, 3poll/2]
+	d := w.o.PollInterval/2 + rand.N(w.o.PollInterval+1) // [poll/2, 3poll/2]
 	if w.obs.rvn != "" {
 		if due := w.obs.since.Add(w.obs.lease).Sub(now); due > 0 && due < d { // due 0: the takeover was tried; poll, never spin
 			d = due
 		}
 	}
-	if w.o.waitSet {
+	if w.bounded {
 		d = min(d, w.deadline.Sub(now))
 	}
 	return d, true
@@ -266,15 +280,16 @@ func (w *waiter) next() (time.Duration, bool) {
 func newRvn() string { return strconv.FormatUint(rand.Uint64(), 36) }
 
 // tryAcquire makes one attempt. It returns the lease, or the holder.
-func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o options, takeover string) (*Lease, holder, error) {
+func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o Options, takeover string) (*Lease, holder, error) {
 	rec := l.lockRecord(name)
 	rvn := newRvn()
-	now := o.clock.Now()
+	now := o.Clock.Now()
 	cond := "attribute_not_exists(#o)"
+	set := "SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"
 	values := map[string]types.AttributeValue{
-		":o":    attrs.S(o.owner),
+		":o":    attrs.S(o.Owner),
 		":r":    attrs.S(rvn),
-		":l":    attrs.N(o.lease.Milliseconds()),
+		":l":    attrs.N(o.LeaseDuration.Milliseconds()),
 		":t":    o.ttlValue(),
 		":base": attrs.N(time.Now().UnixMilli()),
 		":one":  attrs.N(1),
@@ -283,6 +298,12 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		cond += " OR #r = :stale"
 		values[":stale"] = attrs.S(takeover)
 	}
+	if o.Data != nil {
+		set += ", #d = :d"
+		values[":d"] = &types.AttributeValueMemberB{Value: o.Data}
+	} else {
+		set += " REMOVE #d" // a previous holder's
+	}
 	res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
 		TableName: rec.table,
 		Key:       rec.key,
@@ -290,13 +311,13 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		// TTL ever deletes a long-abandoned lock, the tokens of its next
 		// life are still higher than those of its last (they grow by one
 		// per acquisition, far slower than the clock).
-		UpdateExpression:          aws.String("SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"),
+		UpdateExpression:          aws.String(set),
 		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence},
+		ExpressionAttributeNames:  map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData},
 		ExpressionAttributeValues: values,
 	}, rec.read, func(item map[string]types.AttributeValue) bool {
 		h := holderOf(item)
-		return h.owner == o.owner && h.rvn == rvn
+		return h.owner == o.Owner && h.rvn == rvn
 	})
 	if err != nil {
 		return nil, holder{}, fmt.Errorf("pessimistic: acquire %q: %w", name, err)
@@ -317,14 +338,14 @@ func (l *Locker) lockRecord(name string) *record {
 		client: l.client, table: l.tableP, key: l.key(name, lockSK),
 		names:    map[string]string{"#o": attrOwner, "#r": attrRvn},
 		ownerRef: "#o", rvnRef: "#r", ttl: true,
-		remove:      "REMOVE #o, #r, #l SET #t = :t",
-		removeNames: map[string]string{"#l": attrLease, "#t": attrTTL},
+		remove:      "REMOVE #o, #r, #l, #d SET #t = :t",
+		removeNames: map[string]string{"#l": attrLease, "#t": attrTTL, "#d": attrData},
 		parse:       holderOf,
 	}
 }
 
 // startLease starts a lease of this Locker (Close stops it).
-func (l *Locker) startLease(rec *record, name string, token int64, rvn string, sent time.Time, o options, parent context.Context) (*Lease, error) {
+func (l *Locker) startLease(rec *record, name string, token int64, rvn string, sent time.Time, o Options, parent context.Context) (*Lease, error) {
 	lease := newLease(rec, name, token, rvn, sent, o, parent)
 	lease.untrack = func() { l.untrack(lease) }
 	if err := l.track(lease); err != nil {
@@ -332,6 +353,16 @@ func (l *Locker) startLease(rec *record, name string, token int64, rvn string, s
 		return nil, err
 	}
 	return lease, nil
+}
+
+// leaseParent is the context a new lease's context derives from: ctx, or,
+// for a lease that outlives the call that took it (detach, without
+// ReleaseOnDone), ctx without its cancellation.
+func leaseParent(ctx context.Context, o Options, detach bool) context.Context {
+	if detach && !o.ReleaseOnDone {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 func isConditionFailed(err error) bool { return conditionFailure(err) != nil }

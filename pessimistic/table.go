@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/tabledef"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -24,6 +26,7 @@ const (
 	attrLease  = "leaseMs" // the holder's lease duration, for waiters
 	attrFence  = "fence"   // the fencing token counter; never goes back
 	attrTTL    = "ttl"     // epoch seconds, for DynamoDB's TTL cleanup only
+	attrData   = "data"    // B: the holder's Data
 	tableCheck = 30 * time.Second
 )
 
@@ -55,7 +58,19 @@ func CreateTable(ctx context.Context, c TableClient, name string) error {
 	return nil
 }
 
-// checkTable makes sure the table has the lock table's key schema.
+// lockTableDef is the key schema of lockRecord, as mapper.CreateTable
+// creates it, for checkTable.
+func lockTableDef(name string) *tabledef.Def {
+	return &tabledef.Def{
+		Name:  name,
+		Hash:  tabledef.Key{Name: attrPK, Type: types.ScalarAttributeTypeS},
+		Range: tabledef.Key{Name: attrSK, Type: types.ScalarAttributeTypeS},
+	}
+}
+
+// checkTable makes sure the table has the lock table's key schema, with
+// the comparison mapper.CreateTable and Table.Check make (package
+// tabledef).
 func checkTable(ctx context.Context, c interface {
 	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 }, name string) error {
@@ -63,20 +78,14 @@ func checkTable(ctx context.Context, c interface {
 	if err != nil {
 		return fmt.Errorf("pessimistic: describe lock table %s: %w", name, err)
 	}
-	attrTypes := map[string]types.ScalarAttributeType{}
-	for _, d := range out.Table.AttributeDefinitions {
-		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
+	diffs := tabledef.Compare(out.Table, lockTableDef(name), false)
+	if len(diffs) == 0 {
+		return nil
 	}
-	var got []string
-	ok := len(out.Table.KeySchema) == 2
-	for _, k := range out.Table.KeySchema {
-		n := aws.ToString(k.AttributeName)
-		got = append(got, fmt.Sprintf("%s %s (%s)", n, k.KeyType, attrTypes[n]))
-		want := map[types.KeyType]string{types.KeyTypeHash: attrPK, types.KeyTypeRange: attrSK}[k.KeyType]
-		ok = ok && n == want && attrTypes[n] == types.ScalarAttributeTypeS
+	text := make([]string, len(diffs))
+	for i, d := range diffs {
+		text[i] = d.String()
 	}
-	if !ok {
-		return fmt.Errorf("%w: table %s has key %v; a lock table needs pk (S) as hash key and sk (S) as range key (see CreateTable)", ErrTableSchema, name, got)
-	}
-	return nil
+	return fmt.Errorf("%w: table %s: %s; a lock table needs pk (S) as hash key and sk (S) as range key (see CreateTable)",
+		ErrTableSchema, name, strings.Join(text, "; "))
 }

@@ -1,36 +1,52 @@
 package unit
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/optimist-dynamo/optimist/internal/lease"
-	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
-// Option configures [Begin] (and [Recover], which takes [Clock]).
-type Option func(*options)
+// Option configures [Begin] (and [Recover], which takes [Clock]). The
+// functions of this package make them; a caller may write its own, which
+// sets fields of [Options].
+type Option = func(*Options)
 
+// Options are the settings of a unit. Begin starts from the defaults
+// (below) and applies its options; the settings are checked once all
+// options have run, and impossible ones (no Coordinator, a lease that is
+// not positive, a heartbeat of half the lease or more, an empty owner, a
+// nil clock, a negative wait) are errors matching [ErrInvalidOption],
+// before anything is sent.
+type Options struct {
+	// The lease settings, shared with package pessimistic: LeaseDuration
+	// (default 20s), Heartbeat (0: a quarter of the lease), Owner (default
+	// the host name and a random suffix), Clock (default the system clock)
+	// and Wait (nil: until the context ends; 0: not at all; d > 0: at most
+	// d). See the option functions of the same names.
+	lease.Config
+
+	// Coordinator names the coordinator table; Begin requires it. See
+	// [Coordinator].
+	Coordinator string
+}
+
+// options are the settings resolved: defaults derived and checked.
 type options struct {
 	coord     string
 	lease     time.Duration
-	heartbeat time.Duration // 0: lease/4
+	heartbeat time.Duration
 	wait      time.Duration
-	waitSet   bool
+	waitSet   bool // false: wait until ctx ends
 	owner     string
 	clock     TimeSource
 	workers   int
-	err       error
 }
 
 // Defaults.
 const (
-	DefaultLeaseDuration = 20 * time.Second
+	DefaultLeaseDuration = lease.DefaultDuration
 	defaultWorkers       = 16
 	maxPoll              = 50 * time.Millisecond
 )
@@ -41,21 +57,10 @@ const (
 // clock, a negative wait.
 var ErrInvalidOption = errors.New("unit: invalid option")
 
-func (o *options) fail(format string, args ...any) {
-	if o.err == nil {
-		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
-	}
-}
-
 // Coordinator names the coordinator table (made with [CreateTable]) that
 // holds the unit's record. Begin requires it.
 func Coordinator(name string) Option {
-	return func(o *options) {
-		if name == "" {
-			o.fail("Coordinator(\"\")")
-		}
-		o.coord = name
-	}
+	return func(o *Options) { o.Coordinator = name }
 }
 
 // LeaseDuration sets how long the unit's record may go without a
@@ -63,23 +68,14 @@ func Coordinator(name string) Option {
 // 20s). Recovery waits this long, on its own clock, watching the record
 // unchanged.
 func LeaseDuration(d time.Duration) Option {
-	return func(o *options) {
-		if d <= 0 {
-			o.fail("LeaseDuration(%v): must be positive", d)
-		}
-		o.lease = d
-	}
+	return func(o *Options) { o.LeaseDuration = d }
 }
 
 // Heartbeat sets how often the unit bumps its record's heartbeat counter
-// (default a quarter of the lease; it must be less than half of it).
+// (default, and with 0, a quarter of the lease; it must be less than half
+// of it).
 func Heartbeat(d time.Duration) Option {
-	return func(o *options) {
-		if d <= 0 {
-			o.fail("Heartbeat(%v): must be positive", d)
-		}
-		o.heartbeat = d
-	}
+	return func(o *Options) { o.Heartbeat = d }
 }
 
 // Wait bounds how long a locking read, or Commit's locking of the items it
@@ -89,73 +85,47 @@ func Heartbeat(d time.Duration) Option {
 // waits only until it sees the holder alive, then gets ErrLocked
 // ("wait-die"), so two units can never wait for each other forever.
 func Wait(d time.Duration) Option {
-	return func(o *options) {
-		if d < 0 {
-			o.fail("Wait(%v): must not be negative", d)
-		}
-		o.wait, o.waitSet = d, true
-	}
+	return func(o *Options) { o.Wait = lease.WaitFor(d) }
 }
 
 // Owner names the unit's owner, stored in its record and its locks and
 // reported in [LockedError] (default: host name and a random suffix).
 func Owner(name string) Option {
-	return func(o *options) {
-		if name == "" {
-			o.fail("Owner(\"\")")
-		}
-		o.owner = name
-	}
+	return func(o *Options) { o.Owner = name }
 }
 
 // Clock sets the time source for heartbeats, waits and the observation of
 // other units' leases (default the system clock); for tests.
 func Clock(c TimeSource) Option {
-	return func(o *options) {
-		if c == nil {
-			o.fail("Clock(nil)")
-			return
-		}
-		o.clock = c
-	}
+	return func(o *Options) { o.Clock = c }
 }
 
-// TimeSource is a source of time; Now must be monotonic. The package
-// internal/fakeclock's Clock and pessimistic.SystemClock satisfy it.
-type TimeSource interface {
-	Now() time.Time
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time                                   { return time.Now() }
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }
+// TimeSource is a source of time, with two methods:
+//
+//	Now() time.Time // must be monotonic
+//	Sleep(ctx context.Context, d time.Duration) error // waits for d on this clock, or until ctx ends (returning its error)
+//
+// It is the same type as pessimistic.TimeSource; pessimistic.SystemClock
+// is the system clock.
+type TimeSource = lease.Clock
 
 func newOptions(opts []Option) (options, error) {
-	host, _ := os.Hostname()
-	if host == "" {
-		host = "host"
-	}
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	o := options{lease: DefaultLeaseDuration, owner: host + "-" + hex.EncodeToString(b[:]), clock: systemClock{}, workers: defaultWorkers}
+	o := Options{Config: lease.Defaults()}
 	for _, fn := range opts {
 		if fn == nil {
-			o.fail("nil Option")
-			continue
+			return options{}, fmt.Errorf("%w: nil Option", ErrInvalidOption)
 		}
 		fn(&o)
 	}
-	if o.err != nil {
-		return o, o.err
-	}
-	hb, err := lease.Heartbeat(o.lease, o.heartbeat)
+	cfg, err := o.Config.Resolve()
 	if err != nil {
-		return o, fmt.Errorf("%w: %w", ErrInvalidOption, err)
+		return options{}, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
-	o.heartbeat = hb
-	return o, nil
+	wait, bounded := cfg.Bounded()
+	return options{
+		coord: o.Coordinator, lease: cfg.LeaseDuration, heartbeat: cfg.Heartbeat,
+		wait: wait, waitSet: bounded, owner: cfg.Owner, clock: cfg.Clock, workers: defaultWorkers,
+	}, nil
 }
 
 func (o *options) poll() time.Duration { return min(maxPoll, o.lease/4) }

@@ -2,15 +2,11 @@ package unit
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/mapper"
 )
 
 // Client is the part of the DynamoDB API a unit calls, with the SDK's
@@ -23,48 +19,37 @@ type Client interface {
 	Scan(ctx context.Context, params *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 }
 
-// TableClient is what [CreateTable] calls.
-type TableClient interface {
-	CreateTable(ctx context.Context, params *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	UpdateTimeToLive(ctx context.Context, params *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
-}
+// TableClient is what [CreateTable] calls: the control-plane calls of
+// mapper.CreateTable ([mapper.TableClient]), including DescribeTimeToLive,
+// with which an existing table's TTL is checked.
+type TableClient = mapper.TableClient
 
-var _ Client = (*dynamodb.Client)(nil)
+var (
+	_ Client      = (*dynamodb.Client)(nil)
+	_ TableClient = (*dynamodb.Client)(nil)
+)
+
+// coordinatorRecord describes the coordinator table's key and TTL for
+// mapper.CreateTable: the attributes unitlock.RecID and unitlock.RecTTL.
+// The record's other attributes are written by hand.
+type coordinatorRecord struct {
+	ID  string `dynamo:"id,hash"`
+	TTL int64  `dynamo:"ttl,ttl"`
+}
 
 // CreateTable creates the coordinator table name (on-demand, hash key "id"
 // of type S), waits until it is active and turns on TTL on "ttl" (a
 // finished unit's record is deleted by TTL an hour after it finished). An
-// existing table is not an error. Calls: CreateTable, DescribeTable until
-// active, UpdateTimeToLive.
+// existing table with this key is not an error, and its TTL is turned on
+// if it is off; a table with another key, or with TTL on another
+// attribute, is an error matching mapper.ErrSchemaMismatch (its
+// *mapper.MismatchError lists the differences). It is mapper.CreateTable
+// for the coordinator's record: it calls CreateTable, DescribeTable until
+// active, and UpdateTimeToLive (for an existing table, DescribeTimeToLive
+// first).
 func CreateTable(ctx context.Context, c TableClient, name string) error {
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(name),
-		BillingMode:          types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(unitlock.RecID), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(unitlock.RecID), KeyType: types.KeyTypeHash}},
-	})
-	var inUse *types.ResourceInUseException
-	exists := errors.As(err, &inUse)
-	if err != nil && !exists {
-		return fmt.Errorf("unit: create table %s: %w", name, err)
-	}
-	err = dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 5*time.Minute,
-		func(o *dynamodb.TableExistsWaiterOptions) {
-			o.MinDelay, o.MaxDelay = 100*time.Millisecond, 2*time.Second
-		})
-	if err != nil {
-		return fmt.Errorf("unit: create table %s: waiting until active: %w", name, err)
-	}
-	if exists {
-		return nil
-	}
-	_, err = c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName:               aws.String(name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String(unitlock.RecTTL), Enabled: aws.Bool(true)},
-	})
-	if err != nil {
-		return fmt.Errorf("unit: create table %s: enabling TTL: %w", name, err)
+	if err := mapper.CreateTable[coordinatorRecord](ctx, c, name); err != nil {
+		return fmt.Errorf("unit: %w", err)
 	}
 	return nil
 }

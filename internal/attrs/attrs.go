@@ -126,27 +126,40 @@ func totalLen[E string | []byte](elems []E) int {
 }
 
 // AppendKeyValue appends to b a text that identifies the key attribute v:
-// two values give the same text exactly when DynamoDB takes them as the
-// same key. Numbers are compared by value, because DynamoDB stores them
-// normalised ("042.50" comes back as "42.5", and "1" and "1.0" are one
-// key).
+// two key values (S, N or B) give the same text exactly when
+// [SameKeyValue] holds. Values that cannot be keys all give one text.
 func AppendKeyValue(b []byte, v types.AttributeValue) []byte {
-	var typ byte
-	var s string
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		typ, s = 'S', v.Value
-	case *types.AttributeValueMemberN:
-		typ, s = 'N', CanonicalNumber(v.Value)
-	case *types.AttributeValueMemberB:
-		typ, s = 'B', string(v.Value)
-	default:
-		typ = '?'
-	}
+	typ, s := keyValue(v)
 	b = append(b, typ)
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	b = append(b, ':')
 	return append(b, s...)
+}
+
+// SameKeyValue reports whether DynamoDB takes the key attributes a and b
+// as the same key: the same type (S, N or B) and the same value, numbers
+// compared by value, because DynamoDB stores them normalised ("042.50"
+// comes back as "42.5", and "1" and "1.0" are one key). It is the one rule
+// for keys; [AppendKeyValue] and [ItemID] render it as text. A value that
+// is not S, N or B is the same as no other.
+func SameKeyValue(a, b types.AttributeValue) bool {
+	ta, sa := keyValue(a)
+	tb, sb := keyValue(b)
+	return ta != '?' && ta == tb && sa == sb
+}
+
+// keyValue is the type letter and canonical text of a key attribute: '?'
+// for a value that cannot be a key.
+func keyValue(v types.AttributeValue) (byte, string) {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return 'S', v.Value
+	case *types.AttributeValueMemberN:
+		return 'N', CanonicalNumber(v.Value)
+	case *types.AttributeValueMemberB:
+		return 'B', string(v.Value)
+	}
+	return '?', ""
 }
 
 // CanonicalNumber returns one spelling for each numeric value: its
@@ -208,8 +221,9 @@ func NumberSize(n string) int {
 }
 
 // ItemID is a canonical text for a table and key, the same for two keys
-// exactly when DynamoDB takes them as one item: names sorted, values typed
-// (S "1" and N 1 differ), numbers by value (N 1 and N 1.0 are one key).
+// exactly when DynamoDB takes them as one item: names sorted, each value
+// compared by [SameKeyValue] (S "1" and N 1 differ, N 1 and N 1.0 are one
+// key).
 func ItemID(table string, key map[string]types.AttributeValue) string {
 	names := make([]string, 0, len(key))
 	for k := range key {

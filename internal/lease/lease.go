@@ -1,11 +1,117 @@
-// Package lease has the timing rule that the lease holders of package
-// pessimistic (locks) and package unit (units of work) share.
+// Package lease is the lease configuration that the lease holders of
+// package pessimistic (locks) and package unit (units of work) share: the
+// clock, the default owner, the default lease, the heartbeat rule, what
+// Wait means, and the checks with their messages. Each package embeds
+// [Config] in its exported Options and wraps the errors of [Config.Resolve]
+// in its own ErrInvalidOption.
 package lease
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
+	"sync"
 	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/retry"
 )
+
+// DefaultDuration is the lease of a holder that sets none.
+const DefaultDuration = 20 * time.Second
+
+// Clock is a lease's source of time. Leases are timed on it: a waiter takes
+// a lease over only after seeing its record unchanged for a full lease by
+// its Now, and a holder gives its lease up by its own Now; so Now must be
+// monotonic (time.Now's reading is). Tests inject a fake one to run the
+// timing logic deterministically.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d on this clock, or until ctx ends (returning its
+	// error).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// SystemClock is the real clock, the default.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Sleep waits for d or until ctx ends.
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }
+
+// hostname is read once: item locks build default options on every call.
+var hostname = sync.OnceValue(func() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		return "host"
+	}
+	return host
+})
+
+// DefaultOwner returns a new owner name: the host name and a random
+// suffix, so that two holders on one host are told apart.
+func DefaultOwner() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hostname() + "-" + hex.EncodeToString(b[:])
+}
+
+// Config is the lease settings of a holder. Its fields are promoted into
+// pessimistic.Options and unit.Options, and the option functions of the
+// same names set them.
+type Config struct {
+	// LeaseDuration is how long a lease lasts without a heartbeat (default
+	// 20s). It must be positive.
+	LeaseDuration time.Duration
+	// Heartbeat is how often the holder renews its lease; 0 (the default)
+	// means a quarter of LeaseDuration. It must be less than half of
+	// LeaseDuration, so that one late or lost heartbeat does not let the
+	// lease run out.
+	Heartbeat time.Duration
+	// Owner names the holder (default: the host name and a random suffix).
+	// It must not be empty.
+	Owner string
+	// Clock is the source of time (default the system clock). It must not
+	// be nil.
+	Clock Clock
+	// Wait bounds how long the holder waits for what another holds: nil
+	// (the default) until the context ends, 0 not at all, d > 0 at most d.
+	// It must not be negative.
+	Wait *time.Duration
+}
+
+// Defaults returns the default settings, with a new [DefaultOwner].
+func Defaults() Config {
+	return Config{LeaseDuration: DefaultDuration, Owner: DefaultOwner(), Clock: SystemClock{}}
+}
+
+// Resolve checks c and returns it with the heartbeat set (a quarter of the
+// lease if it was 0). Its error names the first setting that breaks a rule,
+// and the rule, for the caller to wrap in its ErrInvalidOption.
+func (c Config) Resolve() (Config, error) {
+	switch {
+	case c.LeaseDuration <= 0:
+		return c, fmt.Errorf("LeaseDuration(%v): must be positive", c.LeaseDuration)
+	case c.Heartbeat < 0:
+		return c, fmt.Errorf("Heartbeat(%v): must be positive", c.Heartbeat)
+	case c.Owner == "":
+		return c, errors.New(`Owner(""): must not be empty`)
+	case c.Clock == nil:
+		return c, errors.New("Clock(nil): needs a clock")
+	case c.Wait != nil && *c.Wait < 0:
+		return c, fmt.Errorf("Wait(%v): must not be negative", *c.Wait)
+	}
+	hb, err := Heartbeat(c.LeaseDuration, c.Heartbeat)
+	if err != nil {
+		return c, err
+	}
+	c.Heartbeat = hb
+	return c, nil
+}
 
 // Heartbeat returns the heartbeat interval for a lease: heartbeat, or a
 // quarter of the lease if heartbeat is 0. It must be under half the lease,
@@ -19,3 +125,18 @@ func Heartbeat(lease, heartbeat time.Duration) (time.Duration, error) {
 	}
 	return heartbeat, nil
 }
+
+// WaitFor returns a Wait of d, for the option functions.
+func WaitFor(d time.Duration) *time.Duration { return &d }
+
+// Bounded reports how long to wait, and whether the wait is bounded at all
+// (false: until the context ends).
+func (c Config) Bounded() (time.Duration, bool) {
+	if c.Wait == nil {
+		return 0, false
+	}
+	return *c.Wait, true
+}
+
+// NoWait reports whether the holder does not wait at all (Wait 0).
+func (c Config) NoWait() bool { return c.Wait != nil && *c.Wait == 0 }

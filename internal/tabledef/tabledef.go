@@ -70,7 +70,7 @@ type Def struct {
 type Diff struct {
 	Index     string // "" for the table itself
 	Part      string // "hash key", "range key", "index", "projection", "ttl"
-	Attribute string // the attribute the definition names, "" if none
+	Attribute string // the attribute the definition names for Part ("index": its defining key), "" if none
 	Expected  string
 	Actual    string
 }
@@ -301,13 +301,20 @@ func Compare(desc *types.TableDescription, d *Def, projections bool) []Diff {
 			}
 		}
 		kind := map[bool]string{true: "local", false: "global"}
+		// The index as a whole is the concern of the attribute that
+		// defines it: a global index's hash key, a local index's range key
+		// (its hash key is the table's).
+		owner := ix.Hash.Name
+		if ix.Local {
+			owner = ix.Range.Name
+		}
 		switch {
 		case !found:
-			diffs = append(diffs, Diff{Index: ix.Name, Part: "index", Attribute: ix.Hash.Name,
+			diffs = append(diffs, Diff{Index: ix.Name, Part: "index", Attribute: owner,
 				Expected: fmt.Sprintf("a %s index (hash %s, range %s)", kind[ix.Local], ix.Hash, ix.Range), Actual: "no such index"})
 			continue
 		case other:
-			diffs = append(diffs, Diff{Index: ix.Name, Part: "index",
+			diffs = append(diffs, Diff{Index: ix.Name, Part: "index", Attribute: owner,
 				Expected: "a " + kind[ix.Local] + " index", Actual: "a " + kind[!ix.Local] + " index"})
 			continue
 		}

@@ -1,0 +1,83 @@
+// Package cond evaluates DynamoDB condition expressions on the client.
+//
+// Package unit keeps items locked while a unit of work runs, and its readers
+// show each locked item in its last committed state, computed on the client
+// from the item and its lock. DynamoDB evaluates a FilterExpression (or a
+// key condition on a secondary index) on the item as stored, which for a
+// locked item may not be the state shown; and a unit must decide an op's
+// condition on "no item" for an item it locked while it was missing. In both
+// cases the condition has to be evaluated here, exactly as DynamoDB would.
+//
+// [Parse] reads the grammar of ConditionExpression, FilterExpression and
+// KeyConditionExpression, as the SDK's feature/dynamodb/expression builder
+// renders it and as people write it:
+//
+//   - comparisons a = b, a <> b, a < b, a <= b, a > b, a >= b;
+//     a BETWEEN b AND c; a IN (b, c, ...) (1 to 100 operands);
+//   - AND, OR, NOT and parentheses, NOT binding tighter than AND, AND
+//     tighter than OR, and comparisons tighter than NOT;
+//   - the functions attribute_exists(path), attribute_not_exists(path),
+//     attribute_type(operand, :type), begins_with(a, b), contains(a, b), and
+//     size(operand) as an operand;
+//   - operands that are document paths (Name, #name, a.b, #a[3].#b, with
+//     spaces allowed around . and [ ]), value placeholders (:v) and size();
+//     any operand may be put in parentheses.
+//
+// Keywords (AND, OR, NOT, BETWEEN, IN) are case-insensitive; function names
+// are not (DynamoDB refuses SIZE(x)). [Expr.Eval] evaluates a parsed
+// expression on an item, given the request's ExpressionAttributeNames and
+// ExpressionAttributeValues; a nil item is "no item", on which every path
+// is absent.
+//
+// # DynamoDB's rules
+//
+// The semantics are DynamoDB's, as observed on DynamoDB Local; the
+// differential test in this package checks them against it on thousands of
+// random items and conditions, both as a ConditionCheck and as a Scan
+// filter. In short:
+//
+//   - An operand that is absent (a missing path, or size() of a missing
+//     attribute or of a type that has no size) makes every comparison false
+//     except <>, which is true: a <> b is exactly NOT (a = b). So are
+//     operands of different types: N 1 <> S "1" is true.
+//   - = compares any two values deeply: numbers by value (1 = 1.0 = 1E0),
+//     sets as sets, lists in order, maps by keys. <, <=, >, >= and BETWEEN
+//     order numbers by value, strings by their UTF-8 bytes, binaries by
+//     bytes, and are false for any other type or for mixed types.
+//   - Numbers are exact decimals of up to 38 significant digits, compared
+//     on their digits, never through float64.
+//   - size() counts a string in UTF-16 code units (DynamoDB's length of
+//     "é𝄞" is 3, not its 6 UTF-8 bytes), a binary in bytes, a set, list or
+//     map in elements.
+//   - contains(a, b) is a substring test when both are S or both are B,
+//     membership when a is a set and b an element of its type, and element
+//     equality when a is a list; false otherwise. begins_with(a, b) is a
+//     prefix test when both are S or both are B; false otherwise.
+//   - attribute_type(a, :t) takes :t among S, SS, N, NS, B, BS, BOOL, NULL,
+//     L, M (case-sensitive).
+//
+// An expression DynamoDB would refuse with a ValidationException is an error
+// matching [ErrInvalid], from Parse (syntax, unknown functions, reserved
+// words used as names, redundant parentheses, more than 300 operators, more
+// than 4 KB, paths deeper than 32 levels) or from Eval (an undefined #name
+// or :value, a malformed value, a value of a type the operator refuses such
+// as BOOL in <, a BETWEEN whose constant bounds are out of order, the same
+// path on both sides of an operator). Eval checks the whole expression
+// before it evaluates any of it, so the answer never depends on which
+// branch an item happens to take. It does not check for names or values
+// that the expression leaves unused: a request shares those maps between
+// its expressions, so only the caller can tell.
+//
+// Eval knows nothing of the table. DynamoDB refuses a path into a key
+// attribute (pk.x, pk[0]: "Key attributes must be scalars"), which Eval
+// evaluates as absent; and it accepts in a KeyConditionExpression only a
+// subset of the grammar, which Parse does not enforce. One difference from
+// DynamoDB Local: Eval reads only ASCII digits in numbers, where Java, under
+// DynamoDB Local, also reads other Unicode digits. The differential test
+// generates none of these cases. The reserved words are those DynamoDB
+// Local refuses, each checked by a test: the documented list, less SIZE and
+// CONVERT, plus REMOVE.
+//
+// Neither Parse nor Eval calls DynamoDB. An [Expr] is immutable: one may be
+// evaluated by many goroutines at once.
+package cond

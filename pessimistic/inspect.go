@@ -1,0 +1,232 @@
+package pessimistic
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// Info is a lock's record as read by [Locker.Inspect] or [Locker.List]:
+// what is recorded, not a judgement of whether the holder is alive. A
+// holder that crashed stays recorded until a waiter takes the lock over
+// (after a full lease without a heartbeat) or an operator removes it with
+// [Locker.ForceRelease]; to tell, inspect twice a lease apart: a live
+// holder's Version changes with every heartbeat.
+type Info struct {
+	Name string // the lock's name
+
+	// Held reports whether anyone holds the lock. A lock nobody holds, or
+	// that has no record at all (never acquired, or removed by TTL), is
+	// not an error: Held is false, and the holder's fields below are
+	// empty.
+	Held bool
+
+	// The holder (for a FIFO lock, the head of the queue, Queue[0]).
+	Owner   string        // the holder's Owner
+	Token   int64         // its fencing token (FIFO: its ticket)
+	Lease   time.Duration // its lease duration
+	Version string        // its record version: changes with every heartbeat
+	Data    []byte        // what it stored with Data (nil: none)
+
+	// Fence is the lock's fence counter: the last token handed out (0: no
+	// record). After ForceRelease it is a token no holder has (see
+	// [Locker.ForceRelease]).
+	Fence int64
+
+	// FIFO reports whether the record has a FIFO queue; Queue lists its
+	// entries in ticket order, holder first.
+	FIFO  bool
+	Queue []QueueEntry
+}
+
+// QueueEntry is a waiter of a FIFO lock (or its holder, the first entry).
+type QueueEntry struct {
+	Owner   string
+	Ticket  int64 // the place in the queue, and the fencing token when it holds the lock
+	Lease   time.Duration
+	Version string // changes with every heartbeat of the waiter
+	Data    []byte
+}
+
+// infoOf reads a lock's record (nil: none).
+func infoOf(name string, item map[string]types.AttributeValue) *Info {
+	h := holderOf(item)
+	info := &Info{Name: name, Fence: h.token}
+	if h.owner != "" {
+		info.Held, info.Owner, info.Token, info.Lease, info.Version, info.Data = true, h.owner, h.token, h.lease, h.rvn, h.data
+	}
+	if _, ok := item[attrQueueTickets]; ok {
+		info.FIFO = true
+		for _, e := range parseQueue(item) {
+			info.Queue = append(info.Queue, QueueEntry{Owner: e.owner, Ticket: e.token, Lease: e.lease, Version: e.rvn, Data: e.data})
+		}
+		if !info.Held && len(info.Queue) > 0 {
+			head := info.Queue[0]
+			info.Held, info.Owner, info.Token, info.Lease, info.Version, info.Data = true, head.Owner, head.Ticket, head.Lease, head.Version, head.Data
+		}
+	}
+	return info
+}
+
+// Inspect returns the record of the lock called name: its holder, token,
+// lease, record version, data and fence counter, and for a FIFO lock its
+// queue. A lock that nobody holds, or that has never been acquired, is not
+// an error: its Info says Held false. It is one consistent GetItem (one
+// read unit per 4 KB of the record, which for a FIFO lock holds the
+// queue), and changes nothing.
+func (l *Locker) Inspect(ctx context.Context, name string) (*Info, error) {
+	if err := l.usable(); err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, errNoName
+	}
+	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: l.tableP, Key: l.key(name, lockSK), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, fmt.Errorf("pessimistic: inspect %q: %w", name, err)
+	}
+	return infoOf(name, out.Item), nil
+}
+
+// List returns the locks of the table, held or not, in the order of the
+// table's Scan (not sorted). It is a consistent Scan of the lock table that
+// follows its pages (one page per MB read; the Scan reads, and is charged
+// for, every item of the table), keeping only lock records (sk "lock").
+// An error ends the sequence. It changes nothing.
+func (l *Locker) List(ctx context.Context) iter.Seq2[*Info, error] {
+	return func(yield func(*Info, error) bool) {
+		if err := l.usable(); err != nil {
+			yield(nil, err)
+			return
+		}
+		in := &dynamodb.ScanInput{
+			TableName:                 l.tableP,
+			ConsistentRead:            aws.Bool(true),
+			FilterExpression:          aws.String("#sk = :lock"),
+			ExpressionAttributeNames:  map[string]string{"#sk": attrSK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":lock": attrs.S(lockSK)},
+		}
+		for {
+			out, err := l.client.Scan(ctx, in)
+			if err != nil {
+				yield(nil, fmt.Errorf("pessimistic: list the locks of %s: %w", aws.ToString(l.tableP), err))
+				return
+			}
+			for _, item := range out.Items {
+				name, _ := item[attrPK].(*types.AttributeValueMemberS)
+				if name == nil {
+					continue
+				}
+				if !yield(infoOf(name.Value, item), nil) {
+					return
+				}
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				return
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+}
+
+// ForceRelease removes the holder of the lock called name, whoever it is,
+// for an operator who knows that the holder is dead (and does not want to
+// wait a lease for a waiter to take over). It also adds one to the lock's
+// fence counter. The holder, if it is alive after all, finds its lease
+// lost at its next heartbeat (Err is [ErrLeaseLost], its context ends), and
+// its Release returns [ErrNotHeld].
+//
+// For a lease lock it is one conditional UpdateItem that removes owner,
+// record version, lease and data and keeps the record. For a FIFO lock it
+// removes the head of the queue only (one more UpdateItem, conditional on
+// that entry): the waiters keep their places, and the next one holds the
+// lock with its ticket. A lock that nobody holds (or that has no record)
+// is an error matching [ErrNotHeld], and nothing is changed.
+//
+// Fencing: the holders after ForceRelease have higher tokens than the one
+// removed, so the first fenced write (mapper.Fence) of any of them refuses
+// the old holder's late writes from then on. Until then a resource knows
+// nothing of it: to cut the old holder off at once, write the resource's
+// fence attribute with the counter that [Locker.Inspect] then reports
+// (Info.Fence). The bump makes that a token no holder has: above the old
+// holder's, so its writes are refused, and below the next holder's, so
+// theirs are not. (For a FIFO lock, the waiters already queued have
+// tickets below it: fence at Info.Fence only when the queue is empty.)
+func (l *Locker) ForceRelease(ctx context.Context, name string) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if name == "" {
+		return errNoName
+	}
+	key := l.key(name, lockSK)
+	ttl := l.opts.ttlValue()
+	var att attempt.Tracker
+	_, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           l.tableP,
+		Key:                                 key,
+		UpdateExpression:                    aws.String("REMOVE #o, #r, #l, #d SET #f = #f + :one, #t = :t"),
+		ConditionExpression:                 aws.String("attribute_exists(#o)"),
+		ExpressionAttributeNames:            map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#d": attrData, "#f": attrFence, "#t": attrTTL},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}, att.Option)
+	switch {
+	case err == nil:
+		return nil
+	case !isConditionFailed(err):
+		return fmt.Errorf("pessimistic: force release %q: %w", name, err)
+	}
+	item := conditionItem(err)
+	queue := parseQueue(item)
+	if len(queue) == 0 {
+		if att.Ambiguous && len(item) > 0 {
+			// An attempt whose answer was lost may have landed: the
+			// SDK's retry found the lock free, which is what was asked.
+			return nil
+		}
+		return fmt.Errorf("%w: force release %q: not held by anyone", ErrNotHeld, name)
+	}
+	head := queue[0]
+	att = attempt.Tracker{}
+	_, err = l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 l.tableP,
+		Key:                       key,
+		UpdateExpression:          aws.String("REMOVE #qt.#id, #qw.#id SET #f = #f + :one, #t = :t"),
+		ConditionExpression:       aws.String("attribute_exists(#qt.#id)"),
+		ExpressionAttributeNames:  map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#id": head.id, "#f": attrFence, "#t": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl},
+	}, att.Option)
+	switch {
+	case err == nil:
+		return nil
+	case isConditionFailed(err) && att.Ambiguous:
+		return nil // our first attempt landed
+	case isConditionFailed(err):
+		return fmt.Errorf("%w: force release %q: its holder %s (ticket %d) left the queue meanwhile; nothing removed", ErrNotHeld, name, head.owner, head.token)
+	}
+	return fmt.Errorf("pessimistic: force release %q: removing the head of the queue (%s, ticket %d): %w", name, head.owner, head.token, err)
+}
+
+var errNoName = fmt.Errorf("%w: a lock needs a name", ErrInvalidOption)
+
+// usable checks that the Locker can make calls: not nil, not closed.
+func (l *Locker) usable() error {
+	if l == nil {
+		return errNilLocker
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return nil
+}

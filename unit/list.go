@@ -1,0 +1,113 @@
+package unit
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
+)
+
+// States of a unit, as [Info].State reports them.
+const (
+	// StateActive: begun, neither committed nor aborted. Recover undoes it
+	// once its heartbeat counter stays unchanged for its lease.
+	StateActive = unitlock.StateActive
+	// StateCommitted: past its commit point; its writes stand (Recover
+	// finishes them if the owner died before it did).
+	StateCommitted = unitlock.StateCommitted
+	// StateAborted: rolled back; Recover finishes the undoing if needed.
+	StateAborted = unitlock.StateAborted
+)
+
+// Info is a unit's record in the coordinator table, as [List] reads it:
+// what is recorded, not a judgement of whether its owner is alive (a live
+// owner's Beat moves every heartbeat; read twice a lease apart to tell).
+type Info struct {
+	ID    string
+	Owner string
+	State string // StateActive, StateCommitted or StateAborted
+	// Finished reports that every item was applied or undone and the
+	// unit's locks are gone; the record then expires by TTL.
+	Finished bool
+	// Started is when the unit began, by its owner's clock (the system
+	// clock unless the owner set [Clock]).
+	Started time.Time
+	Lease   time.Duration // the owner's lease
+	Beat    int64         // the heartbeat counter
+}
+
+// List returns the units recorded in the coordinator table, in the order
+// of the table's Scan (not sorted), finished or not; the records of
+// finished units stay until TTL removes them, about an hour after they
+// finished. It is one consistent Scan of the table, following its pages
+// (one page per MB read; the Scan reads, and is charged for, every item of
+// the table, the pages of the units' item lists included, which it skips).
+// An error ends the sequence. It changes nothing.
+func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, error] {
+	return func(yield func(*Info, error) bool) {
+		if c == nil || coordinator == "" {
+			yield(nil, fmt.Errorf("%w: List needs a client and the coordinator table's name", ErrInvalidOption))
+			return
+		}
+		in := &dynamodb.ScanInput{
+			TableName:      aws.String(coordinator),
+			ConsistentRead: aws.Bool(true),
+			// The records' attributes only: an item-list page's item
+			// references can be large.
+			ProjectionExpression: aws.String("#id, #st, #o, #s, #l, #b, #f"),
+			ExpressionAttributeNames: map[string]string{
+				"#id": unitlock.RecID, "#st": unitlock.RecState, "#o": unitlock.RecOwner, "#s": unitlock.RecStarted,
+				"#l": unitlock.RecLease, "#b": unitlock.RecBeat, "#f": unitlock.RecFinished,
+			},
+		}
+		for {
+			out, err := c.Scan(ctx, in)
+			if err != nil {
+				yield(nil, fmt.Errorf("unit: List: scanning %s: %w", coordinator, err))
+				return
+			}
+			for _, item := range out.Items {
+				id, _ := item[unitlock.RecID].(*types.AttributeValueMemberS)
+				if id == nil || strings.Contains(id.Value, "#") { // a page of a unit's item list
+					continue
+				}
+				if !yield(infoOf(id.Value, item), nil) {
+					return
+				}
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				return
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+}
+
+func infoOf(id string, item map[string]types.AttributeValue) *Info {
+	info := &Info{ID: id}
+	if v, ok := item[unitlock.RecState].(*types.AttributeValueMemberS); ok {
+		info.State = v.Value
+	}
+	if v, ok := item[unitlock.RecOwner].(*types.AttributeValueMemberS); ok {
+		info.Owner = v.Value
+	}
+	if v, ok := item[unitlock.RecFinished].(*types.AttributeValueMemberBOOL); ok {
+		info.Finished = v.Value
+	}
+	if ns, ok := attrs.Int64(item[unitlock.RecStarted]); ok {
+		info.Started = time.Unix(0, ns)
+	}
+	if ms, ok := attrs.Int64(item[unitlock.RecLease]); ok {
+		info.Lease = time.Duration(ms) * time.Millisecond
+	}
+	info.Beat, _ = attrs.Int64(item[unitlock.RecBeat])
+	return info
+}
