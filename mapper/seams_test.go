@@ -101,8 +101,8 @@ func TestEncoderOptionsReachUpdate(t *testing.T) {
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "as given"}, f.stored(t, "s")["extra"], "an attribute value is sent as it is")
 }
 
-// Ticket is indexed by status in a global secondary index.
-type Ticket struct {
+// StatusTicket is indexed by status in a global secondary index.
+type StatusTicket struct {
 	ID      string `dynamo:"id,hash"`
 	Status  string `dynamo:"status" index:"by-status,hash"`
 	Version int64  `dynamo:"v,version"`
@@ -115,12 +115,12 @@ func TestUpdateOfAnEmptyIndexKeyRemovesIt(t *testing.T) {
 	ctx := context.Background()
 	c := ddbtest.Server(t).Client()
 	name := ddbtest.TableName(t)
-	require.NoError(t, mapper.CreateTable[Ticket](ctx, c, name))
+	require.NoError(t, mapper.CreateTable[StatusTicket](ctx, c, name))
 	ddbtest.DeleteAtCleanup(t, c, name)
-	table, err := mapper.NewTable[Ticket](c, name)
+	table, err := mapper.NewTable[StatusTicket](c, name)
 	require.NoError(t, err)
-	require.NoError(t, table.Put(ctx, &Ticket{ID: "t1", Status: "open"}))
-	got, err := table.Update(ctx, Ticket{ID: "t1"}, update.Set("status", ""))
+	require.NoError(t, table.Put(ctx, &StatusTicket{ID: "t1", Status: "open"}))
+	got, err := table.Update(ctx, StatusTicket{ID: "t1"}, update.Set("status", ""))
 	require.NoError(t, err)
 	assert.Equal(t, "", got.Status)
 	assert.Equal(t, int64(2), got.Version)

@@ -250,7 +250,7 @@ func TestEmptyTableKeyThatIsAnIndexKey(t *testing.T) {
 	tb, err := mapper.NewTable[Doc](calls, "docs")
 	require.NoError(t, err)
 	assert.ErrorIs(t, tb.Put(context.Background(), &Doc{Owner: "a"}), mapper.ErrInvalidKey)
-	assert.ErrorIs(t, tb.PutOp(&Doc{Owner: "a"}).Err, mapper.ErrInvalidKey)
+	assert.ErrorIs(t, tb.PutOp(&Doc{Owner: "a"}).Err(), mapper.ErrInvalidKey)
 	assert.Zero(t, calls.Total())
 }
 
