@@ -146,8 +146,7 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 				if item, err = t.visible(ctx, item); err != nil {
 					return nil, err
 				}
-				if item == nil { // a unit's placeholder, or an item it creates
-					wants[u].found = true
+				if item == nil { // held by a unit while it does not exist: missing
 					continue
 				}
 			}

@@ -66,7 +66,7 @@ func (t *Table[T]) queryPages(ctx context.Context, c *readConfig, in *dynamodb.Q
 		}
 		c.capacity.add(out.ConsumedCapacity, false)
 		in.ExclusiveStartKey = out.LastEvaluatedKey
-		items, err := t.visibleAll(ctx, out.Items)
+		items, err := t.visibleAll(ctx, out.Items, c.filterCheck, c.keyCheck)
 		return items, len(out.LastEvaluatedKey) > 0, err
 	}
 }
@@ -146,7 +146,7 @@ func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, e
 			}
 			c.capacity.add(out.ConsumedCapacity, false)
 			in.ExclusiveStartKey = out.LastEvaluatedKey
-			items, err := t.visibleAll(ctx, out.Items)
+			items, err := t.visibleAll(ctx, out.Items, c.filterCheck, c.keyCheck)
 			return items, len(out.LastEvaluatedKey) > 0, err
 		}, yield)
 	}
@@ -207,7 +207,7 @@ func (t *Table[T]) parallelScan(ctx context.Context, c *readConfig, base *dynamo
 				var p page
 				out, err := t.client.Scan(ctx, &in)
 				if err == nil {
-					out.Items, err = t.visibleAll(ctx, out.Items)
+					out.Items, err = t.visibleAll(ctx, out.Items, c.filterCheck, c.keyCheck)
 				}
 				if err != nil {
 					p.err = fmt.Errorf("mapper: Scan on %s, segment %d of %d: %w", describe(t.name, c.index), seg, c.segments, err)

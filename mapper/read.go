@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/cond"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
@@ -129,6 +130,11 @@ type readConfig struct {
 	start      Cursor
 	segments   int
 	capacity   *capacityAdder // nil unless ReadCapacity was given
+
+	// filterCheck and keyCheck are the filter and (for an index) the key
+	// condition, to evaluate again on the committed state of items a unit
+	// holds (see visibleAll).
+	filterCheck, keyCheck *recheck
 }
 
 func (o *ReadOptions) fail(format string, args ...any) {
@@ -345,7 +351,7 @@ func Segments(n int) ReadOption {
 // projection returns the attribute names of a ProjectionExpression: the
 // first user of them those asked for, then the key attributes of the table
 // and the index not among them. nil means no projection.
-func (t *Table[T]) projection(c *readConfig) (names []string, user int) {
+func (t *Table[T]) projection(c *readConfig, extra []string) (names []string, user int) {
 	if len(c.project) == 0 {
 		return nil, 0
 	}
@@ -367,6 +373,9 @@ func (t *Table[T]) projection(c *readConfig) (names []string, user int) {
 	for _, k := range c.indexKeys {
 		add(k)
 	}
+	for _, n := range extra {
+		add(n)
+	}
 	add(unitlock.Attr) // to show an item a unit locked in its committed state
 	return out, user
 }
@@ -378,14 +387,33 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 	if key != nil {
 		b, ok = b.WithKeyCondition(*key), true
 	}
+	var filter expression.ConditionBuilder
 	switch len(c.filters) {
 	case 0:
 	case 1:
-		b, ok = b.WithFilter(c.filters[0]), true
+		filter = c.filters[0]
 	default:
-		b, ok = b.WithFilter(expression.And(c.filters[0], c.filters[1], c.filters[2:]...)), true
+		filter = expression.And(c.filters[0], c.filters[1], c.filters[2:]...)
 	}
-	if names, user := t.projection(c); names != nil {
+	var filterNames []string
+	if filter.IsSet() {
+		// Items a unit has prepared come back whatever the filter says:
+		// DynamoDB evaluates it on the item as stored, and the reader
+		// evaluates it again on the committed state it shows (recheck).
+		// On that state, stripped of the lock, the second term is false.
+		b, ok = b.WithFilter(filter.Or(expression.AttributeExists(expression.NameNoDotSplit(unitlock.Attr).AppendName(expression.NameNoDotSplit(unitlock.FPrepared))))), true
+		if len(c.project) > 0 {
+			// The reader needs the attributes the filter reads.
+			fe, err := expression.NewBuilder().WithFilter(filter).Build()
+			if err != nil {
+				return e, false, fmt.Errorf("%w: %v", ErrInvalidOption, err)
+			}
+			for _, n := range fe.Names() {
+				filterNames = append(filterNames, n)
+			}
+		}
+	}
+	if names, user := t.projection(c, filterNames); names != nil {
 		// User names may be paths (a.b[2]); key attribute names are taken
 		// as they are.
 		nb := make([]expression.NameBuilder, len(names))
@@ -407,7 +435,28 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 	if err := attrs.CheckItem(e.Values()); err != nil {
 		return e, false, fmt.Errorf("%w: in the key condition or filter: value %v", ErrInvalidValue, err)
 	}
+	if c.filterCheck, err = newRecheck(e.Filter(), e); err != nil {
+		return e, false, err
+	}
+	if c.index != "" {
+		if c.keyCheck, err = newRecheck(e.KeyCondition(), e); err != nil {
+			return e, false, err
+		}
+	}
 	return e, true, nil
+}
+
+// newRecheck parses a condition of e for evaluating it again on items a
+// unit holds; nil when there is none.
+func newRecheck(expr *string, e expression.Expression) (*recheck, error) {
+	if expr == nil {
+		return nil, nil
+	}
+	x, err := cond.Parse(*expr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidOption, err)
+	}
+	return &recheck{expr: x, names: e.Names(), values: e.Values()}, nil
 }
 
 // Get with a projection: GetItem with a ProjectionExpression.

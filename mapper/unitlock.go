@@ -5,55 +5,106 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/cond"
+	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
-// Items locked by a unit of work (package unit).
+// Items held by a unit of work (package unit).
 //
-// A unit locks an item by storing a map in its attribute "optimist_unit"
-// (see package unit for the format). The mapper honours such locks:
+// A unit holds an item by a lock in its attribute "optimist_unit", and
+// keeps its write for the item in the lock until it is applied, after the
+// unit's commit point: what the item stores outside the lock is its
+// committed state, except in the moments between a unit's commit point and
+// its apply of that item. The mapper honours such locks:
 //
-//   - Every conditional write (Put, Update, Delete, Save, Modify, and the
-//     transaction ops PutOp, UpdateOp, DeleteOp and CheckOp) carries
-//     attribute_not_exists(optimist_unit), ANDed with its other
-//     conditions; a write that would create an item needs no extra term,
-//     since a locked item always exists. Writes that had no condition get
-//     this one. A refused write is a *LockedError matching [ErrLocked]
-//     (for a transaction op: the cancellation matches ErrLocked). Batch
-//     writes (PutAll, DeleteAll) cannot carry conditions and do not honour
-//     locks; BatchWriteItem is for loading data no unit is working on.
+//   - Every write (Put, Update, Delete, Save, Modify, and the transaction
+//     ops PutOp, UpdateOp, DeleteOp and CheckOp) carries
+//     attribute_not_exists(optimist_unit), ANDed with its other conditions
+//     (a create needs none: a held item always exists). A refused write
+//     reads the unit's record (one GetItem): if the unit is over (committed
+//     or rolled back) or dead (its heartbeat counter stayed the same for a
+//     full lease, watched by this process across calls), the write rolls
+//     the item forward or back (one write, and for a dead unit one on its
+//     record) and is sent again, once; otherwise it is a [*LockedError]
+//     matching [ErrLocked]. So an item is never blocked much longer than a
+//     lease after its unit's process died, whoever touches it. Batch writes
+//     (PutAll, DeleteAll) cannot carry conditions and do not honour locks:
+//     BatchWriteItem is for loading data no unit is working on; one that
+//     overwrites an item a unit holds removes the unit's lock, and the
+//     unit's write of that item is then lost.
 //   - Every read (Get, GetAll, Query, Scan, and txn.Get with GetOp) shows
-//     the last committed state of a locked item: the item as stored without
-//     the lock, "not found" for an item a unit locked before creating it,
-//     and for an item a unit has prepared (its new state written in place,
-//     the old one kept in the lock) the old state, unless the unit's record
-//     in the coordinator table says it committed, learnt with one more
-//     GetItem of that record (TransactGetItems for txn.Get). That extra
-//     read happens only between a unit's prepare and the end of its apply.
-//   - A filter (Filter) is applied by DynamoDB to items as stored, so it
-//     sees a prepared item's new state.
+//     the last committed state of a held item: the item as stored without
+//     the lock, "not found" for an item a unit holds while it does not
+//     exist, and for an item whose lock holds the unit's write, that write
+//     if the unit's record says it committed (one GetItem of the record per
+//     unit and page; an update is applied by the reader, one write, as the
+//     unit would). A Filter, and the key condition of a Query of a
+//     secondary index, are evaluated again on what is shown, so items are
+//     filtered by their committed state.
+//   - Queries of a secondary index find items by their index key as stored.
+//     An item a unit moves to another index key is therefore found under
+//     its old key, and shown there only if its committed state still
+//     matches, until the unit applies it: in the moments between the
+//     unit's commit point and its apply (or, if the unit's process died
+//     there, until recovery or any call that touches the item applies it),
+//     a query of the new key may miss it. An index that does not project
+//     "optimist_unit" (KEYS_ONLY, or INCLUDE without it) shows items as
+//     stored: never an uncommitted state, but in those same moments the
+//     state from before the unit. CreateTable adds the attribute to every
+//     INCLUDE projection.
 
 // ErrLocked is the class of errors for an item held by a unit of work
 // (package unit): writes of such an item are refused with a
-// *unitlock.LockedError (exported as unit.LockedError) that matches it.
-// unit.ErrLocked is the same value.
+// [*LockedError] that matches it. unit.ErrLocked is the same value.
 var ErrLocked = unitlock.ErrLocked
 
+// LockedError reports an item held by a unit of work (package unit): the
+// table and key of the item, and the id and owner of the unit. It matches
+// [ErrLocked] with errors.Is and unwraps to the error underneath (usually
+// the SDK's *types.ConditionalCheckFailedException). unit.LockedError is
+// the same type.
+type LockedError = unitlock.LockedError
+
+// systemClock times the observation of other units' heartbeats.
+var systemClock lease.Clock = lease.SystemClock{}
+
 // visible returns what a reader sees of item as stored: itself, or for an
-// item locked by a unit its last committed state; nil for no item.
+// item held by a unit its last committed state; nil for no item.
 func (t *Table[T]) visible(ctx context.Context, item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	if _, ok := item[unitlock.Attr]; !ok {
 		return item, nil
 	}
 	items := []map[string]types.AttributeValue{item}
-	if err := unitlock.Resolve(ctx, items, unitlock.GetItemReader(t.client)); err != nil {
+	if _, err := t.resolve(ctx, items); err != nil {
 		return nil, err
 	}
 	return items[0], nil
 }
 
-// visibleAll is visible for a page of items; items with none are dropped.
-func (t *Table[T]) visibleAll(ctx context.Context, items []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+// resolve is unitlock.Resolve for items of this table.
+func (t *Table[T]) resolve(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error) {
+	keys := make([]map[string]types.AttributeValue, len(items))
+	for i, it := range items {
+		if it != nil {
+			keys[i] = t.s.keyFrom(it)
+		}
+	}
+	return unitlock.Resolve(ctx, items, unitlock.GetItemReader(t.client), t.client,
+		func(i int) (string, map[string]types.AttributeValue) { return t.name, keys[i] })
+}
+
+// recheck is a condition DynamoDB evaluated on items as stored, to evaluate
+// again on what a reader is shown of an item a unit holds.
+type recheck struct {
+	expr   *cond.Expr
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+// visibleAll is visible for a page of items; items with none, and items
+// whose committed state fails one of checks, are dropped.
+func (t *Table[T]) visibleAll(ctx context.Context, items []map[string]types.AttributeValue, checks ...*recheck) ([]map[string]types.AttributeValue, error) {
 	locked := false
 	for _, it := range items {
 		if _, ok := it[unitlock.Attr]; ok {
@@ -65,14 +116,32 @@ func (t *Table[T]) visibleAll(ctx context.Context, items []map[string]types.Attr
 		return items, nil
 	}
 	out := append([]map[string]types.AttributeValue(nil), items...)
-	if err := unitlock.Resolve(ctx, out, unitlock.GetItemReader(t.client)); err != nil {
+	prepared, err := t.resolve(ctx, out)
+	if err != nil {
 		return nil, err
 	}
 	kept := out[:0]
-	for _, it := range out {
-		if it != nil {
-			kept = append(kept, it)
+	for i, it := range out {
+		if it == nil {
+			continue
 		}
+		if prepared[i] {
+			keep := true
+			for _, c := range checks {
+				if c == nil {
+					continue
+				}
+				ok, err := c.expr.Eval(it, c.names, c.values)
+				if err != nil {
+					return nil, err
+				}
+				keep = keep && ok
+			}
+			if !keep {
+				continue
+			}
+		}
+		kept = append(kept, it)
 	}
 	return kept, nil
 }

@@ -179,6 +179,21 @@ type sent struct {
 // unanswered attempt is settled by the write token or ends in an unknown
 // outcome.
 func (t *Table[T]) send(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue) (sent, error) {
+	s, err := t.sendOnce(ctx, w, o, rv)
+	var le *LockedError
+	if err != nil && errors.As(err, &le) && !errors.Is(err, ErrUnknownOutcome) && le.Coordinator != "" {
+		// A unit holds the item: if it is over or dead, settle the item and
+		// try once more.
+		l := &unitlock.Lock{Unit: le.Unit, Coordinator: le.Coordinator, Owner: le.Owner}
+		if ok, serr := unitlock.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
+			return t.sendOnce(ctx, w, o, rv)
+		}
+	}
+	return s, err
+}
+
+// sendOnce is one try of send.
+func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue) (sent, error) {
 	if o.ExactlyOnce {
 		return sent{}, t.commitOne(ctx, w, o)
 	}

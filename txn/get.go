@@ -66,33 +66,38 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 		g := op.Get
 		in.TransactItems[i] = types.TransactGetItem{Get: &g}
 	}
-	for attempt := 1; ; attempt++ {
-		out, err := c.TransactGetItems(ctx, in)
-		if err == nil {
-			items := make([]map[string]types.AttributeValue, len(ops))
-			for i := range ops {
-				if i < len(out.Responses) && len(out.Responses[i].Item) > 0 {
-					items[i] = out.Responses[i].Item
+	get := func(ctx context.Context) ([]map[string]types.AttributeValue, error) {
+		for attempt := 1; ; attempt++ {
+			out, err := c.TransactGetItems(ctx, in)
+			if err == nil {
+				items := make([]map[string]types.AttributeValue, len(ops))
+				for i := range ops {
+					if i < len(out.Responses) && len(out.Responses[i].Item) > 0 {
+						items[i] = out.Responses[i].Item
+					}
 				}
+				return items, nil
 			}
-			// Items locked by units of work (package unit) are shown in
-			// their last committed state, consistently across the snapshot.
-			if err := unitlock.Resolve(ctx, items, unitlock.TransactReader(c)); err != nil {
-				return fmt.Errorf("txn: TransactGetItems: %w", err)
+			var tce *types.TransactionCanceledException
+			if !errors.As(err, &tce) || !retryable(tce) || !defaultPolicy.More(attempt) {
+				return nil, err
 			}
-			for i, op := range ops {
-				if err := op.Found(items[i]); err != nil {
-					return fmt.Errorf("txn: read %d: %w", i, err)
-				}
+			if err := defaultPolicy.Wait(ctx, attempt); err != nil {
+				return nil, fmt.Errorf("%w (last: %v)", err, tce)
 			}
-			return nil
-		}
-		var tce *types.TransactionCanceledException
-		if !errors.As(err, &tce) || !retryable(tce) || !defaultPolicy.More(attempt) {
-			return fmt.Errorf("txn: TransactGetItems: %w", err)
-		}
-		if err := defaultPolicy.Wait(ctx, attempt); err != nil {
-			return fmt.Errorf("txn: TransactGetItems: %w (last: %v)", err, tce)
 		}
 	}
+	// Items held by units of work (package unit) are shown in their last
+	// committed state, and the snapshot is one the database held.
+	items, err := unitlock.Snapshot(ctx, get, unitlock.TransactReader(c), unitlock.ViaTransactions(c),
+		func(i int) (string, map[string]types.AttributeValue) { return aws.ToString(ops[i].Get.TableName), ops[i].Get.Key })
+	if err != nil {
+		return fmt.Errorf("txn: TransactGetItems: %w", err)
+	}
+	for i, op := range ops {
+		if err := op.Found(items[i]); err != nil {
+			return fmt.Errorf("txn: read %d: %w", i, err)
+		}
+	}
+	return nil
 }

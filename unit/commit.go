@@ -4,46 +4,46 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/cond"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-// maxItemBytes is DynamoDB's item size limit.
-const maxItemBytes = 400 << 10
-
 // Commit makes the unit's writes, all or nothing:
 //
-//  1. log and lock every item of an op not yet locked (in table and key
-//     order; see [Wait] for items other units hold);
-//  2. prepare each op: write the item's new state in place, with the old
-//     one kept in the lock (one PutItem or UpdateItem per item, conditional
-//     on the lock being ours and on the op's own conditions);
+//  1. log every item of an op not yet logged (one write per page);
+//  2. lock and prepare each op in one conditional write: the op's write is
+//     stored in the item's lock as an intent (the new item, the update's
+//     actions, or "delete"), on the op's own conditions (its version check)
+//     and on no other unit holding the item; the item's own attributes do
+//     not change, so readers keep seeing its committed state. An item the
+//     unit read (locked) already takes one write that adds the intent;
 //  3. the commit point: one conditional UpdateItem of the unit's record,
 //     active → committed;
-//  4. apply: remove each lock (one write per item; a deleted item is
-//     deleted), and mark the record finished.
+//  4. apply: each item gets its intent and loses the lock (one write per
+//     item; a deleted item is deleted), and the record is marked finished.
 //
 // Before the commit point any failure rolls the unit back and is returned:
 // a version conflict or failed condition of an op (matching
-// version.ErrConflict or mapper.ErrConditionFailed), [ErrLocked], or
-// [ErrAborted] if recovery rolled the unit back first. If the commit
-// point's outcome cannot be learnt (DynamoDB unreachable), the error
-// matches version.ErrUnknownOutcome and the locks stay for recovery,
-// which will finish or undo the unit. After the commit point Commit
-// returns nil even if applying some items failed: readers already see
-// them committed, and recovery (or any unit or Recover meeting them)
-// finishes them. Ops' Committed callbacks (which set the structs'
-// versions) run on success.
+// version.ErrConflict or mapper.ErrConditionFailed, with the versions
+// met), [ErrLocked], [ErrTooLarge], or [ErrAborted] if recovery rolled the
+// unit back first. If the commit point's outcome cannot be learnt
+// (DynamoDB unreachable), the error matches version.ErrUnknownOutcome and
+// the locks stay for recovery, which will finish or undo the unit. After
+// the commit point Commit returns nil even if applying some items failed:
+// readers already see them committed, and any call that meets them (or
+// Recover) finishes them. The structs of the mapper's ops get their new
+// versions on success.
 func (u *Unit) Commit(ctx context.Context) error {
 	if err := u.check(); err != nil {
 		return err
@@ -65,16 +65,16 @@ func (u *Unit) Commit(ctx context.Context) error {
 	}
 	u.stopHeartbeats()
 	u.done = true
-	st, err := setState(ctx, u.c, u.o.coord, u.id, unitlock.StateCommitted, "")
+	st, err := unitlock.SetState(ctx, u.c, u.o.coord, u.id, unitlock.StateCommitted, "")
 	if err != nil {
 		// The outcome is not known: read the record back.
-		rec, rerr := readRecord(ctx, u.c, u.o.coord, u.id)
+		rec, rerr := unitlock.ReadRecord(ctx, u.c, u.o.coord, u.id)
 		if rerr != nil {
 			return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 		}
-		st = rec.state
+		st = rec.State
 		if st == unitlock.StateActive {
-			if st, err = setState(ctx, u.c, u.o.coord, u.id, unitlock.StateCommitted, ""); err != nil {
+			if st, err = unitlock.SetState(ctx, u.c, u.o.coord, u.id, unitlock.StateCommitted, ""); err != nil {
 				return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 			}
 		}
@@ -95,9 +95,13 @@ func (u *Unit) Commit(ctx context.Context) error {
 
 // Rollback releases every lock the unit took and writes nothing of its
 // ops: it marks the record aborted (so that no reader or recoverer takes
-// the unit for committed), then undoes each lock (one write per item) and
-// marks the record finished. After Commit or Rollback it returns ErrDone.
+// the unit for committed), then removes each lock (one write per item; an
+// item the unit's lock made is deleted) and marks the record finished.
+// After Commit or Rollback it returns ErrDone.
 func (u *Unit) Rollback(ctx context.Context) error {
+	if u == nil {
+		return fmt.Errorf("%w: a nil *Unit", ErrInvalidOption)
+	}
 	if u.done {
 		return ErrDone
 	}
@@ -114,7 +118,7 @@ func (u *Unit) abort(ctx context.Context, cause error) error {
 	u.stopHeartbeats()
 	u.done = true
 	ctx = context.WithoutCancel(ctx)
-	st, err := setState(ctx, u.c, u.o.coord, u.id, unitlock.StateAborted, "")
+	st, err := unitlock.SetState(ctx, u.c, u.o.coord, u.id, unitlock.StateAborted, "")
 	if err != nil {
 		return errors.Join(cause, fmt.Errorf("unit %s: rolling back: %w", u.id, err))
 	}
@@ -127,24 +131,23 @@ func (u *Unit) abort(ctx context.Context, cause error) error {
 	return cause
 }
 
-// finish applies or undoes every lock of the unit, then marks the record
-// finished.
+// finish applies or undoes every lock the unit may hold, then marks the
+// record finished. It goes on past an item that fails, so that one bad
+// item leaves no lock on the others; the record then stays unfinished, for
+// recovery.
 func (u *Unit) finish(ctx context.Context, commit bool) error {
-	var locked []*item
+	var held []*item
 	for _, it := range u.order {
 		if it.locked || it.uncertain || it.logged {
-			locked = append(locked, it)
+			held = append(held, it)
 		}
 	}
-	err := parallel(ctx, len(locked), u.o.workers, func(ctx context.Context, i int) error {
-		it := locked[i]
-		l := it.lockState(u.id)
-		if !it.locked {
-			l = nil // a lock whose outcome we do not know: read it
-		}
-		return finishItem(ctx, u.c, it.table, it.key, u.id, commit, l)
+	errs := make([]error, len(held))
+	parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
+		it := held[i]
+		_, errs[i] = unitlock.Finish(ctx, u.c, it.table, it.key, u.id, commit, it.lockState(u))
 	})
-	if err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	pages := u.page
@@ -154,119 +157,253 @@ func (u *Unit) finish(ctx context.Context, commit bool) error {
 	return finishRecord(ctx, u.c, u.o.coord, u.id, pages)
 }
 
-// prepareAll logs and locks the items of todo, then prepares each.
+// prepareAll logs the items of todo not logged yet, then locks (if need be)
+// and prepares each.
 func (u *Unit) prepareAll(ctx context.Context, todo []*item) error {
-	var unlocked []*item
-	for _, it := range todo {
-		if !it.locked {
-			unlocked = append(unlocked, it)
-		}
-	}
-	if err := u.log(ctx, unlocked); err != nil {
+	if err := u.alive(ctx); err != nil {
 		return err
 	}
-	// Lock in key order, a few at a time: wait-die rules out deadlocks
-	// whatever the order; the order keeps two units from each taking half
-	// of the other's items.
-	err := parallel(ctx, len(unlocked), u.o.workers, func(ctx context.Context, i int) error {
+	if err := u.log(ctx, todo); err != nil {
+		return err
+	}
+	// A few at a time, in key order: wait-die rules out deadlocks whatever
+	// the order; the order keeps two units from each taking half of the
+	// other's items.
+	// The first failure stops the others (their waits end with pctx).
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(todo))
+	parallel(pctx, len(todo), u.o.workers, func(pctx context.Context, i int) {
+		if pctx.Err() != nil {
+			return // not tried: the unit rolls back
+		}
+		if errs[i] = u.prepare(pctx, todo[i]); errs[i] != nil {
+			cancel()
+		}
+	})
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
+		}
+	}
+	return first
+}
+
+// prepare stores the op's write as the intent of the item's lock: one
+// write that also takes the lock when the unit does not hold it yet,
+// waiting for (or recovering) other units that hold the item.
+func (u *Unit) prepare(ctx context.Context, it *item) error {
+	c := contention{}
+	for range 1000 {
 		if u.aborted.Load() {
 			return ErrAborted
 		}
-		return u.lockItem(ctx, unlocked[i])
-	})
+		if it.locked && (it.prepared || it.checked) {
+			return nil
+		}
+		var holder *unitlock.Lock
+		var err error
+		if it.locked {
+			err = u.prepareHeld(ctx, it)
+		} else {
+			holder, err = u.lockAndPrepare(ctx, it)
+		}
+		if err != nil {
+			return err
+		}
+		if holder != nil {
+			if err := u.contend(ctx, it, holder, &c); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("unit: preparing %s %s: the item keeps changing", it.table, attrs.FormatKey(it.key))
+}
+
+// opWrite is the op's write as the unit sends it: without the unit-lock
+// guard (the unit holds or takes the lock itself) and without the
+// version check when evalVersion says it is settled already.
+func opWrite(op *plan.Write) *plan.Write {
+	w := *op
+	w.Guard, w.Token, w.OnCommit = false, "", nil
+	w.Conds = append([]expression.ConditionBuilder(nil), op.Conds...)
+	return &w
+}
+
+// intent returns the lock fields that store the op's write (none for a
+// check), and for a check the "checked" mark.
+func intent(op *plan.Write) (map[string]types.AttributeValue, error) {
+	if op.Kind == plan.WriteCheck {
+		return map[string]types.AttributeValue{unitlock.FChecked: avTrue}, nil
+	}
+	return unitlock.Intent(op)
+}
+
+// lockAndPrepare takes the lock of an item the unit does not hold, with
+// the op's write in it, in one write: an UpdateItem of an existing item
+// conditional on the op's condition and on no lock, or, for an item that
+// does not exist, a PutItem of the key and the lock. It returns the lock
+// of another unit that holds the item.
+func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitlock.Lock, error) {
+	op := it.w
+	in, err := intent(op)
+	if err != nil {
+		return nil, err
+	}
+	if op.Check == plan.MustNotExist {
+		// A create: the item must not exist, and the PutItem says so.
+		return u.createPrepared(ctx, it, in)
+	}
+	if err := u.fitsAlone(it); err != nil {
+		return nil, err
+	}
+	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, false)
+	for k, v := range in {
+		lock[k] = v
+	}
+	w := opWrite(op)
+	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
+	w.Actions = []plan.Action{{Kind: plan.Set, Path: plan.Top(unitlock.Attr), Value: &types.AttributeValueMemberM{Value: lock}}}
+	w.Conds = append(w.Conds,
+		expression.AttributeExists(expression.NameNoDotSplit(anyKey(it.key))),
+		expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr)))
+	req, err := w.UpdateInput(types.ReturnValueAllNew)
+	if err != nil {
+		return nil, err
+	}
+	out, err := u.c.UpdateItem(ctx, req)
+	if err == nil {
+		l, _ := unitlock.Parse(out.Attributes)
+		u.heldFor(it, out.Attributes, l)
+		return nil, u.fitsApplied(it)
+	}
+	e, ok := ccf(err)
+	if !ok {
+		it.uncertain = true
+		return nil, u.lockErr(it, err)
+	}
+	stored := e.Item
+	if len(stored) == 0 {
+		// No item: the op writes it, if its condition holds on no item.
+		if err := u.holdsOnNoItem(it); err != nil {
+			return nil, err
+		}
+		return u.createPrepared(ctx, it, in)
+	}
+	if l, ok := unitlock.Parse(stored); ok {
+		if l.Unit != u.id {
+			return l, nil
+		}
+		u.heldFor(it, stored, l) // our own earlier attempt; prepare() goes on from it
+		return nil, nil
+	}
+	return nil, refusal(it, stored, err)
+}
+
+// createPrepared locks a missing item with the op's write in one PutItem
+// of its key and our lock, conditional on the item not existing and on
+// the op's own condition, which DynamoDB evaluates on no item. It returns
+// the lock of another unit that made the item meanwhile.
+func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types.AttributeValue) (*unitlock.Lock, error) {
+	if err := u.fitsAlone(it); err != nil {
+		return nil, err
+	}
+	op := it.w
+	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, true)
+	for k, v := range in {
+		lock[k] = v
+	}
+	ph := make(map[string]types.AttributeValue, len(it.key)+1)
+	for k, v := range it.key {
+		ph[k] = v
+	}
+	ph[unitlock.Attr] = &types.AttributeValueMemberM{Value: lock}
+	w := opWrite(op)
+	w.Kind, w.Item, w.Actions, w.Key = plan.WritePut, ph, nil, it.key
+	if w.Check == plan.MustBeNewOrZero || w.Check == plan.MustNotExist {
+		w.Check = plan.NoCheck // "no item" is what the PutItem's own condition says
+	}
+	w.Conds = append(w.Conds, expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key))))
+	req, err := w.PutInput()
+	if err != nil {
+		return nil, err
+	}
+	if _, err = u.c.PutItem(ctx, req); err == nil {
+		l, _ := unitlock.Parse(ph)
+		u.heldFor(it, ph, l)
+		return nil, nil
+	}
+	e, ok := ccf(err)
+	if !ok {
+		it.uncertain = true
+		return nil, u.lockErr(it, err)
+	}
+	stored := e.Item
+	if len(stored) == 0 {
+		// The op's own condition is false on no item.
+		return nil, refusal(it, nil, err)
+	}
+	if l, ok := unitlock.Parse(stored); ok {
+		if l.Unit != u.id {
+			return l, nil
+		}
+		u.heldFor(it, stored, l) // our own earlier attempt
+		return nil, nil
+	}
+	if op.Check == plan.MustNotExist || op.Check == plan.MustBeNewOrZero {
+		if conflict, _, _ := op.Conflict(stored); conflict {
+			return nil, refusal(it, stored, err)
+		}
+	}
+	// An item without a lock appeared: lock it as an existing one.
+	return nil, nil
+}
+
+// prepareHeld adds the op's write to the lock the unit holds (from a
+// locking read): one UpdateItem conditional on the lock being ours and not
+// prepared, and on the op's condition, which DynamoDB evaluates on the item
+// as the unit read it (it cannot have changed since). On an item the
+// unit's lock made (a placeholder), the op's condition is evaluated on no
+// item here, since the stored item is only its key and our lock.
+func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
+	op := it.w
+	w := opWrite(op)
+	if it.placeholder {
+		if err := u.holdsOnNoItem(it); err != nil {
+			return err
+		}
+		w.Check, w.Fence, w.Conds = plan.NoCheck, nil, nil
+	}
+	if err := u.fitsHeld(it); err != nil {
+		return err
+	}
+	in, err := intent(op)
 	if err != nil {
 		return err
 	}
-	return parallel(ctx, len(todo), u.o.workers, func(ctx context.Context, i int) error {
-		if u.aborted.Load() {
-			return ErrAborted
-		}
-		return u.prepare(ctx, todo[i])
-	})
-}
-
-// lockPath is the path of a field of the lock map.
-func lockPath(field string) plan.Path { return plan.Path{{Name: unitlock.Attr}, {Name: field}} }
-
-// lockField is the same path as an expression name.
-func lockField(field string) expression.NameBuilder { return lockPath(field).Name() }
-
-// prepare writes the new state of one item in place, keeping the old one
-// in the lock. The request is the op's own write, composed with the unit's
-// parts: its condition without the unit-lock guard (the unit holds the
-// lock itself) and with "the lock is ours and not yet prepared"; and the
-// unit's own actions on the lock. A retry whose first attempt landed fails
-// and finds the lock prepared by us: success.
-func (u *Unit) prepare(ctx context.Context, it *item) error {
-	op := it.w
-	w := *op
-	w.Guard, w.Token, w.OnCommit = false, "", nil
-	if it.placeholder {
-		// The item does not exist for the op: a create's check holds, a
-		// version's fails.
-		switch op.Check {
-		case plan.MustNotExist, plan.MustBeNewOrZero:
-			w.Check = plan.NoCheck
-		case plan.MustBeVersion:
-			return &version.ConflictError{Table: it.table, Key: it.key, Expected: op.Expected}
-		}
+	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
+	w.Actions = nil
+	for k, v := range in {
+		w.Actions = append(w.Actions, plan.Action{Kind: plan.Set, Path: plan.Path{{Name: unitlock.Attr}, {Name: k}}, Value: v})
 	}
-	mine := lockField(unitlock.FUnit).Equal(expression.Value(u.id))
-	w.Conds = append(append([]expression.ConditionBuilder{}, op.Conds...), mine)
+	w.Conds = append(w.Conds, unitlock.Mine(u.id))
 	if op.Kind != plan.WriteCheck {
-		w.Conds = append(w.Conds, expression.AttributeNotExists(lockField(unitlock.FPrepared)))
+		w.Conds = append(w.Conds, unitlock.NotPrepared())
 	}
-	var before types.AttributeValue
-	if !it.placeholder {
-		before = &types.AttributeValueMemberM{Value: it.before}
+	req, err := w.UpdateInput(types.ReturnValueNone)
+	if err != nil {
+		return err
 	}
-	// ours are the unit's own actions on the lock of an UpdateItem.
-	ours := []plan.Action{{Kind: plan.Set, Path: lockPath(unitlock.FPrepared), Value: avTrue}}
-	if before != nil {
-		ours = append(ours, plan.Action{Kind: plan.Set, Path: lockPath(unitlock.FBefore), Value: before})
-	}
-	var err error
-	switch op.Kind {
-	case plan.WritePut:
-		item := maps.Clone(op.Item)
-		lock := u.lockMap(it.placeholder)
-		lock.Value[unitlock.FPrepared] = avTrue
-		if before != nil {
-			lock.Value[unitlock.FBefore] = before
-		}
-		item[unitlock.Attr] = lock
-		if attrs.ItemSize(item) > maxItemBytes {
-			return fmt.Errorf("%w: %s %s", ErrTooLarge, it.table, attrs.FormatKey(it.key))
-		}
-		w.Item = item
-		var in *dynamodb.PutItemInput
-		if in, err = w.PutInput(); err == nil {
-			_, err = u.c.PutItem(ctx, in)
-		}
-	case plan.WriteUpdate:
-		w.Actions = append(append([]plan.Action{}, op.Actions...), ours...)
-		err = u.update(ctx, &w)
-	case plan.WriteDelete:
-		w.Kind = plan.WriteUpdate
-		w.Actions = append(ours, plan.Action{Kind: plan.Set, Path: lockPath(unitlock.FDeleted), Value: avTrue})
-		err = u.update(ctx, &w)
-	default:
-		w.Kind = plan.WriteUpdate
-		w.Actions = []plan.Action{{Kind: plan.Set, Path: lockPath(unitlock.FChecked), Value: avTrue}}
-		if err = u.update(ctx, &w); err == nil {
-			return nil // a check changes nothing: the item is not "prepared"
-		}
-	}
+	_, err = u.c.UpdateItem(ctx, req)
 	if err == nil {
-		it.prepared = true
+		it.prepared, it.checked = op.Kind != plan.WriteCheck, op.Kind == plan.WriteCheck
 		return nil
 	}
 	e, ok := ccf(err)
 	if !ok {
-		// Lost in transit: the item may or may not be prepared. Undo
-		// reads it first.
 		it.uncertain = true
-		return fmt.Errorf("unit: preparing %s %s: %w", it.table, attrs.FormatKey(it.key), err)
+		return u.lockErr(it, err)
 	}
 	l, locked := unitlock.Parse(e.Item)
 	switch {
@@ -277,11 +414,38 @@ func (u *Unit) prepare(ctx context.Context, it *item) error {
 		it.prepared = true // our own earlier attempt
 		return nil
 	}
-	// The op's own condition failed, on the item as the unit found it.
-	var stored map[string]types.AttributeValue
-	if !it.placeholder {
-		stored = it.before
+	// The op's own condition failed, on the item as the unit read it.
+	return refusal(it, it.stored, err)
+}
+
+// holdsOnNoItem evaluates the op's condition on no item, for an item that
+// does not exist: its version check, its fence, and the caller's own
+// conditions (evaluated as DynamoDB would, on an item without attributes).
+func (u *Unit) holdsOnNoItem(it *item) error {
+	op := it.w
+	if op.Check == plan.MustBeVersion {
+		return refusal(it, nil, nil)
 	}
+	for _, c := range op.Conds {
+		e, err := expression.NewBuilder().WithCondition(c).Build()
+		if err != nil {
+			return fmt.Errorf("%w: %v", mapper.ErrInvalidOption, err)
+		}
+		ok, err := cond.EvalString(*e.Condition(), e.Names(), e.Values(), nil)
+		if err != nil {
+			return fmt.Errorf("%w: the condition of the op on %s %s: %v", mapper.ErrInvalidOption, it.table, attrs.FormatKey(it.key), err)
+		}
+		if !ok {
+			return &mapper.ConditionError{Table: it.table, Key: it.key}
+		}
+	}
+	return nil
+}
+
+// refusal is the error of an op whose condition failed on stored (the
+// item as the unit found it, nil for none).
+func refusal(it *item, stored map[string]types.AttributeValue, err error) error {
+	op := it.w
 	if conflict, actual, has := op.Conflict(stored); conflict {
 		return &version.ConflictError{Table: it.table, Key: it.key, Expected: op.Expected, Actual: actual,
 			ActualMissing: stored != nil && !has, Item: stored, Err: err}
@@ -289,12 +453,81 @@ func (u *Unit) prepare(ctx context.Context, it *item) error {
 	return &mapper.ConditionError{Table: it.table, Key: it.key, Item: stored, Err: err}
 }
 
-// update sends the UpdateItem of w.
-func (u *Unit) update(ctx context.Context, w *plan.Write) error {
-	in, err := w.UpdateInput(types.ReturnValueNone)
-	if err != nil {
+// Size checks. An item held by a unit stores its state and, in the lock,
+// the unit's write: both must fit DynamoDB's 400 KB, and so must the item
+// once the write is applied, which happens after the commit point, when it
+// can no longer be refused. So they are checked before the commit point:
+// before anything is sent when the unit knows the item (it read it), or
+// with the item returned by the lock write.
+
+// lockOverhead bounds the size of a lock's own fields.
+const lockOverhead = 1 << 10
+
+// fitsAlone refuses an op whose write alone cannot fit beside the item's
+// key and the lock.
+func (u *Unit) fitsAlone(it *item) error {
+	if n := writeSize(it.w) + attrs.ItemSize(it.key) + lockOverhead; n > attrs.MaxItemSize {
+		return fmt.Errorf("%w: %s %s: its write is about %d bytes, and a unit's item holds it beside the item's state", ErrTooLarge, it.table, attrs.FormatKey(it.key), n)
+	}
+	return nil
+}
+
+// fitsHeld refuses, before sending, an op on an item the unit read whose
+// item would not fit: with the write in its lock, or once applied.
+func (u *Unit) fitsHeld(it *item) error {
+	if err := u.fitsAlone(it); err != nil {
 		return err
 	}
-	_, err = u.c.UpdateItem(ctx, in)
-	return err
+	stored := attrs.ItemSize(it.stored)
+	if n := stored + writeSize(it.w) + lockOverhead; n > attrs.MaxItemSize {
+		return fmt.Errorf("%w: %s %s: the item (%d bytes) and its write in the unit's lock would be about %d bytes", ErrTooLarge, it.table, attrs.FormatKey(it.key), stored, n)
+	}
+	return u.fitsApplied(it)
+}
+
+// fitsApplied refuses an update whose item, once applied, could be over
+// the limit: the stored item plus every value the update writes, less the
+// top-level attributes it replaces.
+func (u *Unit) fitsApplied(it *item) error {
+	if it.w.Kind != plan.WriteUpdate {
+		return nil
+	}
+	n := attrs.ItemSize(it.stored)
+	for _, a := range it.w.Actions {
+		if len(a.Path) == 1 && (a.Kind == plan.Set || a.Kind == plan.Remove) {
+			n -= attrs.ItemSize(map[string]types.AttributeValue{a.Path[0].Name: it.stored[a.Path[0].Name]})
+		}
+		if a.Value != nil {
+			n += attrs.ItemSize(map[string]types.AttributeValue{a.Path.String(): a.Value})
+		}
+	}
+	if n > attrs.MaxItemSize {
+		return fmt.Errorf("%w: %s %s would be about %d bytes once updated", ErrTooLarge, it.table, attrs.FormatKey(it.key), n)
+	}
+	return nil
+}
+
+// writeSize is the size of what an op writes: its item, or the values of
+// its actions.
+func writeSize(w *plan.Write) int {
+	if w.Kind == plan.WritePut {
+		return attrs.ItemSize(w.Item)
+	}
+	n := 0
+	for _, a := range w.Actions {
+		if a.Value != nil {
+			n += attrs.ItemSize(map[string]types.AttributeValue{a.Path.String(): a.Value})
+		}
+	}
+	return n
+}
+
+// tooLarge reports DynamoDB's refusal of an item over its size limit.
+func tooLarge(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+		msg := api.ErrorMessage()
+		return strings.Contains(msg, "Item size has exceeded") || strings.Contains(msg, "Item size to update has exceeded")
+	}
+	return false
 }

@@ -3,7 +3,6 @@ package unit
 import (
 	"errors"
 
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -27,13 +26,19 @@ var (
 	// Rollback returned.
 	ErrDone = errors.New("unit: already committed or rolled back")
 
-	// ErrTooLarge is returned by Commit, which then rolls back, when an
-	// item with its before-image would exceed DynamoDB's 400 KB item
-	// limit: a prepared item holds its new state and, inside its lock,
-	// the old one.
+	// ErrTooLarge is returned by Commit, which then rolls back with
+	// nothing applied, when an item would exceed DynamoDB's 400 KB item
+	// limit while the unit holds it or once its write is applied: until
+	// the unit is applied, an item holds its committed state and, inside
+	// the unit's lock, the unit's write (a put's whole new item). It is
+	// found before anything is sent when the op alone is too large, or
+	// the unit read the item; otherwise when the lock is taken (from the
+	// item DynamoDB returns, or its refusal), before the commit point.
 	ErrTooLarge = errors.New("unit: item too large to hold both its states")
 )
 
-// LockedError names the unit (and its owner) holding an item. It matches
-// [ErrLocked] with errors.Is.
-type LockedError = unitlock.LockedError
+// LockedError names the unit holding an item: the item's Table and Key,
+// the holder's Unit id, Owner and Coordinator table, and the Err
+// underneath. It matches [ErrLocked] with errors.Is. It is the same type as
+// mapper.LockedError, which plain writes of a held item return.
+type LockedError = mapper.LockedError

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -93,15 +94,32 @@ func TestCost(t *testing.T) {
 	cc := ddbtest.NewCounting(e.c)
 	writes := func() int64 { return cc.Count("PutItem") + cc.Count("UpdateItem") + cc.Count("DeleteItem") }
 	for _, n := range []int{100, 1000} {
-		for _, mode := range []string{"write", "read+write", "read"} {
+		pages := int64((n + 1999) / 2000)
+		for _, mode := range []string{"write", "create", "read+write", "getall+write", "read", "getall", "check", "missing+create"} {
 			cc.Reset()
 			start := time.Now()
 			u := begin(t, e, cc, unit.LeaseDuration(time.Minute))
+			keys := make([]Account, n)
+			for i := range keys {
+				keys[i] = Account{ID: accountID(i)}
+			}
+			if mode == "getall" || mode == "getall+write" {
+				got, err := unit.GetAll(ctx, u, e.accounts, keys)
+				require.NoError(t, err)
+				if mode == "getall+write" {
+					for _, a := range got {
+						a.Balance--
+						require.NoError(t, u.Add(e.accounts.PutOp(a)))
+					}
+				}
+			}
 			for i := range n {
-				k := Account{ID: accountID(i)}
+				k := keys[i]
 				switch mode {
 				case "write":
 					require.NoError(t, u.Add(e.accounts.UpdateOp(k, update.Add("balance", 1))))
+				case "create":
+					require.NoError(t, u.Add(e.accounts.PutOp(&Account{ID: fmt.Sprintf("new-%d-%d", n, i), Balance: 1})))
 				case "read+write":
 					a, err := unit.Get(ctx, u, e.accounts, k)
 					require.NoError(t, err)
@@ -110,20 +128,37 @@ func TestCost(t *testing.T) {
 				case "read":
 					_, err := unit.Get(ctx, u, e.accounts, k)
 					require.NoError(t, err)
+				case "check":
+					require.NoError(t, u.Add(e.accounts.CheckOp(Account{ID: k.ID}, mapper.Unversioned(),
+						mapper.If(expression.AttributeExists(expression.Name("balance"))))))
+				case "missing+create":
+					_, err := unit.Get(ctx, u, e.accounts, Account{ID: fmt.Sprintf("gone-%d-%d", n, i)})
+					require.ErrorIs(t, err, mapper.ErrNotFound)
+					require.NoError(t, u.Add(e.accounts.PutOp(&Account{ID: fmt.Sprintf("gone-%d-%d", n, i), Balance: 1})))
 				}
 			}
 			require.NoError(t, u.Commit(ctx))
 			wall := time.Since(start)
 			w, total := writes(), cc.Total()
-			t.Logf("%-10s n=%4d: %5d calls (%.2f per item), %5d writes (%.2f per item), %d reads; %v",
+			t.Logf("%-14s n=%4d: %5d calls (%.2f per item), %5d writes (%.2f per item), %d reads; %v",
 				mode, n, total, float64(total)/float64(n), w, float64(w)/float64(n), cc.Count("GetItem"), wall.Round(time.Millisecond))
+			// Per unit: begin, the commit point, the record's finish, and per
+			// page of the item list one log write and one delete.
+			perUnit := 3 + 2*pages
+			N := int64(n)
 			switch mode {
-			case "write": // lock, prepare, apply; begin, a page, commit point, finish, page delete
-				assert.LessOrEqual(t, w, int64(3*n+4+(n+1999)/2000*2), fmt.Sprint(mode, n))
-			case "read+write": // and a log write per locking read
-				assert.LessOrEqual(t, w, int64(4*n+4), fmt.Sprint(mode, n))
-			case "read": // log, lock, unlock
-				assert.LessOrEqual(t, w, int64(3*n+4), fmt.Sprint(mode, n))
+			case "write", "create", "check": // lock and prepare (or check) in one write, apply
+				assert.LessOrEqual(t, w, 2*N+perUnit, fmt.Sprint(mode, n))
+			case "read+write": // a log write per Get, the locking read, prepare, apply
+				assert.LessOrEqual(t, w, 4*N+perUnit, fmt.Sprint(mode, n))
+			case "getall+write": // the locking read, prepare, apply
+				assert.LessOrEqual(t, w, 3*N+perUnit, fmt.Sprint(mode, n))
+			case "read": // a log write per Get, lock, unlock
+				assert.LessOrEqual(t, w, 3*N+perUnit, fmt.Sprint(mode, n))
+			case "getall": // lock, unlock
+				assert.LessOrEqual(t, w, 2*N+perUnit, fmt.Sprint(mode, n))
+			case "missing+create": // log, a lock refused (no item), the placeholder, prepare, apply
+				assert.LessOrEqual(t, w, 5*N+perUnit, fmt.Sprint(mode, n))
 			}
 			assert.Zero(t, cc.Count("GetItem"), "no reads on the happy path")
 		}

@@ -30,6 +30,10 @@ type Options struct {
 	// Coordinator names the coordinator table; Begin requires it. See
 	// [Coordinator].
 	Coordinator string
+
+	// Started, if set, is the unit's age for wait-die instead of the time
+	// Begin is called (see [KeepAge]).
+	Started time.Time
 }
 
 // options are the settings resolved: defaults derived and checked.
@@ -42,6 +46,7 @@ type options struct {
 	owner     string
 	clock     TimeSource
 	workers   int
+	started   time.Time
 }
 
 // Defaults.
@@ -100,6 +105,29 @@ func Clock(c TimeSource) Option {
 	return func(o *Options) { o.Clock = c }
 }
 
+// KeepAge makes a unit that retries the work of prev keep prev's age for
+// wait-die: among units that meet at an item, the older waits and the
+// younger gives up (ErrLocked), so a unit that retries with a new age each
+// time can lose to newer units again and again. With KeepAge it grows
+// older with each retry, and wins. A nil prev changes nothing.
+//
+//	var prev *unit.Unit
+//	for {
+//		u, err := unit.Begin(ctx, c, unit.Coordinator("units"), unit.KeepAge(prev))
+//		...
+//		if err = u.Commit(ctx); !errors.Is(err, unit.ErrLocked) {
+//			break
+//		}
+//		prev = u
+//	}
+func KeepAge(prev *Unit) Option {
+	return func(o *Options) {
+		if prev != nil {
+			o.Started = prev.Started()
+		}
+	}
+}
+
 // TimeSource is a source of time, with two methods:
 //
 //	Now() time.Time // must be monotonic
@@ -125,6 +153,7 @@ func newOptions(opts []Option) (options, error) {
 	return options{
 		coord: o.Coordinator, lease: cfg.LeaseDuration, heartbeat: cfg.Heartbeat,
 		wait: wait, waitSet: bounded, owner: cfg.Owner, clock: cfg.Clock, workers: defaultWorkers,
+		started: o.Started,
 	}, nil
 }
 

@@ -2,7 +2,9 @@ package unit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -13,14 +15,21 @@ import (
 
 // Recover finishes the units recorded in the coordinator table name that
 // are not finished and whose owner is gone, and returns how many it
-// finished: a committed unit is rolled forward (its prepared items keep
-// their new state and lose their locks), an aborted one is undone, and an
-// active one whose heartbeat counter stays unchanged for its full lease,
-// watched on this process's own clock, is first marked aborted
-// (conditional on the counter it watched, so a unit that is alive after
-// all is never touched) and then undone. Units seen alive (their counter
-// moves) are left alone. Recover therefore returns after at most about
-// one lease of the units it watches. Options: [Clock].
+// finished: a committed unit is rolled forward (each held item gets the
+// unit's write and loses its lock), an aborted one is undone (each held
+// item loses its lock), and an active one whose heartbeat counter stays
+// unchanged for its full lease, watched on this process's own clock, is
+// first marked aborted (conditional on the counter it watched, so a unit
+// that is alive after all is never touched) and then undone.
+//
+// Units seen alive are left alone as soon as Recover can tell: after one
+// heartbeat for a unit of this process, after two changes of its counter
+// for others. All active units are watched together, so
+// Recover returns after about one lease (less for units this process has
+// watched before, in earlier calls). One unit that cannot be finished (its
+// items' table was deleted, DynamoDB refuses a write) does not stop the
+// others: its error is returned, joined with the others', after every unit
+// was tried, and the unit is left for a later Recover. Options: [Clock].
 //
 // Calls: one Scan of the coordinator table (a page per MB), for each unit
 // watched a GetItem per poll, and for each unit finished its pages
@@ -31,13 +40,25 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	if err != nil {
 		return 0, err
 	}
+	if c == nil || name == "" {
+		return 0, fmt.Errorf("%w: Recover needs a client and the coordinator table's name", ErrInvalidOption)
+	}
 	type pending struct {
 		id    string
-		rec   record
+		rec   unitlock.Record
 		moved bool // its counter changed once while watched
 	}
 	var watch []pending
+	var errs []error
 	n := 0
+	began := o.clock.Now()
+	finish := func(id string, commit bool) {
+		if err := finishUnit(ctx, c, name, id, commit, o.workers); err != nil {
+			errs = append(errs, err)
+			return
+		}
+		n++
+	}
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(name),
 		ConsistentRead:           aws.Bool(true),
@@ -47,22 +68,20 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	for {
 		out, err := c.Scan(ctx, in)
 		if err != nil {
-			return n, fmt.Errorf("unit: Recover: scanning %s: %w", name, err)
+			return n, errors.Join(append(errs, fmt.Errorf("unit: Recover: scanning %s: %w", name, err))...)
 		}
 		for _, it := range out.Items {
 			id, _ := it[unitlock.RecID].(*types.AttributeValueMemberS)
 			if id == nil {
 				continue
 			}
-			rec := parseRecord(it)
-			if rec.state == unitlock.StateActive {
+			rec := unitlock.ParseRecord(it)
+			switch {
+			case rec.State != unitlock.StateActive:
+				finish(id.Value, rec.State == unitlock.StateCommitted)
+			default:
 				watch = append(watch, pending{id: id.Value, rec: rec})
-				continue
 			}
-			if err := finishUnit(ctx, c, name, id.Value, rec.state == unitlock.StateCommitted, o.workers); err != nil {
-				return n, err
-			}
-			n++
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			break
@@ -72,20 +91,20 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	for len(watch) > 0 {
 		var next []pending
 		for _, p := range watch {
-			rec, err := readRecord(ctx, c, name, p.id)
+			rec, err := unitlock.ReadRecord(ctx, c, name, p.id)
 			if err != nil {
-				return n, err
+				errs = append(errs, err)
+				continue
 			}
 			switch {
-			case !rec.found || rec.done:
+			case !rec.Found || rec.Done:
 				continue
-			case rec.state != unitlock.StateActive:
-				if err := finishUnit(ctx, c, name, p.id, rec.state == unitlock.StateCommitted, o.workers); err != nil {
-					return n, err
-				}
-				n++
+			case rec.State != unitlock.StateActive:
+				finish(p.id, rec.State == unitlock.StateCommitted)
 				continue
-			case rec.beat != p.rec.beat:
+			case aliveHere(name, p.id, began):
+				continue
+			case rec.Beat != p.rec.Beat:
 				// Seen alive, unless this was a heartbeat sent before its
 				// owner died that landed late: watch on, and take a second
 				// change for life.
@@ -94,52 +113,60 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 				}
 				p.moved, p.rec = true, rec
 			}
-			if !observe(name, p.id, rec.beat, rec.lease, o.clock) {
+			if !unitlock.Observe(name, p.id, rec.Beat, rec.Lease, o.clock) {
 				next = append(next, p)
 				continue
 			}
-			st, err := setState(ctx, c, name, p.id, unitlock.StateAborted, rec.beat)
+			st, err := unitlock.SetState(ctx, c, name, p.id, unitlock.StateAborted, rec.Beat)
 			if err != nil {
-				return n, fmt.Errorf("unit: Recover: aborting unit %s: %w", p.id, err)
+				errs = append(errs, fmt.Errorf("unit: Recover: aborting unit %s: %w", p.id, err))
+				continue
 			}
-			forget(name, p.id)
+			unitlock.Forget(name, p.id)
 			if st == unitlock.StateActive {
 				continue // it beat in the meantime: alive
 			}
-			if err := finishUnit(ctx, c, name, p.id, st == unitlock.StateCommitted, o.workers); err != nil {
-				return n, err
-			}
-			n++
+			finish(p.id, st == unitlock.StateCommitted)
 		}
 		watch = next
 		if len(watch) > 0 {
 			poll := o.poll()
 			for _, p := range watch {
-				poll = min(poll, max(p.rec.lease/4, 1))
+				poll = min(poll, max(p.rec.Lease/4, 1))
 			}
 			if err := o.clock.Sleep(ctx, poll); err != nil {
-				return n, err
+				return n, errors.Join(append(errs, err)...)
 			}
 		}
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
-// finishUnit rolls a unit forward (commit) or undoes it, from its pages.
+// aliveHere reports whether unit id runs in this process and made a
+// heartbeat since since.
+func aliveHere(coord, id string, since time.Time) bool {
+	v, ok := live.Load(liveKey(coord, id))
+	return ok && v.(*Unit).beatSince(since)
+}
+
+// finishUnit rolls a unit forward (commit) or undoes it, from its pages:
+// every item is tried, whatever happens to the others; the record is
+// marked finished only when all were.
 func finishUnit(ctx context.Context, c Client, coord, id string, commit bool, workers int) error {
 	refs, pages, err := readPages(ctx, c, coord, id)
 	if err != nil {
 		return err
 	}
-	err = parallel(ctx, len(refs), workers, func(ctx context.Context, i int) error {
+	errs := make([]error, len(refs))
+	parallel(ctx, len(refs), workers, func(ctx context.Context, i int) {
 		table, key, err := unitlock.DecodeKey(refs[i])
 		if err != nil {
-			return err
+			return // an unreadable reference names no item that could hold a lock
 		}
-		return finishItem(ctx, c, table, key, id, commit, nil)
+		_, errs[i] = unitlock.Finish(ctx, c, table, key, id, commit, nil)
 	})
-	if err != nil {
-		return err
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("unit: finishing unit %s: %w", id, err)
 	}
 	return finishRecord(ctx, c, coord, id, pages)
 }

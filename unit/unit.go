@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -27,17 +29,18 @@ type Unit struct {
 	c     Client
 	o     options
 	id    string
-	start int64 // o.clock's time at Begin, unix nanoseconds: the unit's age for wait-die
+	start int64 // o.clock's time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
 
 	items map[string]*item
 	order []*item
 
 	page, pageLen, pageBytes int // the page being filled, and its size
 
-	done    bool
-	aborted atomic.Bool // the heartbeat found the record aborted
-	stop    context.CancelFunc
-	beating sync.WaitGroup
+	done      bool
+	aborted   atomic.Bool  // the heartbeat found the record aborted
+	confirmed atomic.Int64 // when the record was last seen active (o.clock, unix nanoseconds)
+	stop      context.CancelFunc
+	beating   sync.WaitGroup
 }
 
 // item is one item the unit locked or will write.
@@ -48,35 +51,51 @@ type item struct {
 	w     *plan.Write // the op's write; nil: only read
 
 	logged      bool
-	locked      bool
-	placeholder bool                            // the item did not exist; the lock made it
-	before      map[string]types.AttributeValue // the item when locked, without the lock; nil if none
-	prepared    bool
-	uncertain   bool // a prepare's outcome is unknown: read the item before undoing it
+	locked      bool                            // the item holds our lock
+	placeholder bool                            // the item did not exist; our lock made it
+	stored      map[string]types.AttributeValue // the item as locked, without the lock; nil if none
+	known       bool                            // stored is known
+	prepared    bool                            // our lock holds the op's write
+	checked     bool                            // a check op passed on the lock
+	uncertain   bool                            // a lock's outcome is unknown: read the item before finishing it
 }
 
-// lockState is the unit's idea of the item's lock, for finishItem; nil
-// when the unit does not know it.
-func (it *item) lockState(id string) *unitlock.Lock {
-	if it.uncertain {
+// lockState is the unit's idea of the item's lock, for unitlock.Finish;
+// nil when the unit does not know it.
+func (it *item) lockState(u *Unit) *unitlock.Lock {
+	if it.uncertain || !it.locked {
 		return nil
 	}
-	l := &unitlock.Lock{Unit: id, Placeholder: it.placeholder, Prepared: it.prepared}
+	m := unitlock.NewLock(u.id, u.o.coord, u.o.owner, it.placeholder)
 	if it.prepared {
-		l.Deleted = it.w.Kind == plan.WriteDelete
-		l.Before = it.before
+		in, err := unitlock.Intent(it.w)
+		if err != nil {
+			return nil
+		}
+		for k, v := range in {
+			m[k] = v
+		}
 	}
+	l, _ := unitlock.Parse(map[string]types.AttributeValue{unitlock.Attr: &types.AttributeValueMemberM{Value: m}})
 	return l
 }
 
 // ID returns the unit's id, the key of its record in the coordinator table.
 func (u *Unit) ID() string { return u.id }
 
+// Started returns when the unit began, by its clock: its age for
+// wait-die (see [KeepAge]).
+func (u *Unit) Started() time.Time { return time.Unix(0, u.start) }
+
+// live units of this process, by coordinator and id: Recover can tell at
+// once that a unit is alive when it runs here with recent heartbeats.
+var live sync.Map // string -> *Unit
+
 // Begin starts a unit of work whose record is kept in the coordinator
 // table named by the [Coordinator] option (required). It writes the record
 // (one PutItem) and starts heartbeats: one UpdateItem every [Heartbeat]
 // until Commit or Rollback. Options: Coordinator, [LeaseDuration],
-// [Heartbeat], [Wait], [Owner], [Clock].
+// [Heartbeat], [Wait], [Owner], [Clock], [KeepAge].
 func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	o, err := newOptions(opts)
 	if err != nil {
@@ -90,7 +109,11 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	}
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	u := &Unit{c: c, o: o, id: hex.EncodeToString(b[:]), start: o.clock.Now().UnixNano(), items: map[string]*item{}}
+	now := o.clock.Now()
+	u := &Unit{c: c, o: o, id: hex.EncodeToString(b[:]), start: now.UnixNano(), items: map[string]*item{}}
+	if !o.started.IsZero() {
+		u.start = o.started.UnixNano()
+	}
 	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(o.coord),
 		Item: map[string]types.AttributeValue{
@@ -110,12 +133,16 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unit: Begin: writing the record in %s: %w", o.coord, err)
 	}
+	u.confirmed.Store(now.UnixNano())
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	u.stop = cancel
 	u.beating.Add(1)
+	live.Store(liveKey(o.coord, u.id), u)
 	go u.heartbeats(hctx)
 	return u, nil
 }
+
+func liveKey(coord, id string) string { return coord + "\x00" + id }
 
 // heartbeats bumps the record's counter every o.heartbeat while the
 // record is active. Others decide the unit died only after seeing the
@@ -126,30 +153,66 @@ func (u *Unit) heartbeats(ctx context.Context) {
 		if u.o.clock.Sleep(ctx, u.o.heartbeat) != nil {
 			return
 		}
-		_, err := u.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(u.o.coord), Key: recordKey(u.id),
-			UpdateExpression:                    aws.String("ADD #hb :one"),
-			ConditionExpression:                 aws.String("#st = :active"),
-			ExpressionAttributeNames:            map[string]string{"#hb": unitlock.RecBeat, "#st": unitlock.RecState},
-			ExpressionAttributeValues:           map[string]types.AttributeValue{":one": attrs.N(1), ":active": avS(unitlock.StateActive)},
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
-		if e, ok := ccf(err); ok {
-			if parseRecord(e.Item).state != unitlock.StateCommitted {
-				u.aborted.Store(true)
-			}
+		if _, err := u.beat(ctx); err != nil && ctx.Err() == nil && errors.Is(err, ErrAborted) {
 			return
 		}
 	}
 }
 
+// beat bumps the counter once and notes that the record is active; a
+// record that is not active any more (recovery aborted it) marks the unit
+// aborted.
+func (u *Unit) beat(ctx context.Context) (bool, error) {
+	sent := u.o.clock.Now()
+	alive, state, err := unitlock.Beat(ctx, u.c, u.o.coord, u.id)
+	switch {
+	case err != nil:
+		return false, err
+	case alive:
+		u.confirmed.Store(sent.UnixNano())
+		return true, nil
+	case state != unitlock.StateCommitted:
+		u.aborted.Store(true)
+		return false, ErrAborted
+	}
+	return false, nil
+}
+
+// alive makes sure, before the unit takes a lock, that its record is still
+// active: if it was not seen active for half a lease (a long pause, a
+// partition), one heartbeat first. A unit that paused past its lease and
+// was rolled back by recovery so learns it before it takes a lock that
+// nobody would release.
+func (u *Unit) alive(ctx context.Context) error {
+	if u.aborted.Load() {
+		return ErrAborted
+	}
+	if u.o.clock.Now().Sub(time.Unix(0, u.confirmed.Load())) < u.o.lease/2 {
+		return nil
+	}
+	if _, err := u.beat(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// beatSince reports whether the unit's record was seen active, by a
+// heartbeat sent after t.
+func (u *Unit) beatSince(t time.Time) bool {
+	return !u.done && !u.aborted.Load() && u.confirmed.Load() > t.UnixNano()
+}
+
 func (u *Unit) stopHeartbeats() {
 	u.stop()
 	u.beating.Wait()
+	live.Delete(liveKey(u.o.coord, u.id))
 }
 
 // check returns the error of a unit that cannot go on.
 func (u *Unit) check() error {
+	if u == nil {
+		return fmt.Errorf("%w: a nil *Unit; start one with Begin", ErrInvalidOption)
+	}
 	if u.done {
 		return ErrDone
 	}
@@ -194,24 +257,94 @@ func Get[T any](ctx context.Context, u *Unit, table *mapper.Table[T], key T) (*T
 	}
 	it := u.itemFor(table.Name(), k)
 	if !it.locked {
+		if err := u.alive(ctx); err != nil {
+			return nil, err
+		}
 		if err := u.log(ctx, []*item{it}); err != nil {
 			return nil, err
 		}
-		if err := u.lockItem(ctx, it); err != nil {
+		if err := u.lockForRead(ctx, it); err != nil {
 			return nil, err
 		}
 	}
 	if it.placeholder {
 		return nil, fmt.Errorf("%w: %s %s (locked by unit %s)", mapper.ErrNotFound, it.table, attrs.FormatKey(k), u.id)
 	}
-	return table.Decode(it.before)
+	return table.Decode(it.stored)
+}
+
+// GetAll is [Get] for many items of one table: it locks the items with the
+// keys of keys for u and returns their committed states, result[i] for
+// keys[i]. Items that do not exist are nil in the result, stay locked (u
+// may create them), and are listed in a *mapper.MissingError (matching
+// mapper.ErrNotFound), returned with the items found. Items held by other
+// units are waited for as [Wait] says; the first error ends GetAll (the
+// locks taken so far stay with u).
+//
+// Cost: the keys are logged together, one UpdateItem per page of about
+// 2,000 (where Get logs each key with a write of its own), then one
+// UpdateItem per item to lock it and return it (a PutItem more for an item
+// that does not exist), a few at a time.
+func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []T) ([]*T, error) {
+	if err := u.check(); err != nil {
+		return nil, err
+	}
+	items := make([]*item, len(keys))
+	for i := range keys {
+		k, err := table.Key(keys[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w (GetAll keys[%d])", err, i)
+		}
+		items[i] = u.itemFor(table.Name(), k)
+	}
+	if err := u.alive(ctx); err != nil {
+		return nil, err
+	}
+	if err := u.log(ctx, items); err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(items))
+	parallel(pctx, len(items), u.o.workers, func(pctx context.Context, i int) {
+		if it := items[i]; !it.locked && pctx.Err() == nil {
+			if errs[i] = u.lockForRead(pctx, it); errs[i] != nil {
+				cancel()
+			}
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		for _, e := range errs {
+			if e != nil && !errors.Is(e, context.Canceled) {
+				return nil, e
+			}
+		}
+		return nil, err
+	}
+	out := make([]*T, len(keys))
+	var missing []int
+	for i, it := range items {
+		if it.placeholder {
+			missing = append(missing, i)
+			continue
+		}
+		v, err := table.Decode(it.stored)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	if len(missing) > 0 {
+		return out, &mapper.MissingError{Table: table.Name(), Keys: missing}
+	}
+	return out, nil
 }
 
 // Add adds writes to the unit: ops made by a mapper.Table's PutOp,
 // UpdateOp, DeleteOp or CheckOp (or txn.Put, Update, Delete, Check), with
 // their version checks and conditions. Nothing is sent: items not yet
 // locked are locked by Commit, and every op is checked and applied there.
-// At most one op per item; an op that cannot be built, an update of the
+// At most one op per item; an op that cannot be built, one that writes the
 // lock attribute, or a second op on one item is an error and the unit is
 // unchanged.
 func (u *Unit) Add(ops ...txn.Op) error {
@@ -225,14 +358,12 @@ func (u *Unit) Add(ops ...txn.Op) error {
 		if err != nil {
 			return fmt.Errorf("unit: Add: op %d: %w", i, err)
 		}
-		if w.Kind == plan.WritePut {
-			if _, ok := w.Item[unitlock.Attr]; ok {
-				return fmt.Errorf("unit: Add: op %d writes the lock attribute %q", i, unitlock.Attr)
-			}
+		if _, ok := w.Item[unitlock.Attr]; ok {
+			return fmt.Errorf("%w: unit: Add: op %d writes the lock attribute %q", ErrInvalidOption, i, unitlock.Attr)
 		}
 		for _, a := range w.Actions {
 			if a.Path.Attribute() == unitlock.Attr {
-				return fmt.Errorf("unit: Add: op %d updates the lock attribute %q", i, unitlock.Attr)
+				return fmt.Errorf("%w: unit: Add: op %d updates the lock attribute %q", ErrInvalidOption, i, unitlock.Attr)
 			}
 		}
 		id := unitlock.ItemID(w.T.Name, w.Key)
@@ -257,8 +388,9 @@ const (
 
 // log writes the items not yet logged to the unit's pages, before they are
 // locked: recovery finds every lock the unit may hold there. Pages are
-// string sets, so a retried ADD is harmless. One UpdateItem per page
-// touched.
+// string sets, so a retried ADD is harmless; each carries a TTL, so that
+// no page outlives its unit for long whatever happens. One UpdateItem per
+// page touched.
 func (u *Unit) log(ctx context.Context, items []*item) error {
 	var refs []string
 	var which []*item
@@ -268,7 +400,7 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 		}
 		ref, err := unitlock.EncodeKey(it.table, it.key)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w", ErrInvalidOption, err)
 		}
 		refs = append(refs, ref)
 		which = append(which, it)
@@ -284,10 +416,11 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 			continue
 		}
 		_, err := u.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(u.o.coord), Key: pageKey(u.id, u.page),
-			UpdateExpression:          aws.String("ADD #items :refs"),
-			ExpressionAttributeNames:  map[string]string{"#items": unitlock.RecItems},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":refs": &types.AttributeValueMemberSS{Value: refs[:n]}},
+			TableName: aws.String(u.o.coord), Key: unitlock.PageKey(u.id, u.page),
+			UpdateExpression:         aws.String("ADD #items :refs SET #ttl = :ttl"),
+			ExpressionAttributeNames: map[string]string{"#items": unitlock.RecItems, "#ttl": unitlock.RecTTL},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":refs": &types.AttributeValueMemberSS{Value: refs[:n]},
+				":ttl": attrs.N(time.Now().Add(pageTTL(u.o.lease)).Unix())},
 		})
 		if err != nil {
 			return fmt.Errorf("unit: logging items of unit %s: %w", u.id, err)
@@ -302,110 +435,140 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 	return nil
 }
 
-// lockMap is the lock the unit stores in an item.
-func (u *Unit) lockMap(placeholder bool) *types.AttributeValueMemberM {
-	m := map[string]types.AttributeValue{
-		unitlock.FUnit:        avS(u.id),
-		unitlock.FCoordinator: avS(u.o.coord),
-		unitlock.FOwner:       avS(u.o.owner),
+// pageTTL is how long a page may live: far past any unit (a week, or a
+// thousand leases), so that TTL removes only pages a crash left behind.
+func pageTTL(lease time.Duration) time.Duration { return max(7*24*time.Hour, 1000*lease) }
+
+// anyKey returns the name of one key attribute, for attribute_exists.
+func anyKey(key map[string]types.AttributeValue) string {
+	for k := range key {
+		return k
 	}
-	if placeholder {
-		m[unitlock.FPlaceholder] = avTrue
-	}
-	return &types.AttributeValueMemberM{Value: m}
+	return ""
 }
 
-// lockItem takes the lock of one item, waiting for (or recovering) other
-// units that hold it.
-func (u *Unit) lockItem(ctx context.Context, it *item) error {
+// lockForRead takes the lock of one item for a locking read, waiting for
+// (or recovering) other units that hold it: a conditional UpdateItem on an
+// existing item (ALL_NEW), or a PutItem of a placeholder for a missing one.
+func (u *Unit) lockForRead(ctx context.Context, it *item) error {
 	c := contention{}
-	for {
-		stored, holder, err := u.tryLock(ctx, it)
-		if err != nil {
+	for range 1000 {
+		holder, err := u.tryLockForRead(ctx, it)
+		if err != nil || holder == nil {
 			return err
-		}
-		if holder == nil {
-			l, _ := unitlock.Parse(stored)
-			it.locked, it.placeholder = true, l.Placeholder
-			if !it.placeholder {
-				it.before = unitlock.Strip(stored)
-			}
-			return nil
 		}
 		if err := u.contend(ctx, it, holder, &c); err != nil {
 			return err
 		}
 	}
+	return fmt.Errorf("unit: locking %s %s: the item keeps changing", it.table, attrs.FormatKey(it.key))
 }
 
-// tryLock makes one attempt at the lock: a conditional UpdateItem on an
-// existing item (ALL_NEW), or a PutItem of a placeholder for a missing
-// one. It returns the item as stored with our lock, or the other unit's
-// lock that holds it.
-func (u *Unit) tryLock(ctx context.Context, it *item) (map[string]types.AttributeValue, *unitlock.Lock, error) {
-	var anyKey string
-	for k := range it.key {
-		anyKey = k
-		break
-	}
-	names := map[string]string{"#lk": unitlock.Attr, "#u": unitlock.FUnit, "#k": anyKey}
+// tryLockForRead makes one attempt; it returns the other unit's lock that
+// holds the item, if any.
+func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitlock.Lock, error) {
+	k := expression.NameNoDotSplit(anyKey(it.key))
+	lk := expression.NameNoDotSplit(unitlock.Attr)
+	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(it.table, "", ""), Key: it.key,
+		Actions: []plan.Action{{Kind: plan.SetIfNotExists, Path: plan.Top(unitlock.Attr),
+			Value: &types.AttributeValueMemberM{Value: unitlock.NewLock(u.id, u.o.coord, u.o.owner, false)}}},
+		Conds: []expression.ConditionBuilder{expression.AttributeExists(k).And(expression.AttributeNotExists(lk).Or(unitlock.Mine(u.id)))}}
 	for range 10 {
-		out, err := u.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(it.table), Key: it.key,
-			UpdateExpression:                    aws.String("SET #lk = if_not_exists(#lk, :lock)"),
-			ConditionExpression:                 aws.String("attribute_exists(#k) AND (attribute_not_exists(#lk) OR #lk.#u = :me)"),
-			ExpressionAttributeNames:            names,
-			ExpressionAttributeValues:           map[string]types.AttributeValue{":lock": u.lockMap(false), ":me": avS(u.id)},
-			ReturnValues:                        types.ReturnValueAllNew,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
+		in, err := w.UpdateInput(types.ReturnValueAllNew)
+		if err != nil {
+			return nil, err
+		}
+		out, err := u.c.UpdateItem(ctx, in)
 		if err == nil {
-			return out.Attributes, nil, nil
+			l, _ := unitlock.Parse(out.Attributes)
+			u.heldFor(it, out.Attributes, l)
+			return nil, nil
 		}
 		e, ok := ccf(err)
 		if !ok {
-			return nil, nil, fmt.Errorf("unit: locking %s %s: %w", it.table, attrs.FormatKey(it.key), err)
+			it.uncertain = true
+			return nil, u.lockErr(it, err)
 		}
 		if len(e.Item) > 0 {
-			l, _ := unitlock.Parse(e.Item)
-			if l != nil && l.Unit != u.id {
-				return nil, l, nil
+			if l, _ := unitlock.Parse(e.Item); l != nil && l.Unit != u.id {
+				return l, nil
 			}
 			continue // changed under us; try again
 		}
 		// No item: lock it with a placeholder that readers take for none.
-		ph := make(map[string]types.AttributeValue, len(it.key)+1)
-		for k, v := range it.key {
-			ph[k] = v
-		}
-		ph[unitlock.Attr] = u.lockMap(true)
-		_, err = u.c.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(it.table), Item: ph,
-			ConditionExpression:                 aws.String("attribute_not_exists(#k)"),
-			ExpressionAttributeNames:            map[string]string{"#k": anyKey},
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		})
-		if err == nil {
-			return ph, nil, nil
-		}
-		if e, ok = ccf(err); !ok {
-			return nil, nil, fmt.Errorf("unit: locking %s %s: %w", it.table, attrs.FormatKey(it.key), err)
-		}
-		if l, ok := unitlock.Parse(e.Item); ok {
-			if l.Unit == u.id {
-				return e.Item, nil, nil // our own placeholder: a retry after a lost response
-			}
-			return nil, l, nil
+		holder, done, err := u.putPlaceholder(ctx, it, nil)
+		if err != nil || done || holder != nil {
+			return holder, err
 		}
 	}
-	return nil, nil, fmt.Errorf("unit: locking %s %s: the item keeps changing", it.table, attrs.FormatKey(it.key))
+	return nil, fmt.Errorf("unit: locking %s %s: the item keeps changing", it.table, attrs.FormatKey(it.key))
+}
+
+// heldFor records that it holds our lock l, as item shows it.
+func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unitlock.Lock) {
+	it.locked, it.uncertain, it.known = true, false, true
+	it.placeholder = l != nil && l.Placeholder
+	it.prepared = l != nil && l.Prepared
+	it.checked = l != nil && l.Checked
+	it.stored = nil
+	if !it.placeholder {
+		it.stored = unitlock.Strip(stored)
+	}
+}
+
+// putPlaceholder locks a missing item by writing it: its key and our lock
+// (with intent, the op's write: lock and prepare in one write). done is
+// true when the item is ours now; holder is another unit's lock found on
+// an item created meanwhile; neither, when an item without a lock
+// appeared: try again.
+func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]types.AttributeValue) (holder *unitlock.Lock, done bool, err error) {
+	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, true)
+	for k, v := range intent {
+		lock[k] = v
+	}
+	ph := make(map[string]types.AttributeValue, len(it.key)+1)
+	for k, v := range it.key {
+		ph[k] = v
+	}
+	ph[unitlock.Attr] = &types.AttributeValueMemberM{Value: lock}
+	w := &plan.Write{Kind: plan.WritePut, T: plan.NewTable(it.table, "", ""), Key: it.key, Item: ph,
+		Conds: []expression.ConditionBuilder{expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key)))}}
+	in, err := w.PutInput()
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err = u.c.PutItem(ctx, in); err == nil {
+		l, _ := unitlock.Parse(ph)
+		u.heldFor(it, ph, l)
+		return nil, true, nil
+	}
+	e, ok := ccf(err)
+	if !ok {
+		it.uncertain = true
+		return nil, false, u.lockErr(it, err)
+	}
+	if l, ok := unitlock.Parse(e.Item); ok {
+		if l.Unit == u.id { // our own placeholder: a retry after a lost response
+			u.heldFor(it, e.Item, l)
+			return nil, true, nil
+		}
+		return l, false, nil
+	}
+	return nil, false, nil
+}
+
+// lockErr is the error of a lock write that failed without an answer.
+func (u *Unit) lockErr(it *item, err error) error {
+	if tooLarge(err) {
+		return fmt.Errorf("%w: %s %s: %v", ErrTooLarge, it.table, attrs.FormatKey(it.key), err)
+	}
+	return fmt.Errorf("unit: locking %s %s: %w", it.table, attrs.FormatKey(it.key), err)
 }
 
 // contention is what a unit saw while trying to lock one item.
 type contention struct {
 	since time.Time // when it first met a live holder
 	unit  string    // that holder
-	beat  string    // its counter then
 }
 
 // contend deals with another unit's lock on it: a finished holder's lock
@@ -414,30 +577,36 @@ type contention struct {
 // for, unless u is younger (wait-die) or its wait is over. It returns nil
 // to try the lock again.
 func (u *Unit) contend(ctx context.Context, it *item, h *unitlock.Lock, c *contention) error {
-	rec, err := readRecord(ctx, u.c, h.Coordinator, h.Unit)
+	rec, err := unitlock.ReadRecord(ctx, u.c, h.Coordinator, h.Unit)
 	if err != nil {
 		return err
 	}
 	switch {
-	case rec.state == unitlock.StateCommitted:
-		return finishItem(ctx, u.c, it.table, it.key, h.Unit, true, nil)
-	case rec.state != unitlock.StateActive: // aborted, or no record
-		return finishItem(ctx, u.c, it.table, it.key, h.Unit, false, nil)
+	case rec.State == unitlock.StateCommitted:
+		_, err := unitlock.Finish(ctx, u.c, it.table, it.key, h.Unit, true, nil)
+		return err
+	case rec.State != unitlock.StateActive: // aborted, or no record
+		_, err := unitlock.Finish(ctx, u.c, it.table, it.key, h.Unit, false, nil)
+		return err
 	}
-	if observe(h.Coordinator, h.Unit, rec.beat, rec.lease, u.o.clock) {
-		st, err := setState(ctx, u.c, h.Coordinator, h.Unit, unitlock.StateAborted, rec.beat)
+	if unitlock.Observe(h.Coordinator, h.Unit, rec.Beat, rec.Lease, u.o.clock) {
+		st, err := unitlock.SetState(ctx, u.c, h.Coordinator, h.Unit, unitlock.StateAborted, rec.Beat)
 		if err != nil {
 			return fmt.Errorf("unit: aborting dead unit %s: %w", h.Unit, err)
 		}
-		forget(h.Coordinator, h.Unit)
-		return finishItem(ctx, u.c, it.table, it.key, h.Unit, st == unitlock.StateCommitted, nil)
+		unitlock.Forget(h.Coordinator, h.Unit)
+		if st == unitlock.StateActive {
+			return nil // it beat in the meantime: alive after all
+		}
+		_, err = unitlock.Finish(ctx, u.c, it.table, it.key, h.Unit, st == unitlock.StateCommitted, nil)
+		return err
 	}
 	now := u.o.clock.Now()
 	if c.unit != h.Unit {
-		*c = contention{since: now, unit: h.Unit, beat: rec.beat}
+		*c = contention{since: now, unit: h.Unit}
 	}
 	locked := &LockedError{Table: it.table, Key: it.key, Unit: h.Unit, Owner: h.Owner}
-	younger := u.start > rec.started || (u.start == rec.started && u.id > h.Unit)
+	younger := u.start > rec.Started || (u.start == rec.Started && u.id > h.Unit)
 	if younger || (u.o.waitSet && now.Sub(c.since) >= u.o.wait) {
 		return locked
 	}

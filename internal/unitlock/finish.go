@@ -1,0 +1,215 @@
+package unitlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/lease"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+)
+
+// Client is what rolls items forward and back: the single-item calls, with
+// the SDK's exact signatures.
+type Client interface {
+	Getter
+	Updater
+	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+}
+
+// lockField is the expression name of a field of the lock.
+func lockField(f string) expression.NameBuilder {
+	return plan.Path{{Name: Attr}, {Name: f}}.Name()
+}
+
+// Mine is the condition "the item holds unit id's lock".
+func Mine(id string) expression.ConditionBuilder {
+	return lockField(FUnit).Equal(expression.Value(id))
+}
+
+// PreparedCond and NotPrepared are the conditions on the lock's intent.
+func PreparedCond() expression.ConditionBuilder {
+	return expression.AttributeExists(lockField(FPrepared))
+}
+
+// NotPrepared is the condition "the lock holds no intent yet".
+func NotPrepared() expression.ConditionBuilder {
+	return expression.AttributeNotExists(lockField(FPrepared))
+}
+
+// Finish rolls one item forward (commit) or back, until it holds no lock of
+// unit id, and returns the item as it is then (nil for no item); l is the
+// lock as last known, nil to read the item first. Forward applies the
+// intent: a put's item, an update's actions (DynamoDB computes the new
+// state), a delete; an unprepared lock is removed. Back removes the lock
+// (the item's own attributes were never changed) or deletes the item the
+// lock made. Every write is conditional on the lock being the unit's, in
+// the state seen, so Finish is idempotent and may race another process
+// finishing the same item: a refused write returns the item as stored
+// (ALL_OLD), from which it goes on without another read.
+//
+// An item in a table that does not exist, or whose key does not match its
+// table's schema, holds no lock (the lock could not have been taken): Finish
+// returns nil for it, so that one bad op cannot block a unit's recovery.
+func Finish(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, id string, commit bool, l *Lock) (map[string]types.AttributeValue, error) {
+	t := plan.NewTable(table, "", "")
+	var item map[string]types.AttributeValue
+	for range 20 {
+		if l == nil {
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.NameP, Key: key, ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				if Unlockable(err) {
+					return nil, nil
+				}
+				return nil, fmt.Errorf("unit: reading %s %s: %w", table, attrs.FormatKey(key), err)
+			}
+			item = out.Item
+			var ok bool
+			if l, ok = Parse(item); !ok {
+				return nilIfEmpty(item), nil
+			}
+		}
+		if l.Unit != id {
+			return Strip(nilIfEmpty(item)), nil
+		}
+		w := &plan.Write{T: t, Key: key, Conds: []expression.ConditionBuilder{Mine(id)}}
+		forward := commit && l.Prepared
+		if forward {
+			w.Conds = append(w.Conds, PreparedCond())
+		} else {
+			w.Conds = append(w.Conds, NotPrepared())
+			if l.Prepared {
+				w.Conds[1] = PreparedCond()
+			}
+		}
+		var after map[string]types.AttributeValue
+		var err error
+		switch {
+		case forward && l.Kind == KindPut:
+			w.Kind, w.Item = plan.WritePut, l.After
+			after = l.After
+			err = put(ctx, c, w)
+		case forward && l.Kind == KindUpdate:
+			w.Kind = plan.WriteUpdate
+			w.Actions = append(append([]plan.Action{}, l.Actions...), plan.TopAction(plan.Remove, Attr, nil))
+			after, err = update(ctx, c, w)
+		case forward && l.Kind == KindDelete, l.Placeholder:
+			w.Kind = plan.WriteDelete
+			err = del(ctx, c, w)
+		default:
+			w.Kind = plan.WriteUpdate
+			w.Actions = []plan.Action{plan.TopAction(plan.Remove, Attr, nil)}
+			after, err = update(ctx, c, w)
+		}
+		if err == nil {
+			return after, nil
+		}
+		e, ok := ccf(err)
+		if !ok {
+			if Unlockable(err) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("unit: finishing %s %s: %w", table, attrs.FormatKey(key), err)
+		}
+		item = e.Item
+		if l, ok = Parse(item); !ok {
+			return nilIfEmpty(item), nil
+		}
+	}
+	return nil, fmt.Errorf("unit: finishing %s %s: the item keeps changing", table, attrs.FormatKey(key))
+}
+
+func nilIfEmpty(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if len(item) == 0 {
+		return nil
+	}
+	return item
+}
+
+func put(ctx context.Context, c Client, w *plan.Write) error {
+	in, err := w.PutInput()
+	if err == nil {
+		_, err = c.PutItem(ctx, in)
+	}
+	return err
+}
+
+func update(ctx context.Context, c Client, w *plan.Write) (map[string]types.AttributeValue, error) {
+	in, err := w.UpdateInput(types.ReturnValueAllNew)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.UpdateItem(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return nilIfEmpty(out.Attributes), nil
+}
+
+func del(ctx context.Context, c Client, w *plan.Write) error {
+	in, err := w.DeleteInput()
+	if err == nil {
+		_, err = c.DeleteItem(ctx, in)
+	}
+	return err
+}
+
+// Unlockable reports an error that says the item cannot hold a lock: its
+// table does not exist, or the key does not match the table's schema.
+func Unlockable(err error) bool {
+	var nf *types.ResourceNotFoundException
+	if errors.As(err, &nf) {
+		return true
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+		msg := api.ErrorMessage()
+		return strings.Contains(msg, "key element does not match the schema") || strings.Contains(msg, "Missing the key") || strings.Contains(msg, "Requested resource not found")
+	}
+	return false
+}
+
+// Settle is what a plain write does when it meets the lock l of a unit on
+// the item with key in table: it reads the unit's record and, when the unit
+// is over (committed, aborted, or its record gone) or dead (its heartbeat
+// counter stayed the same for a full lease, watched on this process's clock
+// across calls), rolls the item forward or back, so that the write can be
+// tried again. It reports whether the item is free of that lock now. A live
+// unit's lock is left alone (false). Cost: one GetItem of the record, and
+// for a unit that is over or dead one write on the item (and for a dead one
+// one on its record).
+func Settle(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, l *Lock, clock lease.Clock) (bool, error) {
+	if l.Coordinator == "" {
+		return false, nil
+	}
+	rec, err := ReadRecord(ctx, c, l.Coordinator, l.Unit)
+	if err != nil {
+		return false, err
+	}
+	state := rec.State
+	if rec.Found && state == StateActive {
+		if !Observe(l.Coordinator, l.Unit, rec.Beat, rec.Lease, clock) {
+			return false, nil
+		}
+		if state, err = SetState(ctx, c, l.Coordinator, l.Unit, StateAborted, rec.Beat); err != nil {
+			return false, err
+		}
+		Forget(l.Coordinator, l.Unit)
+		if state == StateActive {
+			return false, nil // it beat in the meantime: alive
+		}
+	}
+	if _, err := Finish(ctx, c, table, key, l.Unit, state == StateCommitted, nil); err != nil {
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,282 @@
+package unitlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// StateReader reads the state of units' records: ids maps a coordinator
+// table to the unit ids wanted in it; the answer maps StateKey(table, id)
+// to the state ("" for a missing record).
+type StateReader func(ctx context.Context, ids map[string][]string) (map[string]string, error)
+
+// StateKey is the key of a unit's state in a StateReader's answer.
+func StateKey(table, id string) string { return table + "\x00" + id }
+
+// Resolve turns items (as stored; nil entries allowed) into what a reader
+// sees, in place: the last committed state of each, nil for "no item".
+//
+// What is stored outside a lock is the committed state, but for an item
+// whose unit has passed its commit point and not yet applied it: so only
+// prepared locks need their unit's record, read once per unit (after the
+// items were read: a record that says active or aborted then was so when
+// the items were read too). A committed put or delete is shown from its
+// intent; a committed update is applied with c (one conditional write,
+// which its unit or recovery would make anyway) and shown as DynamoDB
+// computed it. Each read item is so the last committed state at some
+// moment during the call, and never older than one read before it.
+//
+// prepared[i] is true when items[i] held a prepared lock: it may be shown
+// otherwise than as stored (its intent, or its apply), so a condition
+// DynamoDB evaluated on the stored item (a filter, an index's key
+// condition) must be evaluated again on what is shown.
+//
+// at names the table and key of items[i], for the apply.
+func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c Client,
+	at func(i int) (string, map[string]types.AttributeValue)) (prepared []bool, err error) {
+	locks := make([]*Lock, len(items))
+	ids := map[string][]string{}
+	seen := map[string]bool{}
+	for i, it := range items {
+		l, ok := Parse(it)
+		if !ok {
+			continue
+		}
+		locks[i] = l
+		if k := StateKey(l.Coordinator, l.Unit); l.Prepared && !seen[k] {
+			seen[k] = true
+			ids[l.Coordinator] = append(ids[l.Coordinator], l.Unit)
+		}
+	}
+	states := map[string]string{}
+	if len(ids) > 0 {
+		if states, err = read(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	prepared = make([]bool, len(items))
+	for i, l := range locks {
+		if l == nil {
+			continue
+		}
+		committed := states[StateKey(l.Coordinator, l.Unit)] == StateCommitted
+		view, ok := View(items[i], l, committed)
+		if !ok {
+			table, key := at(i)
+			if view, err = applyForReader(ctx, c, table, key, l); err != nil {
+				return nil, err
+			}
+		}
+		prepared[i] = l.Prepared
+		items[i] = view
+	}
+	return prepared, nil
+}
+
+// applyForReader applies a committed update to the item it is prepared on
+// and returns the new state.
+func applyForReader(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, l *Lock) (map[string]types.AttributeValue, error) {
+	if c == nil {
+		return nil, errors.New("unit: a committed update needs applying, and the reader cannot write")
+	}
+	after, err := Finish(ctx, c, table, key, l.Unit, true, l)
+	if err != nil {
+		return nil, err
+	}
+	if l2, ok := Parse(after); ok {
+		// Another unit locked it right after: what it stores is ours.
+		after, _ = View(after, l2, false)
+	}
+	return after, nil
+}
+
+// GetItemReader reads each record with one consistent GetItem (projected
+// to its state).
+func GetItemReader(c Getter) StateReader {
+	return func(ctx context.Context, ids map[string][]string) (map[string]string, error) {
+		out := map[string]string{}
+		for table, list := range ids {
+			for _, id := range list {
+				res, err := c.GetItem(ctx, &dynamodb.GetItemInput{
+					TableName:                aws.String(table),
+					Key:                      RecordKey(id),
+					ConsistentRead:           aws.Bool(true),
+					ProjectionExpression:     aws.String("#s"),
+					ExpressionAttributeNames: map[string]string{"#s": RecState},
+				})
+				if err != nil {
+					return nil, fmt.Errorf("unit: reading the record of unit %s in %s: %w", id, table, err)
+				}
+				out[StateKey(table, id)] = str(res.Item[RecState])
+			}
+		}
+		return out, nil
+	}
+}
+
+// TransactGetClient is the call a TransactGetItems-based StateReader makes.
+type TransactGetClient interface {
+	TransactGetItems(ctx context.Context, params *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
+}
+
+// TransactReader reads the records with TransactGetItems, 100 at a time.
+func TransactReader(c TransactGetClient) StateReader {
+	return func(ctx context.Context, ids map[string][]string) (map[string]string, error) {
+		type ref struct{ table, id string }
+		var refs []ref
+		for table, list := range ids {
+			for _, id := range list {
+				refs = append(refs, ref{table, id})
+			}
+		}
+		out := map[string]string{}
+		for len(refs) > 0 {
+			n := min(len(refs), 100)
+			in := &dynamodb.TransactGetItemsInput{}
+			for _, r := range refs[:n] {
+				in.TransactItems = append(in.TransactItems, types.TransactGetItem{Get: &types.Get{
+					TableName:                aws.String(r.table),
+					Key:                      RecordKey(r.id),
+					ProjectionExpression:     aws.String("#s"),
+					ExpressionAttributeNames: map[string]string{"#s": RecState},
+				}})
+			}
+			res, err := c.TransactGetItems(ctx, in)
+			if err != nil {
+				return nil, fmt.Errorf("unit: reading units' records: %w", err)
+			}
+			for i, r := range refs[:n] {
+				var st string
+				if i < len(res.Responses) {
+					st = str(res.Responses[i].Item[RecState])
+				}
+				out[StateKey(r.table, r.id)] = st
+			}
+			refs = refs[n:]
+		}
+		return out, nil
+	}
+}
+
+
+// Snapshot reads a consistent snapshot of items with get (a
+// TransactGetItems) and returns what a reader sees of it: a state the
+// database held. A prepared lock whose unit's record, read after the
+// snapshot, is not committed was not committed when the snapshot was
+// taken either, so the stored item is its committed state; one whose unit
+// has committed may have committed after the snapshot, so the snapshot
+// cannot tell: those items are applied (rolled forward, as their unit or
+// recovery would) and the snapshot is taken again. It gives up after a few
+// snapshots in a row that met committed units.
+func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types.AttributeValue, error), read StateReader, c Client,
+	at func(i int) (string, map[string]types.AttributeValue)) ([]map[string]types.AttributeValue, error) {
+	const tries = 8
+	for range tries {
+		items, err := get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		locks := make([]*Lock, len(items))
+		ids := map[string][]string{}
+		seen := map[string]bool{}
+		for i, it := range items {
+			l, ok := Parse(it)
+			if !ok {
+				continue
+			}
+			locks[i] = l
+			if k := StateKey(l.Coordinator, l.Unit); l.Prepared && !seen[k] {
+				seen[k] = true
+				ids[l.Coordinator] = append(ids[l.Coordinator], l.Unit)
+			}
+		}
+		states := map[string]string{}
+		if len(ids) > 0 {
+			if states, err = read(ctx, ids); err != nil {
+				return nil, err
+			}
+		}
+		again := false
+		for i, l := range locks {
+			if l != nil && l.Prepared && states[StateKey(l.Coordinator, l.Unit)] == StateCommitted {
+				table, key := at(i)
+				if _, err := Finish(ctx, c, table, key, l.Unit, true, l); err != nil {
+					return nil, err
+				}
+				again = true
+			}
+		}
+		if again {
+			continue
+		}
+		for i, l := range locks {
+			if l != nil {
+				items[i], _ = View(items[i], l, false)
+			}
+		}
+		return items, nil
+	}
+	return nil, fmt.Errorf("unit: %d snapshots in a row met units committing; try again", tries)
+}
+
+// TransactClient is what a transaction-only client (txn.Client) offers.
+type TransactClient interface {
+	TransactGetClient
+	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// ViaTransactions makes a Client of a transaction-only client: each call is
+// a transaction of one action, and a failed condition comes back as a
+// *types.ConditionalCheckFailedException with the item, as from the
+// single-item calls. UpdateItem returns no attributes.
+func ViaTransactions(c TransactClient) Client { return viaTx{c} }
+
+type viaTx struct{ c TransactClient }
+
+func (v viaTx) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := v.c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{
+		TableName: in.TableName, Key: in.Key, ProjectionExpression: in.ProjectionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+	}}}})
+	if err != nil {
+		return nil, err
+	}
+	res := &dynamodb.GetItemOutput{}
+	if len(out.Responses) > 0 {
+		res.Item = out.Responses[0].Item
+	}
+	return res, nil
+}
+
+func (v viaTx) write(ctx context.Context, ti types.TransactWriteItem) error {
+	_, err := v.c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{ti}})
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) && len(tce.CancellationReasons) > 0 && aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed" {
+		return &types.ConditionalCheckFailedException{Message: tce.Message, Item: tce.CancellationReasons[0].Item}
+	}
+	return err
+}
+
+const allOld = types.ReturnValuesOnConditionCheckFailureAllOld
+
+func (v viaTx) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return &dynamodb.PutItemOutput{}, v.write(ctx, types.TransactWriteItem{Put: &types.Put{TableName: in.TableName, Item: in.Item,
+		ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+		ExpressionAttributeValues: in.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: allOld}})
+}
+
+func (v viaTx) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return &dynamodb.UpdateItemOutput{}, v.write(ctx, types.TransactWriteItem{Update: &types.Update{TableName: in.TableName, Key: in.Key,
+		UpdateExpression: in.UpdateExpression, ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+		ExpressionAttributeValues: in.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: allOld}})
+}
+
+func (v viaTx) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return &dynamodb.DeleteItemOutput{}, v.write(ctx, types.TransactWriteItem{Delete: &types.Delete{TableName: in.TableName, Key: in.Key,
+		ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
+		ExpressionAttributeValues: in.ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure: allOld}})
+}
