@@ -246,11 +246,11 @@ func TestProjectionAddsKeys(t *testing.T) {
 	tb := newTestTable[cursorItem](t, "events")
 	c, err := newReadConfig(callQuery, []ReadOption{Project("text", "pk"), Index("by-status", "status", "sk")})
 	require.NoError(t, err)
-	names, user := tb.projection(&c)
+	names, user := tb.projection(&c, nil)
 	assert.Equal(t, []string{"text", "pk", "sk", "status", "optimist_unit"}, names)
 	assert.Equal(t, 2, user)
 	c, _ = newReadConfig(callQuery, []ReadOption{Project("text", "text")})
-	names, user = tb.projection(&c)
+	names, user = tb.projection(&c, nil)
 	assert.Equal(t, []string{"text", "pk", "sk", "optimist_unit"}, names)
 	assert.Equal(t, 1, user, "counted after removing repeats")
 

@@ -90,7 +90,9 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 	// Items held by units of work (package unit) are shown in their last
 	// committed state, and the snapshot is one the database held.
 	items, err := unitlock.Snapshot(ctx, get, unitlock.TransactReader(c), unitlock.ViaTransactions(c),
-		func(i int) (string, map[string]types.AttributeValue) { return aws.ToString(ops[i].Get.TableName), ops[i].Get.Key })
+		func(i int) (string, map[string]types.AttributeValue) {
+			return aws.ToString(ops[i].Get.TableName), ops[i].Get.Key
+		})
 	if err != nil {
 		return fmt.Errorf("txn: TransactGetItems: %w", err)
 	}

@@ -163,7 +163,6 @@ func TransactReader(c TransactGetClient) StateReader {
 	}
 }
 
-
 // Snapshot reads a consistent snapshot of items with get (a
 // TransactGetItems) and returns what a reader sees of it: a state the
 // database held. A prepared lock whose unit's record, read after the
