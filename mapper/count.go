@@ -68,6 +68,7 @@ func (t *Table[T]) Count(ctx context.Context, key expression.KeyConditionBuilder
 	if err != nil {
 		return 0, err
 	}
+	c.count = true
 	in, err := t.buildQuery(&c, key)
 	if err != nil {
 		return 0, err
@@ -101,6 +102,7 @@ func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, erro
 	if err != nil {
 		return 0, err
 	}
+	c.count = true
 	base, err := t.buildScan(&c)
 	if err != nil {
 		return 0, err

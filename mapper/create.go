@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
 // TableClient has the control-plane calls [CreateTable] makes, with the
@@ -150,7 +152,9 @@ func ProjectKeysOnly(index string) CreateOption {
 }
 
 // ProjectInclude makes the index index hold the key attributes and attrs
-// (projection INCLUDE).
+// (projection INCLUDE), and "optimist_unit", the attribute in which units
+// of work (package unit) keep their locks, so that readers of the index
+// show items a unit holds in their committed state.
 func ProjectInclude(index string, attrs ...string) CreateOption {
 	return projectionOpt(index, types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: attrs})
 }
@@ -244,6 +248,11 @@ func (s *schema) tableDef(name string, o *CreateOptions) (*tabledef.Def, error) 
 		}
 		if o != nil {
 			if p, ok := o.Projections[ix.name]; ok {
+				if p.ProjectionType == types.ProjectionTypeInclude && !slices.Contains(p.NonKeyAttributes, unitlock.Attr) {
+					// Readers need the lock of units (package unit) to
+					// show a held item in its committed state.
+					p.NonKeyAttributes = append(slices.Clone(p.NonKeyAttributes), unitlock.Attr)
+				}
 				di.Projection = &p
 			}
 			if tp, ok := o.IndexThroughput[ix.name]; ok {

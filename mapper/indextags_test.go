@@ -237,7 +237,8 @@ func TestCreateOptions(t *testing.T) {
 		assert.Equal(t, wantProj, g.Projection.ProjectionType)
 	}
 	assert.Equal(t, types.ProjectionTypeInclude, in.LocalSecondaryIndexes[0].Projection.ProjectionType)
-	assert.Equal(t, []string{"uuid", "email"}, in.LocalSecondaryIndexes[0].Projection.NonKeyAttributes)
+	assert.Equal(t, []string{"uuid", "email", "optimist_unit"}, in.LocalSecondaryIndexes[0].Projection.NonKeyAttributes,
+		"units' locks are projected, for readers of the index")
 	assert.Equal(t, time.Second, d.Wait)
 
 	for name, opts := range map[string][]CreateOption{

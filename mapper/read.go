@@ -135,6 +135,10 @@ type readConfig struct {
 	// condition, to evaluate again on the committed state of items a unit
 	// holds (see visibleAll).
 	filterCheck, keyCheck *recheck
+	// count: a Count or ScanCount (Select=COUNT), which sees no items to
+	// evaluate again: it counts items as stored, but for those a unit
+	// holds while they do not exist.
+	count bool
 }
 
 func (o *ReadOptions) fail(format string, args ...any) {
@@ -396,7 +400,13 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 		filter = expression.And(c.filters[0], c.filters[1], c.filters[2:]...)
 	}
 	var filterNames []string
-	if filter.IsSet() {
+	if c.count {
+		notHeldMissing := expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr).AppendName(expression.NameNoDotSplit(unitlock.FPlaceholder)))
+		if filter.IsSet() {
+			notHeldMissing = filter.And(notHeldMissing)
+		}
+		b, ok = b.WithFilter(notHeldMissing), true
+	} else if filter.IsSet() {
 		// Items a unit has prepared come back whatever the filter says:
 		// DynamoDB evaluates it on the item as stored, and the reader
 		// evaluates it again on the committed state it shows (recheck).

@@ -282,11 +282,13 @@ func TestBuildQuery(t *testing.T) {
 	in, err := tb.buildQuery(&c, expression.Key("status").Equal(expression.Value("open")))
 	require.NoError(t, err)
 	assert.Equal(t, &dynamodb.QueryInput{
-		TableName:                 aws.String("events"),
-		IndexName:                 aws.String("by-status"),
-		KeyConditionExpression:    aws.String("#2 = :0"),
-		FilterExpression:          aws.String("(attribute_exists (#0)) AND (attribute_exists (#1))"),
-		ExpressionAttributeNames:  map[string]string{"#0": "text", "#1": "at", "#2": "status"},
+		TableName:              aws.String("events"),
+		IndexName:              aws.String("by-status"),
+		KeyConditionExpression: aws.String("#4 = :0"),
+		// Items a unit prepared come back whatever the filter says; the
+		// reader evaluates it again on what it shows of them.
+		FilterExpression:          aws.String("((attribute_exists (#0)) AND (attribute_exists (#1))) OR (attribute_exists (#2.#3))"),
+		ExpressionAttributeNames:  map[string]string{"#0": "text", "#1": "at", "#2": "optimist_unit", "#3": "p", "#4": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":0": &types.AttributeValueMemberS{Value: "open"}},
 		ConsistentRead:            aws.Bool(true),
 		ScanIndexForward:          aws.Bool(false),

@@ -42,6 +42,8 @@ type crashClient struct {
 	c      *dynamodb.Client
 	limit  int64       // < 0: never crash
 	paused atomic.Bool // every call fails while set
+	// crashAfterCommit: every call after the commit point's write fails.
+	crashAfterCommit atomic.Bool
 	writes atomic.Int64
 	commit atomic.Int64
 }
@@ -58,7 +60,8 @@ func (cc *crashClient) write(isCommit bool) error {
 }
 
 func (cc *crashClient) dead() bool {
-	return cc.paused.Load() || (cc.limit >= 0 && cc.writes.Load() >= cc.limit)
+	return cc.paused.Load() || (cc.limit >= 0 && cc.writes.Load() >= cc.limit) ||
+		(cc.crashAfterCommit.Load() && cc.commit.Load() != 0)
 }
 
 func (cc *crashClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {

@@ -173,7 +173,8 @@ func Unlockable(err error) bool {
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
 		msg := api.ErrorMessage()
-		return strings.Contains(msg, "key element does not match the schema") || strings.Contains(msg, "Missing the key") || strings.Contains(msg, "Requested resource not found")
+		return strings.Contains(msg, "key element does not match the schema") || strings.Contains(msg, "Missing the key") ||
+			strings.Contains(msg, "required keys was not given") || strings.Contains(msg, "Requested resource not found")
 	}
 	return false
 }

@@ -1,0 +1,298 @@
+package unit_test
+
+// One test per finding on units that a demanding user made: recovery that
+// a bad op blocked, a paused unit that took a lock after recovery had
+// finished it, plain writes waiting for Recover, a page left by a crash,
+// large items, nil values, and starving retries.
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/txn"
+	"github.com/optimist-dynamo/optimist/unit"
+	"github.com/optimist-dynamo/optimist/update"
+)
+
+func keyS(name, v string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{name: &types.AttributeValueMemberS{Value: v}}
+}
+
+// One op on a missing table, or a raw op whose key does not match its
+// table, fails the unit; its rollback still frees every good item, and
+// Recover of the coordinator table is not blocked by such a unit, crashed
+// or not.
+func TestABadOpDoesNotBlockRecovery(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 4, 100)
+	bad := map[string]txn.Op{
+		"missing table":         txn.Put("no-such-table-"+e.accounts.Name(), keyS("id", "x"), keyS("id", "x")),
+		"key of another schema": txn.Update(e.accounts.Name(), keyS("nope", "x"), update.Set("n", 1)),
+	}
+	for name, op := range bad {
+		u := begin(t, e, e.c)
+		_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+		require.NoError(t, err)
+		require.NoError(t, u.Add(e.accounts.UpdateOp(Account{ID: accountID(1)}, update.Add("balance", 1)), op))
+		require.Error(t, u.Commit(ctx), name)
+		assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "%s: the rollback freed the good items", name)
+	}
+
+	// Crashed units: one with a bad op it had logged, one good; Recover
+	// finishes both, and reports no error.
+	const lease = 300 * time.Millisecond
+	for i, op := range []txn.Op{bad["missing table"], bad["key of another schema"]} {
+		cc := &crashClient{c: e.c, limit: -1}
+		u := begin(t, e, cc, unit.LeaseDuration(lease), unit.Heartbeat(50*time.Millisecond))
+		_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(2 + i)})
+		require.NoError(t, err)
+		require.NoError(t, u.Add(op, e.accounts.UpdateOp(Account{ID: accountID(2 + i)}, update.Add("balance", 1))))
+		_ = u.Commit(ctx) // fails on the bad op, then "crashes" during the rollback:
+		cc.paused.Store(true)
+	}
+	good := &crashClient{c: e.c, limit: -1}
+	u := begin(t, e, good, unit.LeaseDuration(lease), unit.Heartbeat(50*time.Millisecond))
+	_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	good.paused.Store(true)
+	_, err = unit.Recover(ctx, e.c, e.coord)
+	require.NoError(t, err)
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "no lock is left")
+	for _, r := range raw(t, e.c, e.coord) {
+		if _, isRecord := r[unitlock.RecState]; isRecord {
+			assert.Contains(t, r, unitlock.RecFinished, "every unit is finished: %v", r[unitlock.RecID])
+		}
+	}
+}
+
+// A unit paused past its lease is rolled back by recovery; when it
+// resumes, it learns so before it takes another lock, so that no lock is
+// left that nobody would remove.
+func TestAResumedUnitTakesNoLockAfterRecovery(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 3, 100)
+	const lease = 300 * time.Millisecond
+	cc := &crashClient{c: e.c, limit: -1}
+	u := begin(t, e, cc, unit.LeaseDuration(lease), unit.Heartbeat(50*time.Millisecond))
+	_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	cc.paused.Store(true) // a pause: every call fails, heartbeats too
+	n, err := unit.Recover(ctx, e.c, e.coord)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	cc.paused.Store(false) // it resumes, before its heartbeat tells it
+	_, err = unit.Get(ctx, u, e.accounts, Account{ID: accountID(1)})
+	require.ErrorIs(t, err, unit.ErrAborted)
+	_, err = unit.GetAll(ctx, u, e.accounts, []Account{{ID: accountID(2)}})
+	require.ErrorIs(t, err, unit.ErrAborted)
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "the resumed unit took no lock")
+}
+
+// A plain write that meets the lock of a unit whose process died settles
+// it inline, about a lease after the death, without anyone running
+// Recover; the lock of a committed unit is rolled forward at once.
+func TestPlainWritesSettleADeadUnitsLock(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 2, 100)
+	const lease = 400 * time.Millisecond
+
+	// A unit that dies holding a lock, before its commit point.
+	cc := &crashClient{c: e.c, limit: -1}
+	u := begin(t, e, cc, unit.LeaseDuration(lease), unit.Heartbeat(50*time.Millisecond))
+	a, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	cc.paused.Store(true)
+	died := time.Now()
+	var refused int
+	for {
+		_, err := e.accounts.Update(ctx, Account{ID: accountID(0)}, update.Add("balance", 1))
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, unit.ErrLocked)
+		refused++
+		require.Less(t, time.Since(died), 10*lease, "the item stays blocked")
+		time.Sleep(lease / 8)
+	}
+	blocked := time.Since(died)
+	t.Logf("plain writes refused %d times, for %v after the unit died (lease %v)", refused, blocked.Round(time.Millisecond), lease)
+	assert.Positive(t, refused, "a live-looking unit's lock is respected at first")
+	got, err := e.accounts.Get(ctx, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	assert.Equal(t, a.Balance+1, got.Balance)
+
+	// A unit that dies just after its commit point: its lock is rolled
+	// forward by the first plain write, at once.
+	cc = &crashClient{c: e.c, limit: -1}
+	u = begin(t, e, cc, unit.LeaseDuration(time.Minute))
+	b, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(1)})
+	require.NoError(t, err)
+	b.Balance += 50
+	require.NoError(t, u.Add(e.accounts.PutOp(b)))
+	crashAfterCommitPoint(cc)
+	require.NoError(t, u.Commit(ctx), "past the commit point, Commit reports success")
+	got, err = e.accounts.Update(ctx, Account{ID: accountID(1)}, update.Add("balance", 1))
+	require.NoError(t, err, "no wait for a committed unit")
+	assert.Equal(t, int64(151), got.Balance, "the unit's write, then the plain one")
+}
+
+// crashAfterCommitPoint makes cc fail every call after the commit point's
+// write.
+func crashAfterCommitPoint(cc *crashClient) { cc.crashAfterCommit.Store(true) }
+
+// pageDeleter fails every call after the first delete of a unit's page.
+type pageDeleter struct {
+	*crashClient
+	deletes atomic.Int32
+}
+
+func (p *pageDeleter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if id, _ := in.Key[unitlock.RecID].(*types.AttributeValueMemberS); id != nil && strings.Contains(id.Value, "#") {
+		if p.deletes.Add(1) > 1 {
+			p.paused.Store(true)
+		}
+	}
+	return p.crashClient.DeleteItem(ctx, in, o...)
+}
+
+// A crash after the first of two item-list pages is deleted leaves no page
+// behind: pages go from the last, so recovery still reads the first, and
+// every page expires by TTL anyway.
+func TestNoPageOutlivesAUnit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 2,001 items: not in -short")
+	}
+	e := newEnv(t)
+	ctx := ctxT(t, 5*time.Minute)
+	const n = 2001 // two pages
+	e.seed(t, n, 1)
+	pd := &pageDeleter{crashClient: &crashClient{c: e.c, limit: -1}}
+	u := begin(t, e, pd, unit.LeaseDuration(300*time.Millisecond), unit.Heartbeat(50*time.Millisecond))
+	for i := range n {
+		require.NoError(t, u.Add(e.accounts.UpdateOp(Account{ID: accountID(i)}, update.Add("balance", 1))))
+	}
+	require.NoError(t, u.Commit(ctx), "past the commit point")
+	require.True(t, pd.paused.Load(), "the crash came after the first page delete")
+	pages := func() (n int) {
+		for _, r := range raw(t, e.c, e.coord) {
+			if id, _ := r[unitlock.RecID].(*types.AttributeValueMemberS); id != nil && strings.Contains(id.Value, "#") {
+				n++
+				assert.Contains(t, r, unitlock.RecTTL, "every page expires")
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 1, pages(), "the crash left the first page")
+	_, err := unit.Recover(ctx, e.c, e.coord)
+	require.NoError(t, err)
+	assert.Zero(t, pages(), "no page is left")
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
+}
+
+// Items too large for a unit are refused with ErrTooLarge before the
+// commit point, whatever the op; a delete or a small update of a large
+// item works, since a unit keeps only its write beside the item.
+func TestLargeItemsInAUnit(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	big := strings.Repeat("x", 250<<10)
+	type Doc struct {
+		ID      string `dynamo:"id,hash"`
+		Body    string `dynamo:"body"`
+		N       int    `dynamo:"n"`
+		Version int64  `dynamo:"v,version"`
+	}
+	docs, err := mapper.NewTable[Doc](e.c, e.accounts.Name())
+	require.NoError(t, err)
+	for _, id := range []string{"a", "b", "c", "d"} {
+		require.NoError(t, docs.Put(ctx, &Doc{ID: id, Body: big}))
+	}
+	commit := func(ops ...txn.Op) error {
+		u := begin(t, e, e.c)
+		require.NoError(t, u.Add(ops...))
+		return u.Commit(ctx)
+	}
+	require.NoError(t, commit(docs.UpdateOp(Doc{ID: "a"}, update.Add("n", 1))), "a small update of a large item")
+	require.NoError(t, commit(docs.DeleteOp(Doc{ID: "b"})), "a delete of a large item")
+
+	// A large Put over a large item: refused before the commit point.
+	assert.ErrorIs(t, commit(docs.PutOp(&Doc{ID: "c", Body: big, Version: 1})), unit.ErrTooLarge, "written only")
+	u := begin(t, e, e.c)
+	d, err := unit.Get(ctx, u, docs, Doc{ID: "d"})
+	require.NoError(t, err)
+	d.Body = big + "y"
+	require.NoError(t, u.Add(docs.PutOp(d)))
+	assert.ErrorIs(t, u.Commit(ctx), unit.ErrTooLarge, "read, then written: refused before sending")
+	// An update that would grow a large item past the limit.
+	assert.ErrorIs(t, commit(docs.UpdateOp(Doc{ID: "a"}, update.Set("more", big))), unit.ErrTooLarge, "an update growing the item")
+	// An op too large on its own: refused before anything is sent.
+	assert.ErrorIs(t, commit(docs.PutOp(&Doc{ID: "e", Body: strings.Repeat("z", 399<<10)})), unit.ErrTooLarge)
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
+	got, err := docs.Get(ctx, Doc{ID: "c"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), got.Version, "nothing of a refused unit was applied")
+}
+
+// Nil and zero values are errors, not panics.
+func TestNilUnitAndValues(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	var u *unit.Unit
+	_, err := unit.Get(ctx, u, e.accounts, Account{ID: "a"})
+	assert.ErrorIs(t, err, unit.ErrInvalidOption)
+	_, err = unit.GetAll(ctx, u, e.accounts, []Account{{ID: "a"}})
+	assert.ErrorIs(t, err, unit.ErrInvalidOption)
+	assert.ErrorIs(t, u.Add(e.accounts.PutOp(&Account{ID: "a"})), unit.ErrInvalidOption)
+	assert.ErrorIs(t, u.Commit(ctx), unit.ErrInvalidOption)
+	assert.ErrorIs(t, u.Rollback(ctx), unit.ErrInvalidOption)
+	live := begin(t, e, e.c)
+	_, err = unit.Get(ctx, live, (*mapper.Table[Account])(nil), Account{ID: "a"})
+	assert.ErrorIs(t, err, mapper.ErrInvalidTable)
+	assert.Error(t, live.Add(txn.Op{}))
+	_, err = unit.Get(ctx, live, e.accounts, Account{})
+	assert.ErrorIs(t, err, mapper.ErrInvalidKey)
+	require.NoError(t, live.Rollback(ctx))
+	_, err = unit.Recover(ctx, nil, e.coord)
+	assert.ErrorIs(t, err, unit.ErrInvalidOption)
+}
+
+// A unit that retries with KeepAge keeps its age for wait-die, so that
+// younger units give way to it.
+func TestKeepAge(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 1, 100)
+	first := begin(t, e, e.c)
+	require.NoError(t, first.Rollback(ctx))
+	time.Sleep(10 * time.Millisecond)
+	holder := begin(t, e, e.c) // younger than first
+	_, err := unit.Get(ctx, holder, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+
+	retry := begin(t, e, e.c, unit.KeepAge(first), unit.Wait(300*time.Millisecond))
+	assert.Equal(t, first.Started(), retry.Started())
+	_, err = unit.Get(ctx, retry, e.accounts, Account{ID: accountID(0)})
+	var le *unit.LockedError
+	require.ErrorAs(t, err, &le, "older: it waited its Wait, not refused at once")
+	fresh := begin(t, e, e.c, unit.Wait(time.Minute))
+	start := time.Now()
+	_, err = unit.Get(ctx, fresh, e.accounts, Account{ID: accountID(0)})
+	require.ErrorIs(t, err, unit.ErrLocked)
+	assert.Less(t, time.Since(start), 30*time.Second, "younger: refused at once (wait-die), not after its Wait")
+	for _, u := range []*unit.Unit{holder, retry, fresh} {
+		require.NoError(t, u.Rollback(ctx))
+	}
+}
