@@ -44,8 +44,8 @@ type crashClient struct {
 	paused atomic.Bool // every call fails while set
 	// crashAfterCommit: every call after the commit point's write fails.
 	crashAfterCommit atomic.Bool
-	writes atomic.Int64
-	commit atomic.Int64
+	writes           atomic.Int64
+	commit           atomic.Int64
 }
 
 func (cc *crashClient) write(isCommit bool) error {
