@@ -264,7 +264,7 @@ func isoReadAll(t *testing.T, ctx context.Context, e *isoEnv, ids []string, want
 // its four accounts in their new state and the others unchanged.
 func TestIsolationCommittedUnitWhoseOwnerDied(t *testing.T) {
 	e := newIsoEnv(t, false)
-	ctx := ctxT(t, 2*time.Minute)
+	ctx := isoCtx(t, 2*time.Minute)
 	ids := []string{"s00", "s01", "s02", "s03", "s04", "s05", "s06", "s07"}
 	isoSeedAccounts(t, e, "open", ids...)
 
@@ -341,7 +341,7 @@ func (p *isoPausingTxn) TransactWriteItems(ctx context.Context, in *dynamodb.Tra
 // written before A1 was committed, so no state holds A1 without X1.
 func TestIsolationSnapshotIsAStateTheDatabaseHeld(t *testing.T) {
 	e := newIsoEnv(t, false)
-	ctx := ctxT(t, 2*time.Minute)
+	ctx := isoCtx(t, 2*time.Minute)
 	isoSeedAccounts(t, e, "open", "A", "X")
 
 	cc := newIsoClient(e.c, e.coord)
@@ -407,7 +407,7 @@ func TestIsolationIndexQueriesOfAHeldUnit(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			e := newIsoEnv(t, include)
-			ctx := ctxT(t, 2*time.Minute)
+			ctx := isoCtx(t, 2*time.Minute)
 			var moved, open, closed []string
 			for i := range 10 {
 				moved = append(moved, fmt.Sprintf("c%02d", i))
@@ -475,7 +475,7 @@ func TestIsolationIndexQueriesOfAHeldUnit(t *testing.T) {
 // the unit then commits both, and nothing of the raw writes shows.
 func TestIsolationRawTxnOpsOnAPreparedItem(t *testing.T) {
 	e := newIsoEnv(t, false)
-	ctx := ctxT(t, 2*time.Minute)
+	ctx := isoCtx(t, 2*time.Minute)
 	isoSeedAccounts(t, e, "open", "A", "B", "C")
 
 	cc := newIsoClient(e.c, e.coord)
@@ -535,7 +535,7 @@ func TestIsolationRawTxnOpsOnAPreparedItem(t *testing.T) {
 // returns ErrNotFound, txn.Get nil, Query and Scan leave it out.
 func TestIsolationPlaceholderIsMissing(t *testing.T) {
 	e := newIsoEnv(t, false)
-	ctx := ctxT(t, 2*time.Minute)
+	ctx := isoCtx(t, 2*time.Minute)
 	isoSeedAccounts(t, e, "open", "A")
 	u, err := unit.Begin(ctx, e.c, unit.Coordinator(e.coord))
 	require.NoError(t, err)

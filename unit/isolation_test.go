@@ -88,6 +88,13 @@ func newIsoEnv(t *testing.T, include bool) *isoEnv {
 	return &isoEnv{c: c, coord: coord, accts: accts, ledger: ledger}
 }
 
+// isoCtx returns a context that ends after d or with the test.
+func isoCtx(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // isoRaw returns every item of a table as stored.
 func isoRaw(ctx context.Context, c *dynamodb.Client, table string) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
@@ -814,7 +821,7 @@ func (w *isoWorld) calibrate(ctx context.Context) (total, commit int64, err erro
 // goroutines; OPTIMIST_ISO_SECONDS=n sets the duration.
 func TestReaderIsolation(t *testing.T) {
 	cfg := isoConfigFromEnv()
-	ctx := ctxT(t, cfg.duration+5*time.Minute)
+	ctx := isoCtx(t, cfg.duration+5*time.Minute)
 	w := &isoWorld{isoEnv: newIsoEnv(t, false), t: t, cfg: cfg,
 		opts:    []unit.Option{unit.LeaseDuration(cfg.lease), unit.Heartbeat(cfg.lease / 5), unit.Wait(cfg.lease)},
 		hint:    make([]atomic.Int64, cfg.slots),
