@@ -46,6 +46,11 @@ import (
 // versions on success.
 func (u *Unit) Commit(ctx context.Context) error {
 	if err := u.check(); err != nil {
+		if errors.Is(err, ErrAborted) {
+			// Rolled back under its feet (a long pause): release what it
+			// may have locked since, as Rollback would.
+			return u.abort(ctx, err)
+		}
 		return err
 	}
 	var todo []*item

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -294,5 +295,40 @@ func TestKeepAge(t *testing.T) {
 	assert.Less(t, time.Since(start), 30*time.Second, "younger: refused at once (wait-die), not after its Wait")
 	for _, u := range []*unit.Unit{holder, retry, fresh} {
 		require.NoError(t, u.Rollback(ctx))
+	}
+}
+
+// A unit that takes a lock after recovery finished it (it paused past its
+// lease, and resumed before learning so) and then dies leaves no lock
+// behind: its page, written after the finish, tells Recover which item to
+// release.
+func TestAStrayLockIsRecovered(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 2, 100)
+	const lease = 300 * time.Millisecond
+	// On its own clock no time passes: it never learns of the abort by
+	// itself, and takes its next lock.
+	clock := fakeclock.New(time.Now())
+	cc := &crashClient{c: e.c, limit: -1}
+	u := begin(t, e, cc, unit.LeaseDuration(lease), unit.Clock(clock))
+	_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	cc.paused.Store(true)
+	n, err := unit.Recover(ctx, e.c, e.coord)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	cc.paused.Store(false)
+	_, err = unit.Get(ctx, u, e.accounts, Account{ID: accountID(1)})
+	require.NoError(t, err, "the unit does not know yet")
+	cc.paused.Store(true) // and dies
+	require.Equal(t, 1, lockedItems(t, e.c, e.accounts.Name()))
+
+	_, err = unit.Recover(ctx, e.c, e.coord)
+	require.NoError(t, err)
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "Recover released the stray lock")
+	for _, r := range raw(t, e.c, e.coord) {
+		id := r[unitlock.RecID].(*types.AttributeValueMemberS).Value
+		assert.NotContains(t, id, "#", "no page is left")
 	}
 }

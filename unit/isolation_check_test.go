@@ -146,6 +146,10 @@ type isoReport struct {
 	counts   map[string]int
 	examples map[string][]string
 	byRead   map[string]int // violations found in each kind of read
+	// allowed counts the items left out of a query of a secondary index
+	// in the documented window between a unit's commit point and its
+	// apply: not violations.
+	allowed int
 }
 
 func newIsoReport() *isoReport {
@@ -510,6 +514,15 @@ func isoCheck(h *isoHistory) *isoReport {
 			for p := L; p <= U && must; p++ {
 				must = k.present[p] && k.status[p] == r.Pred
 			}
+			if must && r.Kind == "Query(index)" && isoMovedInByUnit(h, k, U) {
+				// Documented (mapper, "Items held by a unit"): a query of a
+				// secondary index finds items by their index key as stored,
+				// so an item a unit moved to the queried key may be missing
+				// between the unit's commit point and its apply of the item
+				// (or its recovery, if its process died there).
+				rep.allowed++
+				continue
+			}
 			if must {
 				rep.addRead(r, "missing-from-filtered-read", "%s [%d,%d] (status = %s) left out %s, whose status was %s in every state it could have had (ranks %d..%d)",
 					r.Kind, r.Start, r.End, r.Pred, name, r.Pred, L, U)
@@ -520,6 +533,19 @@ func isoCheck(h *isoHistory) *isoReport {
 		}
 	}
 	return rep
+}
+
+// isoMovedInByUnit reports whether the last change of the item's status
+// at or before rank u was made by a unit: until that unit applies the
+// item, its index key as stored is the old one.
+func isoMovedInByUnit(h *isoHistory, k *isoKey, u int) bool {
+	for p := u; p >= 1; p-- {
+		if k.status[p] != k.status[p-1] || k.present[p] != k.present[p-1] {
+			w := h.Writers[k.H[p-1]]
+			return w != nil && !w.Plain
+		}
+	}
+	return false
 }
 
 // isoCheckSnapshot checks that one txn.Get shows a state the database

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -59,11 +60,12 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 		}
 		n++
 	}
+	var strays []string // pages found in the scan, checked once it is over
 	in := &dynamodb.ScanInput{
 		TableName:                aws.String(name),
 		ConsistentRead:           aws.Bool(true),
-		FilterExpression:         aws.String("attribute_exists(#st) AND attribute_not_exists(#fin)"),
-		ExpressionAttributeNames: map[string]string{"#st": unitlock.RecState, "#fin": unitlock.RecFinished},
+		FilterExpression:         aws.String("(attribute_exists(#st) AND attribute_not_exists(#fin)) OR attribute_exists(#items)"),
+		ExpressionAttributeNames: map[string]string{"#st": unitlock.RecState, "#fin": unitlock.RecFinished, "#items": unitlock.RecItems},
 	}
 	for {
 		out, err := c.Scan(ctx, in)
@@ -73,6 +75,10 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 		for _, it := range out.Items {
 			id, _ := it[unitlock.RecID].(*types.AttributeValueMemberS)
 			if id == nil {
+				continue
+			}
+			if _, isPage := it[unitlock.RecItems]; isPage {
+				strays = append(strays, id.Value)
 				continue
 			}
 			rec := unitlock.ParseRecord(it)
@@ -87,6 +93,24 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 			break
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	// A page whose unit is finished (or whose record expired) was written by
+	// the unit after recovery finished it: a unit that paused past its
+	// lease and took a lock before it learnt so. Its items are finished as
+	// the record says, and the page goes.
+	for _, page := range strays {
+		id, _, _ := strings.Cut(page, "#")
+		rec, err := unitlock.ReadRecord(ctx, c, name, id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if rec.Found && !rec.Done {
+			continue // its unit is being finished (or watched) above
+		}
+		if err := finishPage(ctx, c, name, id, page, rec.State == unitlock.StateCommitted, o.workers); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	for len(watch) > 0 {
 		var next []pending
@@ -147,6 +171,29 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 func aliveHere(coord, id string, since time.Time) bool {
 	v, ok := live.Load(liveKey(coord, id))
 	return ok && v.(*Unit).beatSince(since)
+}
+
+// finishPage finishes the items of one page of unit id and deletes it.
+func finishPage(ctx context.Context, c Client, coord, id, page string, commit bool, workers int) error {
+	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(coord), Key: unitlock.RecordKey(page), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return fmt.Errorf("unit: reading page %s: %w", page, err)
+	}
+	ss, _ := out.Item[unitlock.RecItems].(*types.AttributeValueMemberSS)
+	if ss == nil {
+		return nil
+	}
+	errs := make([]error, len(ss.Value))
+	parallel(ctx, len(ss.Value), workers, func(ctx context.Context, i int) {
+		if table, key, err := unitlock.DecodeKey(ss.Value[i]); err == nil {
+			_, errs[i] = unitlock.Finish(ctx, c, table, key, id, commit, nil)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("unit: finishing a page of unit %s: %w", id, err)
+	}
+	_, err = c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(coord), Key: unitlock.RecordKey(page)})
+	return err
 }
 
 // finishUnit rolls a unit forward (commit) or undoes it, from its pages:
