@@ -249,69 +249,69 @@ func TestBadInput(t *testing.T) {
 		{"bool as key", mapper.ErrInvalidSchema, "string, number or binary", schema(func(c mapper.Client) error { _, err := newTable[sBoolKey](c); return err })},
 
 		// Tables not made by NewTable, and NewTable without a client.
-		{"Put on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Put on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			return nilTable.Put(ctx, item(func(*bItem) {}))
 		}},
-		{"Put on a zero Table", mapper.ErrInvalidTable, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Put on a zero Table", mapper.ErrInvalidOption, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			return zeroTable.Put(ctx, item(func(*bItem) {}))
 		}},
-		{"Get on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Get on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			_, err := nilTable.Get(ctx, bItem{PK: "p"})
 			return err
 		}},
-		{"Update on a zero Table", mapper.ErrInvalidTable, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Update on a zero Table", mapper.ErrInvalidOption, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			_, err := zeroTable.Update(ctx, bItem{PK: "p"}, update.Set("f", 1))
 			return err
 		}},
-		{"Delete on a zero Table", mapper.ErrInvalidTable, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Delete on a zero Table", mapper.ErrInvalidOption, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			return zeroTable.Delete(ctx, bItem{PK: "p"})
 		}},
-		{"Modify on a zero Table", mapper.ErrInvalidTable, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Modify on a zero Table", mapper.ErrInvalidOption, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			_, err := zeroTable.Modify(ctx, bItem{PK: "p"}, func(*bItem) error { return nil })
 			return err
 		}},
-		{"Save on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Save on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			return nilTable.Save(ctx, item(func(*bItem) {}))
 		}},
-		{"Query on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Query on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			for _, err := range nilTable.Query(ctx, expression.Key("pk").Equal(expression.Value("p"))) {
 				return err
 			}
 			return nil
 		}},
-		{"Scan on a zero Table", mapper.ErrInvalidTable, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"Scan on a zero Table", mapper.ErrInvalidOption, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			for _, err := range zeroTable.Scan(ctx) {
 				return err
 			}
 			return nil
 		}},
-		{"GetAll on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"GetAll on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			_, err := nilTable.GetAll(ctx, []bItem{{PK: "p"}})
 			return err
 		}},
-		{"PutAll on a zero Table", mapper.ErrInvalidTable, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"PutAll on a zero Table", mapper.ErrInvalidOption, "zero Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			return zeroTable.PutAll(ctx, []*bItem{item(func(*bItem) {})}, mapper.Unversioned())
 		}},
-		{"DeleteAll on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"DeleteAll on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			return nilTable.DeleteAll(ctx, []bItem{{PK: "p"}}, mapper.Unversioned())
 		}},
-		{"PutOp on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"PutOp on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return commit(ctx, c, nilTable.PutOp(item(func(*bItem) {})))
 		}},
-		{"Key on a zero Table", mapper.ErrInvalidTable, "zero Table", func(context.Context, *ddbtest.CountingClient) error {
+		{"Key on a zero Table", mapper.ErrInvalidOption, "zero Table", func(context.Context, *ddbtest.CountingClient) error {
 			_, err := zeroTable.Key(bItem{PK: "p"})
 			return err
 		}},
-		{"NewTable with a nil client", mapper.ErrInvalidTable, "client", func(context.Context, *ddbtest.CountingClient) error {
+		{"NewTable with a nil client", mapper.ErrInvalidOption, "client", func(context.Context, *ddbtest.CountingClient) error {
 			_, err := mapper.NewTable[bItem](nil, "t")
 			return err
 		}},
-		{"NewTable with a nil *dynamodb.Client", mapper.ErrInvalidTable, "client", func(context.Context, *ddbtest.CountingClient) error {
+		{"NewTable with a nil *dynamodb.Client", mapper.ErrInvalidOption, "client", func(context.Context, *ddbtest.CountingClient) error {
 			var dc *dynamodb.Client
 			_, err := mapper.NewTable[bItem](dc, "t")
 			return err
 		}},
-		{"NewTable without a name", mapper.ErrInvalidTable, "table name", func(_ context.Context, c *ddbtest.CountingClient) error {
+		{"NewTable without a name", mapper.ErrInvalidOption, "table name", func(_ context.Context, c *ddbtest.CountingClient) error {
 			_, err := mapper.NewTable[bItem](c, "")
 			return err
 		}},
@@ -321,113 +321,113 @@ func TestBadInput(t *testing.T) {
 		}},
 
 		// Keys over DynamoDB's limits.
-		{"Put: hash key of 2,049 bytes", mapper.ErrInvalidKey, `"pk"`, put(func(it *bItem) { it.PK = long(2049) })},
-		{"Get: hash key of 2,049 bytes", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Put: hash key of 2,049 bytes", mapper.ErrInvalidItem, `"pk"`, put(func(it *bItem) { it.PK = long(2049) })},
+		{"Get: hash key of 2,049 bytes", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Get(ctx, bItem{PK: long(2049), SK: "s"})
 			return err
 		}},
-		{"Put: range key of 1,025 bytes", mapper.ErrInvalidKey, `"sk"`, put(func(it *bItem) { it.SK = long(1025) })},
-		{"Get: range key of 1,025 bytes", mapper.ErrInvalidKey, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Put: range key of 1,025 bytes", mapper.ErrInvalidItem, `"sk"`, put(func(it *bItem) { it.SK = long(1025) })},
+		{"Get: range key of 1,025 bytes", mapper.ErrInvalidItem, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Get(ctx, bItem{PK: "p", SK: long(1025)})
 			return err
 		}},
-		{"Put: hash key of 683 euro signs (2,049 bytes)", mapper.ErrInvalidKey, "2049 bytes", put(func(it *bItem) { it.PK = strings.Repeat("€", 683) })},
-		{"Delete: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Put: hash key of 683 euro signs (2,049 bytes)", mapper.ErrInvalidItem, "2049 bytes", put(func(it *bItem) { it.PK = strings.Repeat("€", 683) })},
+		{"Delete: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).Delete(ctx, bItem{PK: long(3000), SK: "s"})
 		}},
-		{"Update: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Update: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Update(ctx, bItem{PK: long(2049), SK: "s"}, update.Set("f", 1))
 			return err
 		}},
-		{"Modify: range key too long", mapper.ErrInvalidKey, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Modify: range key too long", mapper.ErrInvalidItem, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Modify(ctx, bItem{PK: "p", SK: long(1025)}, func(*bItem) error { return nil })
 			return err
 		}},
-		{"Save: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Save: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).Save(ctx, item(func(it *bItem) { it.PK = long(2049) }))
 		}},
-		{"PutOp: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"PutOp: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return commit(ctx, c, table(c).PutOp(item(func(it *bItem) { it.PK = long(2049) })))
 		}},
-		{"DeleteOp: range key too long", mapper.ErrInvalidKey, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"DeleteOp: range key too long", mapper.ErrInvalidItem, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return commit(ctx, c, table(c).DeleteOp(bItem{PK: "p", SK: long(1025)}))
 		}},
-		{"CheckOp: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"CheckOp: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return commit(ctx, c, table(c).CheckOp(bItem{PK: long(2049), SK: "s", V: 1}))
 		}},
-		{"UpdateOp: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"UpdateOp: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return commit(ctx, c, table(c).UpdateOp(bItem{PK: long(2049), SK: "s"}, update.Set("f", 1)))
 		}},
-		{"GetAll: one key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"GetAll: one key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).GetAll(ctx, []bItem{{PK: "p", SK: "s"}, {PK: long(2049), SK: "s"}})
 			return err
 		}},
-		{"PutAll: one key too long", mapper.ErrInvalidKey, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"PutAll: one key too long", mapper.ErrInvalidItem, `"sk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).PutAll(ctx, []*bItem{item(func(*bItem) {}), item(func(it *bItem) { it.SK = long(1025) })}, mapper.Unversioned())
 		}},
-		{"DeleteAll: one key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"DeleteAll: one key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).DeleteAll(ctx, []bItem{{PK: long(2049), SK: "s"}}, mapper.Unversioned())
 		}},
-		{"Put: empty hash key", mapper.ErrInvalidKey, "empty", put(func(it *bItem) { it.PK = "" })},
-		{"Put: binary hash key of 2,049 bytes", mapper.ErrInvalidKey, `"k"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Put: empty hash key", mapper.ErrInvalidItem, "empty", put(func(it *bItem) { it.PK = "" })},
+		{"Put: binary hash key of 2,049 bytes", mapper.ErrInvalidItem, `"k"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			tb, err := mapper.NewTable[bBinKey](c, "t")
 			if err != nil {
 				return err
 			}
 			return tb.Put(ctx, &bBinKey{K: make([]byte, 2049)})
 		}},
-		{"Key: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(_ context.Context, c *ddbtest.CountingClient) error {
+		{"Key: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(_ context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Key(bItem{PK: long(2049), SK: "s"})
 			return err
 		}},
 
 		// Values DynamoDB refuses.
-		{"Put: NaN", mapper.ErrInvalidValue, `"f"`, put(func(it *bItem) { it.F = nan })},
-		{"Put: +Inf", mapper.ErrInvalidValue, `"f"`, put(func(it *bItem) { it.F = inf })},
-		{"Put: -Inf", mapper.ErrInvalidValue, `"f"`, put(func(it *bItem) { it.F = -inf })},
-		{"Put: *float64 NaN", mapper.ErrInvalidValue, `"pf"`, put(func(it *bItem) { it.PF = &nan })},
-		{"Put: float32 Inf", mapper.ErrInvalidValue, `"f32"`, put(func(it *bItem) { it.F32 = float32(inf) })},
-		{"Put: 1e300 (over DynamoDB's range)", mapper.ErrInvalidValue, "range", put(func(it *bItem) { it.F = 1e300 })},
-		{"Put: 1e-200 (under DynamoDB's range)", mapper.ErrInvalidValue, "range", put(func(it *bItem) { it.F = 1e-200 })},
-		{"Put: NaN in a list", mapper.ErrInvalidValue, "fl[1]", put(func(it *bItem) { it.FL = []float64{1, nan} })},
-		{"Put: Inf in a number set", mapper.ErrInvalidValue, "ns", put(func(it *bItem) { it.NS = []float64{inf} })},
-		{"Put: NaN in a map", mapper.ErrInvalidValue, "fm.a", put(func(it *bItem) { it.FM = map[string]float64{"a": nan} })},
-		{"Put: NaN in a nested struct", mapper.ErrInvalidValue, "in.x", put(func(it *bItem) { it.In = &bInner{X: nan} })},
-		{"Put: any holding a chan", mapper.ErrInvalidValue, "Any", put(func(it *bItem) { it.Any = make(chan int) })},
-		{"Put: map[string]any holding a func", mapper.ErrInvalidValue, "AM[hook]", put(func(it *bItem) { it.AM = map[string]any{"hook": func() {}} })},
-		{"Put: []any holding a complex", mapper.ErrInvalidValue, "AL[1]", put(func(it *bItem) { it.AL = []any{1, complex(1, 2)} })},
-		{"Put: any holding NaN", mapper.ErrInvalidValue, "encoding Any", put(func(it *bItem) { it.Any = nan })},
-		{"Put: map[string]any nested NaN", mapper.ErrInvalidValue, "am.m.x", put(func(it *bItem) { it.AM = map[string]any{"m": map[string]any{"x": nan}} })},
-		{"Put: any holding a struct of unexported fields", mapper.ErrInvalidValue, "only unexported fields", put(func(it *bItem) { it.Any = opaque{1} })},
-		{"Put: NaN in an If condition", mapper.ErrInvalidValue, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Put: NaN", mapper.ErrInvalidItem, `"f"`, put(func(it *bItem) { it.F = nan })},
+		{"Put: +Inf", mapper.ErrInvalidItem, `"f"`, put(func(it *bItem) { it.F = inf })},
+		{"Put: -Inf", mapper.ErrInvalidItem, `"f"`, put(func(it *bItem) { it.F = -inf })},
+		{"Put: *float64 NaN", mapper.ErrInvalidItem, `"pf"`, put(func(it *bItem) { it.PF = &nan })},
+		{"Put: float32 Inf", mapper.ErrInvalidItem, `"f32"`, put(func(it *bItem) { it.F32 = float32(inf) })},
+		{"Put: 1e300 (over DynamoDB's range)", mapper.ErrInvalidItem, "range", put(func(it *bItem) { it.F = 1e300 })},
+		{"Put: 1e-200 (under DynamoDB's range)", mapper.ErrInvalidItem, "range", put(func(it *bItem) { it.F = 1e-200 })},
+		{"Put: NaN in a list", mapper.ErrInvalidItem, "fl[1]", put(func(it *bItem) { it.FL = []float64{1, nan} })},
+		{"Put: Inf in a number set", mapper.ErrInvalidItem, "ns", put(func(it *bItem) { it.NS = []float64{inf} })},
+		{"Put: NaN in a map", mapper.ErrInvalidItem, "fm.a", put(func(it *bItem) { it.FM = map[string]float64{"a": nan} })},
+		{"Put: NaN in a nested struct", mapper.ErrInvalidItem, "in.x", put(func(it *bItem) { it.In = &bInner{X: nan} })},
+		{"Put: any holding a chan", mapper.ErrInvalidItem, "Any", put(func(it *bItem) { it.Any = make(chan int) })},
+		{"Put: map[string]any holding a func", mapper.ErrInvalidItem, "AM[hook]", put(func(it *bItem) { it.AM = map[string]any{"hook": func() {}} })},
+		{"Put: []any holding a complex", mapper.ErrInvalidItem, "AL[1]", put(func(it *bItem) { it.AL = []any{1, complex(1, 2)} })},
+		{"Put: any holding NaN", mapper.ErrInvalidItem, "encoding Any", put(func(it *bItem) { it.Any = nan })},
+		{"Put: map[string]any nested NaN", mapper.ErrInvalidItem, "am.m.x", put(func(it *bItem) { it.AM = map[string]any{"m": map[string]any{"x": nan}} })},
+		{"Put: any holding a struct of unexported fields", mapper.ErrInvalidItem, "only unexported fields", put(func(it *bItem) { it.Any = opaque{1} })},
+		{"Put: NaN in an If condition", mapper.ErrInvalidItem, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).Put(ctx, item(func(*bItem) {}), mapper.If(expression.Name("f").LessThan(expression.Value(nan))))
 		}},
-		{"Query: NaN in the key condition", mapper.ErrInvalidValue, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Query: NaN in the key condition", mapper.ErrInvalidItem, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			for _, err := range table(c).Query(ctx, expression.Key("pk").Equal(expression.Value("p")).And(expression.Key("sk").LessThan(expression.Value(nan)))) {
 				return err
 			}
 			return nil
 		}},
-		{"Scan: Inf in a filter", mapper.ErrInvalidValue, "Inf", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Scan: Inf in a filter", mapper.ErrInvalidItem, "Inf", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			for _, err := range table(c).Scan(ctx, mapper.Filter(expression.Name("f").GreaterThan(expression.Value(inf)))) {
 				return err
 			}
 			return nil
 		}},
-		{"Save: NaN", mapper.ErrInvalidValue, `"f"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Save: NaN", mapper.ErrInvalidItem, `"f"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).Save(ctx, item(func(it *bItem) { it.F = nan }))
 		}},
-		{"PutOp: Inf", mapper.ErrInvalidValue, `"f"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"PutOp: Inf", mapper.ErrInvalidItem, `"f"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return commit(ctx, c, table(c).PutOp(item(func(it *bItem) { it.F = inf })))
 		}},
-		{"PutAll: NaN in the second item", mapper.ErrInvalidValue, "items[1]", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"PutAll: NaN in the second item", mapper.ErrInvalidItem, "items[1]", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return table(c).PutAll(ctx, []*bItem{item(func(*bItem) {}), item(func(it *bItem) { it.SK = "t"; it.F = nan })}, mapper.Unversioned())
 		}},
 		{"Update: update.Set NaN", update.ErrInvalidValue, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Update(ctx, bItem{PK: "p", SK: "s"}, update.Set("f", nan))
 			return err
 		}},
-		{"Update: update.Add Inf (also ErrInvalidUpdate)", mapper.ErrInvalidUpdate, "Inf", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Update: update.Add Inf (also ErrInvalidUpdate)", mapper.ErrInvalidOption, "Inf", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Update(ctx, bItem{PK: "p", SK: "s"}, update.Add("f", inf))
 			return err
 		}},
@@ -486,26 +486,26 @@ func TestBadInput(t *testing.T) {
 		{"txn.Update NaN", update.ErrInvalidValue, "NaN", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			return commit(ctx, c, txn.Update("t", rawKey, update.Set("a", nan)))
 		}},
-		{"txn.New(nil): Commit", txn.ErrNoClient, "nil client", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"txn.New(nil): Commit", txn.ErrInvalidOption, "nil client", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			tx := txn.New(nil)
 			_ = tx.Add(txn.Delete("t", rawKey))
 			return tx.Commit(ctx)
 		}},
-		{"txn.New(nil *dynamodb.Client): Commit", txn.ErrNoClient, "nil client", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"txn.New(nil *dynamodb.Client): Commit", txn.ErrInvalidOption, "nil client", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			var dc *dynamodb.Client
 			tx := txn.New(dc)
 			_ = tx.Add(txn.Delete("t", rawKey))
 			return tx.Commit(ctx)
 		}},
-		{"nil *Tx: Add", txn.ErrNoClient, "nil *Tx", func(context.Context, *ddbtest.CountingClient) error {
+		{"nil *Tx: Add", txn.ErrInvalidOption, "nil *Tx", func(context.Context, *ddbtest.CountingClient) error {
 			var tx *txn.Tx
 			return tx.Add(txn.Delete("t", rawKey))
 		}},
-		{"nil *Tx: Commit", txn.ErrNoClient, "nil *Tx", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"nil *Tx: Commit", txn.ErrInvalidOption, "nil *Tx", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			var tx *txn.Tx
 			return tx.Commit(ctx)
 		}},
-		{"txn.Get with a nil client", txn.ErrNoClient, "nil client", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"txn.Get with a nil client", txn.ErrInvalidOption, "nil client", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			var m map[string]types.AttributeValue
 			return txn.Get(ctx, nil, txn.GetItem("t", rawKey, &m))
 		}},
@@ -544,11 +544,11 @@ func TestBadInput(t *testing.T) {
 			_, err := pessimistic.New(c, "locks", pessimistic.LeaseDuration(-time.Second))
 			return err
 		}},
-		{"LockItem on a nil *Table", mapper.ErrInvalidTable, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
+		{"LockItem on a nil *Table", mapper.ErrInvalidOption, "nil *Table", func(ctx context.Context, _ *ddbtest.CountingClient) error {
 			_, _, err := pessimistic.LockItem(ctx, nilTable, bItem{PK: "p", SK: "s"})
 			return err
 		}},
-		{"LockItem: hash key too long", mapper.ErrInvalidKey, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"LockItem: hash key too long", mapper.ErrInvalidItem, `"pk"`, func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, _, err := pessimistic.LockItem(ctx, table(c), bItem{PK: long(2049), SK: "s"})
 			return err
 		}},

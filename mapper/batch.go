@@ -194,12 +194,12 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 // PutAll writes items with BatchWriteItem, 25 per call, each replacing the
 // whole stored item with no condition. Batch writes cannot carry
 // conditions, so for a type with a version field PutAll refuses with
-// [ErrBatchVersioned] unless [Unversioned] is given; it then writes each
+// [ErrInvalidOption] unless [Unversioned] is given; it then writes each
 // item as Put(ctx, item, Unversioned()) would (version field + 1, whatever
 // is stored) and sets the item's version field once its write is
 // confirmed. For checked writes of many items use a transaction (package
 // txn, with [Table.PutOp]). [If] and [Fence] are refused ([ErrInvalidOption]),
-// as are two items with the same key ([ErrDuplicateKey]) and nil items;
+// as are two items with the same key ([ErrInvalidItem]) and nil items;
 // nothing is sent then.
 //
 // Calls: one per 25 items, sequentially, plus one per round of items
@@ -242,11 +242,11 @@ func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) 
 
 // DeleteAll deletes the items with the keys of items with BatchWriteItem,
 // 25 per call, with no condition; deleting a missing item is not an error.
-// For a type with a version field it refuses with [ErrBatchVersioned]
+// For a type with a version field it refuses with [ErrInvalidOption]
 // unless [Unversioned] is given (the versions are then ignored); for
 // checked deletes use a transaction (package txn, with [Table.DeleteOp]).
 // [If] and [Fence] are refused ([ErrInvalidOption]), as are two items with
-// the same key ([ErrDuplicateKey]); nothing is sent then. Calls, retries of
+// the same key ([ErrInvalidItem]); nothing is sent then. Calls, retries of
 // unprocessed items and errors are as for [Table.PutAll].
 func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption) error {
 	if err := t.usable(); err != nil {
@@ -279,7 +279,7 @@ func (t *Table[T]) batchWriteOptions(call string, opts []WriteOption) (*WriteOpt
 	}
 	if t.s.version != nil && !o.Unversioned {
 		return nil, fmt.Errorf("%w: %v has a version field; write the items in a transaction (package txn, with Table.PutOp and Table.DeleteOp), which checks every version, or pass mapper.Unversioned() to %s without the checks",
-			ErrBatchVersioned, t.s.typ, call)
+			ErrInvalidOption, t.s.typ, call)
 	}
 	return o, nil
 }
@@ -289,7 +289,7 @@ func (t *Table[T]) batchWriteOptions(call string, opts []WriteOption) (*WriteOpt
 func (t *Table[T]) addBatchKey(op string, byKey map[string]int, av map[string]types.AttributeValue, i int) error {
 	ks := t.s.keyString(av)
 	if j, dup := byKey[ks]; dup {
-		return fmt.Errorf("%w: %s items[%d] and items[%d] both have the key %s", ErrDuplicateKey, op, j, i, attrs.FormatKey(t.s.keyFrom(av)))
+		return fmt.Errorf("%w: %s items[%d] and items[%d] both have the key %s", ErrInvalidItem, op, j, i, attrs.FormatKey(t.s.keyFrom(av)))
 	}
 	byKey[ks] = i
 	return nil

@@ -246,10 +246,10 @@ func (c *codec) encodeItem(v reflect.Value, a *arena, extra int, skip *field) (m
 		}
 		av, err := c.encodeField(fc, fv, a)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidValue) {
+			if !errors.Is(err, ErrInvalidItem) {
 				// attributevalue's refusals (an empty map key, a failing
 				// MarshalText, ...) are invalid values too.
-				err = fmt.Errorf("%w: %w", ErrInvalidValue, err)
+				err = fmt.Errorf("%w: %w", ErrInvalidItem, err)
 			}
 			return nil, fmt.Errorf("mapper: encoding %s: %w", fc.f.goPath, err)
 		}
@@ -328,7 +328,7 @@ func (c *codec) encodeField(fc *fieldCodec, fv reflect.Value, a *arena) (types.A
 	default:
 		if fc.f.info.dynamic {
 			if err := checkDynamic(fv, fc.f.goPath); err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrInvalidValue, err)
+				return nil, fmt.Errorf("%w: %v", ErrInvalidItem, err)
 			}
 		}
 		holder := reflect.New(fc.synth)
@@ -339,7 +339,7 @@ func (c *codec) encodeField(fc *fieldCodec, fv reflect.Value, a *arena) (types.A
 		}
 		av = out.(*types.AttributeValueMemberM).Value["F"]
 		if err := attrs.CheckValue(fc.f.name, av); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidValue, err)
+			return nil, fmt.Errorf("%w: %v", ErrInvalidItem, err)
 		}
 	}
 	return applyPolicy(fc.policy, av), nil
@@ -469,13 +469,13 @@ func checkKeyAttr(f *field, av types.AttributeValue) error {
 		}
 	case *types.AttributeValueMemberN:
 		if err := attrs.CheckNumber(v.Value); err != nil {
-			return fmt.Errorf("%w: key attribute %q (%s): %v", ErrInvalidKey, f.name, f.goPath, err)
+			return fmt.Errorf("%w: key attribute %q (%s): %v", ErrInvalidItem, f.name, f.goPath, err)
 		}
 		return nil
 	default:
-		return fmt.Errorf("%w: key attribute %q (%s) must be a string, number or binary, got %T", ErrInvalidKey, f.name, f.goPath, av)
+		return fmt.Errorf("%w: key attribute %q (%s) must be a string, number or binary, got %T", ErrInvalidItem, f.name, f.goPath, av)
 	}
-	return fmt.Errorf("%w: key attribute %q (%s) is empty", ErrInvalidKey, f.name, f.goPath)
+	return fmt.Errorf("%w: key attribute %q (%s) is empty", ErrInvalidItem, f.name, f.goPath)
 }
 
 // checkFloat refuses a float DynamoDB cannot store as a number: NaN, an
@@ -494,7 +494,7 @@ func checkFloat(f *field, v reflect.Value) error {
 		bits = 32
 	}
 	if err := attrs.CheckNumber(strconv.FormatFloat(x, 'g', -1, bits)); err != nil {
-		return fmt.Errorf("%w: attribute %q (%s): %v", ErrInvalidValue, f.name, f.goPath, err)
+		return fmt.Errorf("%w: attribute %q (%s): %v", ErrInvalidItem, f.name, f.goPath, err)
 	}
 	return nil
 }
@@ -507,7 +507,7 @@ func checkKeySize(f *field, n int) error {
 		max, kind = attrs.MaxRangeKeySize, "range"
 	}
 	if n > max {
-		return fmt.Errorf("%w: %s key attribute %q (%s) is %d bytes; DynamoDB allows %d", ErrInvalidKey, kind, f.name, f.goPath, n, max)
+		return fmt.Errorf("%w: %s key attribute %q (%s) is %d bytes; DynamoDB allows %d", ErrInvalidItem, kind, f.name, f.goPath, n, max)
 	}
 	return nil
 }

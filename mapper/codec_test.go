@@ -260,6 +260,6 @@ func TestKeyOf(t *testing.T) {
 	}, key)
 
 	_, err = c.keyOf(reflect.ValueOf(&k{R: 1}).Elem())
-	assert.ErrorIs(t, err, ErrInvalidKey)
+	assert.ErrorIs(t, err, ErrInvalidItem)
 	assert.ErrorContains(t, err, `key attribute "h" (H)`)
 }

@@ -12,10 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// ErrNotUnique is returned by [Table.One] when more than one item matches.
-// Match it with errors.Is; the message names the table (and index).
-var ErrNotUnique = errors.New("mapper: more than one item matches")
-
 // One returns the only item matching the key condition key (a Query, see
 // [Table.Query]): an error matching [ErrNotFound] when none matches, and
 // one matching [ErrNotUnique] when more than one does. It reads until it

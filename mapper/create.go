@@ -30,12 +30,6 @@ type TableClient interface {
 
 var _ TableClient = (*dynamodb.Client)(nil)
 
-// ErrSchemaMismatch is the class of the [*MismatchError] that
-// [CreateTable] returns when the table exists with another schema, and
-// that [Table.Check] returns when the table does not match the struct.
-// Match it with [errors.Is]; use [errors.As] for the list of differences.
-var ErrSchemaMismatch = errors.New("mapper: table does not match the struct")
-
 // MismatchError lists every difference found between a struct type and a
 // table. It matches [ErrSchemaMismatch].
 type MismatchError struct {

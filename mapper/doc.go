@@ -73,7 +73,7 @@
 // with or without omitempty: Put, PutAll, PutOp, Modify and Save write the
 // item without it (Save removes the attribute), the item is absent from
 // that index, and the field reads back as the zero value. An empty table
-// key is still an [ErrInvalidKey].
+// key is still an [ErrInvalidItem].
 //
 // [CreateTable] creates the table from these tags in one call: keys,
 // attribute definitions, indexes (projection ALL unless [ProjectKeysOnly]
@@ -205,7 +205,7 @@
 // per call. All three resend what DynamoDB leaves unprocessed, with backoff,
 // and stop with a [*BatchError] that lists what was not done. Batch writes
 // carry no conditions, so a versioned type is refused
-// ([ErrBatchVersioned]) unless [Unversioned] is given: write such items in
+// ([ErrInvalidOption]) unless [Unversioned] is given: write such items in
 // a transaction to keep their version checks.
 //
 // Types with encodings of their own (attributevalue.Marshaler and
@@ -240,7 +240,7 @@
 // numbers, bools and text marshalers, interfaces with methods, and
 // unixtime inside a value encoded as text. Values of type any (and
 // map[string]any, []any) are checked when they are written: a value
-// DynamoDB cannot hold is an [ErrInvalidValue] naming the field path, and
+// DynamoDB cannot hold is an [ErrInvalidItem] naming the field path, and
 // nothing is sent. Read back, values in an any come as attributevalue
 // decodes them (string, float64, bool, []any, map[string]any, []byte).
 //
@@ -256,11 +256,11 @@
 // DynamoDB answers some mistakes with a ValidationException after a round
 // trip; the mapper finds them first, sends nothing, and names the
 // attribute: an empty key, a hash key over 2,048 bytes or a range key over
-// 1,024 ([ErrInvalidKey]); NaN, infinities and numbers beyond DynamoDB's 38
-// digits or range ([ErrInvalidValue]); an item over 400 KB by DynamoDB's
+// 1,024 ([ErrInvalidItem]); NaN, infinities and numbers beyond DynamoDB's 38
+// digits or range ([ErrInvalidItem]); an item over 400 KB by DynamoDB's
 // size rules ([ErrItemTooLarge]). This holds for Get, Put, Save, Update,
 // Delete, Modify, the transaction ops and the batch calls. A [Table] not
-// made by [NewTable] (nil, or a zero value) answers [ErrInvalidTable].
+// made by [NewTable] (nil, or a zero value) answers [ErrInvalidOption].
 //
 // # Cost
 //

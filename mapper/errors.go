@@ -7,16 +7,37 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
+// The errors a caller branches on. Each is matched with errors.Is; most
+// come inside a typed error with the details (errors.As).
 var (
-	// ErrNotFound is returned by [Table.Get] when no item has the key,
-	// and by [Table.One] when no item matches. Match it with errors.Is;
-	// the message names the table (and the key).
-	// [Table.Modify] never returns it: a missing item reaches fn as a zero
-	// value with the key set, so Modify can create.
+	// ErrNotFound is returned by [Table.Get] when no item has the key, and
+	// by [Table.One] when no item matches; [Table.GetAll] returns a
+	// [*MissingError] that matches it. The message names the table (and
+	// the key). An item a unit of work holds while it does not exist is
+	// not found. [Table.Modify] never returns it: a missing item reaches
+	// fn as a zero value with the key set, so Modify can create.
 	ErrNotFound = errors.New("mapper: item not found")
+
+	// ErrNotUnique is returned by [Table.One] when more than one item
+	// matches. The message names the table (and index).
+	ErrNotUnique = errors.New("mapper: more than one item matches")
+
+	// ErrConditionFailed is the class of [*ConditionError]: a write whose
+	// version check passed (or that had none) but whose own condition,
+	// given with [If] or [Fence], was false. Nothing was written. (A
+	// version conflict is version.ErrConflict, a *version.ConflictError.)
+	ErrConditionFailed = errors.New("mapper: condition failed")
+
+	// ErrLocked is the class of [*LockedError]: a write refused because a
+	// unit of work (package unit) holds the item, alive. unit.ErrLocked is
+	// the same value. See "Items held by a unit" in the package doc for
+	// when a write settles the lock of a unit that is over or dead
+	// instead.
+	ErrLocked = unitlock.ErrLocked
 
 	// ErrUnknownOutcome is [version.ErrUnknownOutcome] (the same value):
 	// a write may or may not have been applied. See the package doc
@@ -25,31 +46,26 @@ var (
 	// matches version.ErrConflict.
 	ErrUnknownOutcome = version.ErrUnknownOutcome
 
-	// ErrConditionFailed is the class of [*ConditionError]: a write whose
-	// version check passed (or that had none) but whose own condition,
-	// given with [If] or [Fence], was false. Nothing was written.
-	ErrConditionFailed = errors.New("mapper: condition failed")
+	// ErrOldUnknown is returned by a Put, Save, Update or Delete given
+	// [Old] when the write was applied but the item it replaced cannot be
+	// known: the response of an attempt was lost, the SDK resent the
+	// write, and the resend found that the first attempt had landed; what
+	// DynamoDB returned then is our own write, not what it replaced. The
+	// write is done (for Put and Save the struct has its new version): do
+	// not repeat it. It does not match ErrUnknownOutcome or a conflict.
+	ErrOldUnknown = errors.New("mapper: the write was applied, but the item it replaced is unknown")
 
-	// ErrInvalidKey is returned, before anything is sent, when a key
-	// attribute is empty, of a type DynamoDB keys cannot have, or too long:
-	// over 2,048 bytes for the hash key, 1,024 for the range key (UTF-8
-	// bytes of a string, bytes of a binary). Every call that takes a key or
-	// an item returns it (Get, Put, Save, Update, Delete, Modify, the
-	// transaction ops, GetAll, PutAll, DeleteAll, Key); the message names
-	// the attribute.
-	ErrInvalidKey = errors.New("mapper: invalid key")
+	// ErrUnprocessed is the cause in a [*BatchError] when DynamoDB kept
+	// returning items as unprocessed (UnprocessedKeys, UnprocessedItems):
+	// the table is throttled. The items left are listed in the BatchError;
+	// try them again later.
+	ErrUnprocessed = errors.New("mapper: DynamoDB left items unprocessed")
 
-	// ErrInvalidValue is returned, before anything is sent, by every write
-	// (Put, Save, Update, Modify, PutOp, UpdateOp, PutAll) for a value
-	// DynamoDB would refuse or the mapper could not read back: a NaN or
-	// infinite float, a number beyond DynamoDB's 38 digits or its range
-	// (1E-130 to 9.9E+125), an empty set from a custom Marshaler, or a
-	// value held in an interface (any, map[string]any) of a type that
-	// cannot be stored (a channel, a function, a complex number, ...).
-	// Values in conditions ([If]), key conditions and filters (Query, Scan)
-	// are checked too. The message names the field or attribute path. Floats tagged "string"
-	// are stored as text, where NaN and infinities are fine.
-	ErrInvalidValue = errors.New("mapper: invalid value")
+	// ErrSchemaMismatch is the class of the [*MismatchError] that
+	// [CreateTable] returns when the table exists with another schema, and
+	// that [Table.Check] returns when the table does not match the struct.
+	// Use errors.As for the list of differences.
+	ErrSchemaMismatch = errors.New("mapper: table does not match the struct")
 
 	// ErrItemTooLarge is returned, before anything is sent, by Put, Save,
 	// PutOp and PutAll for an item over DynamoDB's 400 KB limit, counted by
@@ -57,33 +73,64 @@ var (
 	// per two digits plus one; lists and maps 3 bytes plus one per
 	// element), the version and write token included; and by Update and
 	// UpdateOp when the values of the update alone exceed it. The message
-	// names the largest attribute.
-	ErrItemTooLarge = errors.New("mapper: item over DynamoDB's 400 KB limit")
+	// names the largest attribute. It also matches [ErrInvalidItem].
+	ErrItemTooLarge = fmt.Errorf("%w: over DynamoDB's 400 KB limit", ErrInvalidItem)
+)
 
-	// ErrInvalidOption is returned, before anything is sent, for options
-	// that cannot work (MaxAttempts(0), a negative backoff, a nil condition).
+// Mistakes, in three classes: each is returned before anything is sent,
+// with a message that names the field, attribute or option concerned.
+var (
+	// ErrInvalidSchema is the class of every error [NewTable] and
+	// [CreateTable] return for a struct type they cannot map: use
+	// errors.As with [*SchemaError] for the type, field and problem.
+	ErrInvalidSchema = errors.New("mapper: invalid schema")
+
+	// ErrInvalidOption: an option or argument that a call cannot honour or
+	// that cannot work: an option the call does not take (the tables of
+	// [WriteOptions] and [ReadOptions] say which take which), a value out
+	// of range (MaxAttempts(0), Limit(0), a negative backoff), a nil item,
+	// function or condition, a batch write of a versioned type without
+	// [Unversioned] (BatchWriteItem cannot check versions: write such items
+	// in a transaction), an update that touches a key, the version, the
+	// write token or the fence (or whose builder holds an error, which it
+	// wraps, such as update.ErrOverlap), and a [Table] not made by
+	// [NewTable] (nil, or a zero value).
 	ErrInvalidOption = errors.New("mapper: invalid option")
 
-	// ErrBatchVersioned is returned by [Table.PutAll] and [Table.DeleteAll],
-	// before anything is sent, for a type with a version field:
-	// BatchWriteItem cannot carry conditions, so the version checks that
-	// protect every other write would be silently skipped. Write such items
-	// in a transaction (package txn, with [Table.PutOp] and [Table.DeleteOp]),
-	// which checks every version, or pass [Unversioned] to write them
-	// unchecked on purpose.
-	ErrBatchVersioned = errors.New("mapper: batch writes cannot check versions")
-
-	// ErrDuplicateKey is returned by [Table.PutAll] and [Table.DeleteAll],
-	// before anything is sent, when two items have the same key: DynamoDB
-	// refuses a batch that writes one item twice.
-	ErrDuplicateKey = errors.New("mapper: two items with the same key in one batch")
-
-	// ErrUnprocessed is the cause in a [*BatchError] when DynamoDB kept
-	// returning items as unprocessed (UnprocessedKeys, UnprocessedItems):
-	// the table is throttled. The items left are listed in the BatchError;
-	// try them again later.
-	ErrUnprocessed = errors.New("mapper: DynamoDB left items unprocessed")
+	// ErrInvalidItem: a key, value or item DynamoDB would refuse, found
+	// before sending: an empty key attribute, or one over 2,048 bytes (the
+	// hash key) or 1,024 (the range key); NaN, infinities and numbers
+	// beyond DynamoDB's 38 digits or its range (1E-130 to 9.9E+125); an
+	// empty set from a custom Marshaler; a value held in an interface of a
+	// type that cannot be stored; two items with one key in a batch write;
+	// an item over 400 KB ([ErrItemTooLarge]). Values in conditions,
+	// key conditions and filters are checked too.
+	ErrInvalidItem = errors.New("mapper: invalid item")
 )
+
+// Deprecated names, kept for one release: each is now one of the classes
+// above (the same value), so errors.Is matches every error of the class.
+var (
+	// Deprecated: use ErrInvalidItem.
+	ErrInvalidKey = ErrInvalidItem
+	// Deprecated: use ErrInvalidItem.
+	ErrInvalidValue = ErrInvalidItem
+	// Deprecated: use ErrInvalidItem.
+	ErrDuplicateKey = ErrInvalidItem
+	// Deprecated: use ErrInvalidOption.
+	ErrBatchVersioned = ErrInvalidOption
+	// Deprecated: use ErrInvalidOption.
+	ErrInvalidTable = ErrInvalidOption
+	// Deprecated: use ErrInvalidOption.
+	ErrInvalidUpdate = ErrInvalidOption
+)
+
+// LockedError reports an item held by a unit of work (package unit): the
+// table and key of the item, and the id, owner and coordinator table of
+// the unit. It matches [ErrLocked] with errors.Is and unwraps to the error
+// underneath (usually the SDK's *types.ConditionalCheckFailedException).
+// unit.LockedError is the same type.
+type LockedError = unitlock.LockedError
 
 // ConditionError reports a conditional write refused by the caller's own
 // condition ([If]) or by a [Fence], while the version (if any) matched. It

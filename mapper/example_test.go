@@ -236,7 +236,7 @@ func ExampleTable_GetAll() {
 	}
 	opening := []*Account{{ID: "alice", Balance: 100}, {ID: "bob", Balance: 50}}
 	err = accounts.PutAll(ctx, opening)
-	fmt.Println("refused:", errors.Is(err, mapper.ErrBatchVersioned))
+	fmt.Println("refused:", errors.Is(err, mapper.ErrInvalidOption))
 	if err := accounts.PutAll(ctx, opening, mapper.Unversioned()); err != nil {
 		log.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func ExampleTableOptions_versionZeroExists() {
 
 // Values DynamoDB would refuse are found before anything is sent, and the
 // error names the attribute.
-func ExampleErrInvalidValue() {
+func ExampleErrInvalidItem() {
 	type Reading struct {
 		ID    string  `dynamo:"id,hash"`
 		Value float64 `dynamo:"value"`
@@ -376,9 +376,9 @@ func ExampleErrInvalidValue() {
 	}
 	zero := 0.0
 	err = readings.Put(context.Background(), &Reading{ID: "r1", Value: zero / zero})
-	fmt.Println(errors.Is(err, mapper.ErrInvalidValue))
+	fmt.Println(errors.Is(err, mapper.ErrInvalidItem))
 	fmt.Println(err)
 	// Output:
 	// true
-	// mapper: encoding Value: mapper: invalid value: attribute "value" (Value): "NaN" is not a number (DynamoDB has no NaN or infinity)
+	// mapper: encoding Value: mapper: invalid item: attribute "value" (Value): "NaN" is not a number (DynamoDB has no NaN or infinity)
 }

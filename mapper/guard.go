@@ -1,7 +1,6 @@
 package mapper
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -10,11 +9,6 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
-
-// ErrInvalidTable is returned by every method of a [Table] that was not
-// made by [NewTable] (a nil *Table, or a zero Table value), and by NewTable
-// for a nil client or an empty table name. Nothing is sent.
-var ErrInvalidTable = errors.New("mapper: invalid table")
 
 // isNilClient reports whether c is nil or holds a nil pointer (a nil
 // *dynamodb.Client would panic inside the SDK on the first call).
@@ -29,10 +23,10 @@ func isNilClient(c Client) bool {
 // usable reports why t cannot be used, before anything is built or sent.
 func (t *Table[T]) usable() error {
 	if t == nil {
-		return fmt.Errorf("%w: nil *Table[%v]", ErrInvalidTable, reflect.TypeOf((*T)(nil)).Elem())
+		return fmt.Errorf("%w: nil *Table[%v]", ErrInvalidOption, reflect.TypeOf((*T)(nil)).Elem())
 	}
 	if t.s == nil || t.c == nil || t.client == nil {
-		return fmt.Errorf("%w: zero Table[%v] value, not made by NewTable", ErrInvalidTable, reflect.TypeOf((*T)(nil)).Elem())
+		return fmt.Errorf("%w: zero Table[%v] value, not made by NewTable", ErrInvalidOption, reflect.TypeOf((*T)(nil)).Elem())
 	}
 	return nil
 }
@@ -52,7 +46,7 @@ func (t *Table[T]) checkSize(item map[string]types.AttributeValue, w *plan.Write
 // one DynamoDB accepts, and together no larger than an item may be.
 func (t *Table[T]) checkValues(values map[string]types.AttributeValue, w *plan.Write) error {
 	if err := attrs.CheckItem(values); err != nil {
-		return fmt.Errorf("%w: %s %s: value %v", ErrInvalidValue, t.name, attrs.FormatKey(t.keyOfWrite(w)), err)
+		return fmt.Errorf("%w: %s %s: value %v", ErrInvalidItem, t.name, attrs.FormatKey(t.keyOfWrite(w)), err)
 	}
 	if n := attrs.ItemSize(values); n > attrs.MaxItemSize {
 		return fmt.Errorf("%w: %s %s: the update's values alone are %d bytes, over %d", ErrItemTooLarge, t.name, attrs.FormatKey(t.keyOfWrite(w)), n, attrs.MaxItemSize)

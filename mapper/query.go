@@ -359,7 +359,7 @@ type cursorValue struct {
 // the index key and the table key together. Without them the error matches
 // [ErrInvalidOption]. CursorAfter reads only the Index option, so the
 // options of the Query can be passed as they are. Keys (the table's and the
-// index's) that are empty are an error matching [ErrInvalidKey].
+// index's) that are empty are an error matching [ErrInvalidItem].
 func (t *Table[T]) CursorAfter(item *T, opts ...ReadOption) (Cursor, error) {
 	if err := t.usable(); err != nil {
 		return "", err
@@ -389,7 +389,7 @@ func (t *Table[T]) CursorAfter(item *T, opts ...ReadOption) (Cursor, error) {
 		}
 		fv, ok := fieldByIndex(v, f.index)
 		if !ok {
-			return "", fmt.Errorf("%w: index key attribute %q (%s) is not set", ErrInvalidKey, name, f.goPath)
+			return "", fmt.Errorf("%w: index key attribute %q (%s) is not set", ErrInvalidItem, name, f.goPath)
 		}
 		if key[name], err = t.c.keyAttr(f, fv); err != nil {
 			return "", err

@@ -12,7 +12,7 @@ import (
 
 // Key returns the primary key of item (its key fields only), as the
 // attribute values a request's Key takes. It is an error matching
-// [ErrInvalidKey] if a key attribute is empty.
+// [ErrInvalidItem] if a key attribute is empty.
 func (t *Table[T]) Key(item T) (map[string]types.AttributeValue, error) {
 	if err := t.usable(); err != nil {
 		return nil, err

@@ -443,7 +443,7 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 		return e, false, fmt.Errorf("%w: %v", ErrInvalidOption, err)
 	}
 	if err := attrs.CheckItem(e.Values()); err != nil {
-		return e, false, fmt.Errorf("%w: in the key condition or filter: value %v", ErrInvalidValue, err)
+		return e, false, fmt.Errorf("%w: in the key condition or filter: value %v", ErrInvalidItem, err)
 	}
 	if c.filterCheck, err = newRecheck(e.Filter(), e); err != nil {
 		return e, false, err

@@ -1,7 +1,6 @@
 package mapper
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -85,15 +84,6 @@ func WriteCapacity(c *Capacity) WriteOption {
 		o.Capacity = c
 	}
 }
-
-// ErrOldUnknown is returned by a Put, Save, Update or Delete given [Old]
-// when the write was applied but the item it replaced cannot be known: the
-// response of an attempt was lost, the SDK resent the write, and the resend
-// found that the first attempt had landed (see [ErrUnknownOutcome]); what
-// DynamoDB returned then is our own write, not what it replaced. The write
-// is done (for Put and Save the struct has its new version): do not repeat
-// it. It does not match ErrUnknownOutcome or a conflict.
-var ErrOldUnknown = errors.New("mapper: the write was applied, but the item it replaced is unknown")
 
 // Old makes Put, Save, Update or Delete set *prev to the item as it was
 // before the write (nil when there was none), from the same call

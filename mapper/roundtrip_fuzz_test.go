@@ -76,7 +76,7 @@ type fuzzItem struct {
 
 // FuzzRoundTrip encodes a fuzzItem built from the inputs as a Put would
 // (PutOp: nothing is sent) and decodes it as a Get would: either the
-// encoding fails with ErrInvalidValue (NaN, infinities, numbers beyond
+// encoding fails with ErrInvalidItem (NaN, infinities, numbers beyond
 // DynamoDB's range, a channel in an any), or the value read back equals the
 // value written, after the documented normalisations (nil lists and maps
 // read back empty, empty sets nil, times to the encoding's precision).
@@ -100,7 +100,7 @@ func FuzzRoundTrip(f *testing.F) {
 		refuse := badFloat(fl) || sel%8 == 7 || sel%8 == 0 && (s == "" || !in.Addr.IsValid())
 		action, err := table.PutOp(&in).Action()
 		if err != nil {
-			if !errors.Is(err, mapper.ErrInvalidValue) {
+			if !errors.Is(err, mapper.ErrInvalidItem) {
 				t.Fatalf("encode error of the wrong class: %v", err)
 			}
 			if !refuse {

@@ -67,7 +67,7 @@ func (t *Table[T]) planSave(v reflect.Value, o *WriteOptions, to dest) (*plan.Wr
 		}
 		for _, act := range also {
 			if t.Stores(act.Path.Attribute()) {
-				return nil, 0, fmt.Errorf("%w: Also changes %s, which the struct stores", ErrInvalidUpdate, act.Path)
+				return nil, 0, fmt.Errorf("%w: Also changes %s, which the struct stores", ErrInvalidOption, act.Path)
 			}
 		}
 		w.Actions = append(w.Actions, also...)

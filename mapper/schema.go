@@ -16,11 +16,6 @@ import (
 // TagKey is the struct tag the mapper reads: `dynamo:"name,opt,opt"`.
 const TagKey = "dynamo"
 
-// ErrInvalidSchema is the class of every error [NewTable] returns for a
-// struct type it cannot map: match it with [errors.Is], and use
-// [errors.As] with [*SchemaError] for the type, field and problem.
-var ErrInvalidSchema = errors.New("mapper: invalid schema")
-
 // SchemaError describes why a struct type cannot be mapped to a table.
 type SchemaError struct {
 	Type    reflect.Type // the struct type given to NewTable

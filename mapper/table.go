@@ -42,10 +42,10 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		return nil, err
 	}
 	if isNilClient(c) {
-		return nil, fmt.Errorf("%w: NewTable needs a client", ErrInvalidTable)
+		return nil, fmt.Errorf("%w: NewTable needs a client", ErrInvalidOption)
 	}
 	if name == "" {
-		return nil, fmt.Errorf("%w: NewTable needs a table name", ErrInvalidTable)
+		return nil, fmt.Errorf("%w: NewTable needs a table name", ErrInvalidOption)
 	}
 	o := TableOptions{
 		TokenAttribute: defaultToken,

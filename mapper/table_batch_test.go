@@ -157,12 +157,12 @@ func TestPutAllThenDeleteAll(t *testing.T) {
 	}
 
 	err := f.table.PutAll(f.ctx, items)
-	require.ErrorIs(t, err, mapper.ErrBatchVersioned)
+	require.ErrorIs(t, err, mapper.ErrInvalidOption)
 	assert.Contains(t, err.Error(), "txn")
 	assert.Contains(t, err.Error(), "PutOp")
 	assert.Contains(t, err.Error(), "Unversioned()")
 	err = f.table.DeleteAll(f.ctx, keys)
-	require.ErrorIs(t, err, mapper.ErrBatchVersioned)
+	require.ErrorIs(t, err, mapper.ErrInvalidOption)
 	assert.Contains(t, err.Error(), "DeleteOp")
 	assert.Equal(t, int64(0), f.calls.Total(), "refused before sending")
 	assert.Equal(t, int64(0), items[0].Version)
@@ -215,19 +215,19 @@ func TestBatchWritesRefusedBeforeSending(t *testing.T) {
 		}, mapper.ErrInvalidOption},
 		"PutAll duplicate": {func() error {
 			return plain.PutAll(ctx, []*Plain{{PK: "a", SK: 1}, {PK: "b", SK: 1}, {PK: "a", SK: 1, Text: "x"}})
-		}, mapper.ErrDuplicateKey},
+		}, mapper.ErrInvalidItem},
 		"DeleteAll duplicate": {func() error {
 			return plain.DeleteAll(ctx, []Plain{{PK: "a", SK: 1}, {PK: "a", SK: 1}})
-		}, mapper.ErrDuplicateKey},
-		"PutAll empty key":    {func() error { return plain.PutAll(ctx, []*Plain{{PK: "a"}, {SK: 2}}) }, mapper.ErrInvalidKey},
-		"DeleteAll empty key": {func() error { return plain.DeleteAll(ctx, []Plain{{SK: 2}}) }, mapper.ErrInvalidKey},
+		}, mapper.ErrInvalidItem},
+		"PutAll empty key":    {func() error { return plain.PutAll(ctx, []*Plain{{PK: "a"}, {SK: 2}}) }, mapper.ErrInvalidItem},
+		"DeleteAll empty key": {func() error { return plain.DeleteAll(ctx, []Plain{{SK: 2}}) }, mapper.ErrInvalidItem},
 		"GetAll empty key": {func() error {
 			_, err := plain.GetAll(ctx, []Plain{{PK: "a"}, {}})
 			return err
-		}, mapper.ErrInvalidKey},
+		}, mapper.ErrInvalidItem},
 		"versioned DeleteAll": {func() error {
 			return f.table.DeleteAll(ctx, []Counter{{ID: "a", Version: 3}})
-		}, mapper.ErrBatchVersioned},
+		}, mapper.ErrInvalidOption},
 		"PutAll nil item": {func() error { return plain.PutAll(ctx, []*Plain{{PK: "a"}, nil}) }, anyErr},
 		"negative version": {func() error {
 			return f.table.PutAll(ctx, []*Counter{{ID: "a", Version: -1}}, mapper.Unversioned())
@@ -518,7 +518,7 @@ func TestCustomEncodingInEveryPath(t *testing.T) {
 		keys[i] = Stock{SKU: s.SKU, Lot: s.Lot}
 	}
 	err = table.DeleteAll(ctx, append(keys, Stock{SKU: bolt, Lot: 1}))
-	assert.ErrorIs(t, err, mapper.ErrDuplicateKey)
+	assert.ErrorIs(t, err, mapper.ErrInvalidItem)
 	require.NoError(t, table.DeleteAll(ctx, keys))
 	assert.Equal(t, 0, count(t, raw, name))
 }

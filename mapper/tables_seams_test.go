@@ -233,14 +233,14 @@ func TestEmptyIndexKeyIsLeftOut(t *testing.T) {
 		calls := ddbtest.NewCounting(c)
 		kt, err := mapper.NewTable[Ticket](calls, name)
 		require.NoError(t, err)
-		assert.ErrorIs(t, kt.Put(ctx, &Ticket{Queue: "q", Title: "x"}), mapper.ErrInvalidKey)
-		assert.ErrorIs(t, kt.Save(ctx, &Ticket{ID: "x", Title: "x"}), mapper.ErrInvalidKey)
+		assert.ErrorIs(t, kt.Put(ctx, &Ticket{Queue: "q", Title: "x"}), mapper.ErrInvalidItem)
+		assert.ErrorIs(t, kt.Save(ctx, &Ticket{ID: "x", Title: "x"}), mapper.ErrInvalidItem)
 		assert.Zero(t, calls.Total(), "nothing sent")
 	})
 }
 
 // A table's own key that is also an index key keeps its check: an empty
-// one is an ErrInvalidKey, not an item left out of the index.
+// one is an ErrInvalidItem, not an item left out of the index.
 func TestEmptyTableKeyThatIsAnIndexKey(t *testing.T) {
 	type Doc struct {
 		Owner string `dynamo:"owner,hash"`
@@ -249,8 +249,8 @@ func TestEmptyTableKeyThatIsAnIndexKey(t *testing.T) {
 	calls := &ddbtest.CountingClient{}
 	tb, err := mapper.NewTable[Doc](calls, "docs")
 	require.NoError(t, err)
-	assert.ErrorIs(t, tb.Put(context.Background(), &Doc{Owner: "a"}), mapper.ErrInvalidKey)
-	assert.ErrorIs(t, tb.PutOp(&Doc{Owner: "a"}).Err(), mapper.ErrInvalidKey)
+	assert.ErrorIs(t, tb.Put(context.Background(), &Doc{Owner: "a"}), mapper.ErrInvalidItem)
+	assert.ErrorIs(t, tb.PutOp(&Doc{Owner: "a"}).Err(), mapper.ErrInvalidItem)
 	assert.Zero(t, calls.Total())
 }
 

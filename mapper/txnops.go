@@ -64,7 +64,7 @@ func (t *Table[T]) setOnCommit(w *plan.Write, v reflect.Value, next int64) {
 // UpdateOp returns a transaction op that applies u as [Table.Update] does:
 // it increments the version, and checks it when key carries one. Updates
 // that change a key, the version or the token are refused
-// ([ErrInvalidUpdate]). Options: [If], [Unversioned], [Fence].
+// ([ErrInvalidOption]). Options: [If], [Unversioned], [Fence].
 func (t *Table[T]) UpdateOp(key T, u *update.Builder, opts ...WriteOption) txn.Op {
 	o, err := t.opOptions(opts)
 	if err != nil {

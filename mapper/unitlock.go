@@ -54,18 +54,6 @@ import (
 //     state from before the unit. CreateTable adds the attribute to every
 //     INCLUDE projection.
 
-// ErrLocked is the class of errors for an item held by a unit of work
-// (package unit): writes of such an item are refused with a
-// [*LockedError] that matches it. unit.ErrLocked is the same value.
-var ErrLocked = unitlock.ErrLocked
-
-// LockedError reports an item held by a unit of work (package unit): the
-// table and key of the item, and the id and owner of the unit. It matches
-// [ErrLocked] with errors.Is and unwraps to the error underneath (usually
-// the SDK's *types.ConditionalCheckFailedException). unit.LockedError is
-// the same type.
-type LockedError = unitlock.LockedError
-
 // systemClock times the observation of other units' heartbeats.
 var systemClock lease.Clock = lease.SystemClock{}
 

@@ -2,7 +2,6 @@ package mapper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -12,12 +11,6 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/update"
 )
-
-// ErrInvalidUpdate is returned, before anything is sent, by [Table.Update]
-// for an update it refuses: one whose builder has an error (the error
-// wraps the builder's, such as update.ErrOverlap), or one that touches a
-// key attribute, the version attribute or the write-token attribute.
-var ErrInvalidUpdate = errors.New("mapper: invalid update")
 
 // Update applies the update expression u to the item with the key of key
 // (its key fields, and its version field), with one UpdateItem that returns
@@ -35,7 +28,7 @@ var ErrInvalidUpdate = errors.New("mapper: invalid update")
 // version).
 //
 // Updates that would change a key attribute, the version or the write
-// token are refused with [ErrInvalidUpdate], as is a builder with an error;
+// token are refused with [ErrInvalidOption], as is a builder with an error;
 // nothing is sent then. Values are encoded with the table's encoder (its
 // [TableOptions].EncoderOptions apply), as the struct's fields are.
 // Options: [If], [Unversioned] (no version check; the version is still
@@ -113,7 +106,7 @@ func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptio
 		if cerr := conditionErr(err); cerr != err {
 			return nil, cerr
 		}
-		return nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
 	if err := t.checkValues(in.ExpressionAttributeValues, w); err != nil {
 		return nil, err
@@ -131,10 +124,10 @@ var numberOne = &types.AttributeValueMemberN{Value: "1"}
 func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValue, o *WriteOptions) ([]plan.Action, error) {
 	acts, err := plan.BuilderActions(u)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
 	}
 	if len(acts) == 0 {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidUpdate, update.ErrNoActions)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, update.ErrNoActions)
 	}
 	out := make([]plan.Action, 0, len(acts)+3)
 	for _, a := range acts {
@@ -151,7 +144,7 @@ func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValu
 			what = "the fence attribute (Fence sets it)"
 		}
 		if what != "" {
-			return nil, fmt.Errorf("%w: %s changes %s", ErrInvalidUpdate, a.Path, what)
+			return nil, fmt.Errorf("%w: %s changes %s", ErrInvalidOption, a.Path, what)
 		}
 		if a.Kind == plan.Set && len(a.Path) == 1 && t.s.isIndexKey(attr) && emptyKeyValue(a.Value) {
 			a = plan.TopAction(plan.Remove, attr, nil)

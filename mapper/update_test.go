@@ -198,22 +198,22 @@ func TestBadUpdatesSendNothing(t *testing.T) {
 		{"empty set", update.Add("tags", []string{}), update.ErrEmptySet},
 		{"delete of a non-set", update.Delete("tags", "x"), update.ErrNotSet},
 		{"no actions", new(update.Builder), update.ErrNoActions},
-		{"version attribute", update.Add("version", 1), mapper.ErrInvalidUpdate},
-		{"key attribute", update.Set("id", "other"), mapper.ErrInvalidUpdate},
-		{"token attribute", update.Remove("optimist_token"), mapper.ErrInvalidUpdate},
+		{"version attribute", update.Add("version", 1), mapper.ErrInvalidOption},
+		{"key attribute", update.Set("id", "other"), mapper.ErrInvalidOption},
+		{"token attribute", update.Remove("optimist_token"), mapper.ErrInvalidOption},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c.calls.Reset()
 			_, err := c.table.Update(c.ctx, Candidate{ID: "a"}, tc.u)
 			require.ErrorIs(t, err, tc.want)
-			require.ErrorIs(t, err, mapper.ErrInvalidUpdate, "all are invalid updates")
+			require.ErrorIs(t, err, mapper.ErrInvalidOption, "all are invalid updates")
 			assert.Equal(t, int64(0), c.calls.Total(), "no call sent")
 		})
 	}
 	c.calls.Reset()
 	_, err := c.table.Update(c.ctx, Candidate{}, update.Add("votes", 1))
-	require.ErrorIs(t, err, mapper.ErrInvalidKey)
+	require.ErrorIs(t, err, mapper.ErrInvalidItem)
 	assert.Equal(t, int64(0), c.calls.Total())
 }
 

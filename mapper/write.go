@@ -157,7 +157,7 @@ func conditionErr(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ce) && ce.Value:
-		return fmt.Errorf("%w: condition given with If: value %v", ErrInvalidValue, ce.Err)
+		return fmt.Errorf("%w: condition given with If: value %v", ErrInvalidItem, ce.Err)
 	case errors.As(err, &ce):
 		return fmt.Errorf("%w: condition given with If: %v", ErrInvalidOption, ce.Err)
 	}
@@ -223,7 +223,7 @@ func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions,
 	case plan.WriteUpdate:
 		in, rerr := w.UpdateInput(rv)
 		if rerr != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidUpdate, rerr)
+			return s, fmt.Errorf("%w: %w", ErrInvalidOption, rerr)
 		}
 		in.ReturnConsumedCapacity = capacity
 		out, cerr := t.client.UpdateItem(ctx, in, att.Option)

@@ -90,12 +90,12 @@ func TestCommitUpToTheLimit(t *testing.T) {
 			tx := txn.New(f.calls)
 			tx.Add(f.table.PutOp(&Counter{}))
 			return tx
-		}, mapper.ErrInvalidKey},
+		}, mapper.ErrInvalidItem},
 		{"op with a bad update", func() *txn.Tx {
 			tx := txn.New(f.calls)
 			tx.Add(f.table.UpdateOp(Counter{ID: "a"}, update.Add("version", 1)))
 			return tx
-		}, mapper.ErrInvalidUpdate},
+		}, mapper.ErrInvalidOption},
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,39 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
+
+// Errors Commit returns before sending anything (each wrapped with detail;
+// match with errors.Is), and ErrDone.
+var (
+	// ErrTooManyItems: more ops than the limit ([MaxItems], default 100).
+	ErrTooManyItems = errors.New("txn: too many items")
+	// ErrDuplicateItem: two ops on one item (same table and key), which
+	// DynamoDB refuses in one transaction.
+	ErrDuplicateItem = errors.New("txn: two operations on one item")
+	// ErrEmpty: Commit of a transaction without ops.
+	ErrEmpty = errors.New("txn: empty transaction")
+	// ErrTooLarge: the estimated request is over DynamoDB's 4 MB limit.
+	ErrTooLarge = errors.New("txn: transaction too large")
+	// ErrDone: the Tx was committed, or its Commit failed; make a new one.
+	ErrDone = errors.New("txn: transaction already committed or failed")
+	// ErrInvalidItem: an op's item, key or expression values would be
+	// refused by DynamoDB (a ValidationException): a NaN or infinite
+	// number, one beyond 38 digits or DynamoDB's range, an empty set, a
+	// key attribute over 2,048 bytes (the hash key's limit; the mapper's
+	// ops also check the range key's 1,024), or an item over 400 KB by
+	// DynamoDB's size rules. Add and Commit return it, naming the op and
+	// the attribute; nothing is sent.
+	ErrInvalidItem = errors.New("txn: invalid item")
+	// ErrInvalidOption: an option or argument that cannot work
+	// (MaxItems(0), a token over 36 characters, a negative backoff, a nil
+	// option, a Check without a condition), a nil client given to [New] or
+	// [Get], or a method called on a nil *Tx. New keeps it, and Add and
+	// Commit return it; nothing is sent.
+	ErrInvalidOption = errors.New("txn: invalid option")
+)
+
+// Deprecated: use ErrInvalidOption (the same value).
+var ErrNoClient = ErrInvalidOption
 
 // Cancellation reason codes DynamoDB uses (Reason.Code).
 const (

@@ -46,7 +46,7 @@ func GetItem(table string, key map[string]types.AttributeValue, dst *map[string]
 func Get(ctx context.Context, c Client, ops ...GetOp) error {
 	switch {
 	case isNil(c):
-		return fmt.Errorf("%w: Get was given a nil client", ErrNoClient)
+		return fmt.Errorf("%w: Get was given a nil client", ErrInvalidOption)
 	case len(ops) == 0:
 		return ErrEmpty
 	case len(ops) > DefaultMaxItems:

@@ -28,37 +28,6 @@ type Client interface {
 	TransactGetItems(ctx context.Context, params *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
 }
 
-// Errors Commit returns before sending anything (each wrapped with detail;
-// match with errors.Is), and ErrDone.
-var (
-	// ErrTooManyItems: more ops than the limit ([MaxItems], default 100).
-	ErrTooManyItems = errors.New("txn: too many items")
-	// ErrDuplicateItem: two ops on one item (same table and key), which
-	// DynamoDB refuses in one transaction.
-	ErrDuplicateItem = errors.New("txn: two operations on one item")
-	// ErrEmpty: Commit of a transaction without ops.
-	ErrEmpty = errors.New("txn: empty transaction")
-	// ErrTooLarge: the estimated request is over DynamoDB's 4 MB limit.
-	ErrTooLarge = errors.New("txn: transaction too large")
-	// ErrDone: the Tx was committed, or its Commit failed; make a new one.
-	ErrDone = errors.New("txn: transaction already committed or failed")
-	// ErrInvalidItem: an op's item, key or expression values would be
-	// refused by DynamoDB (a ValidationException): a NaN or infinite
-	// number, one beyond 38 digits or DynamoDB's range, an empty set, a
-	// key attribute over 2,048 bytes (the hash key's limit; the mapper's
-	// ops also check the range key's 1,024), or an item over 400 KB by
-	// DynamoDB's size rules. Add and Commit return it, naming the op and
-	// the attribute; nothing is sent.
-	ErrInvalidItem = errors.New("txn: invalid item")
-	// ErrNoClient: [New] or [Get] was given a nil client, or a method was
-	// called on a nil *Tx. Add and Commit return it; nothing is sent.
-	ErrNoClient = errors.New("txn: no client")
-	// ErrInvalidOption: an option that cannot work (MaxItems(0), a token
-	// over 36 characters, a negative backoff, a nil option). New keeps it,
-	// and Add and Commit return it; nothing is sent.
-	ErrInvalidOption = errors.New("txn: invalid option")
-)
-
 // Limits of DynamoDB's TransactWriteItems.
 const (
 	// DefaultMaxItems is DynamoDB's limit of actions per transaction since
@@ -288,7 +257,7 @@ func New(c Client, opts ...Option) *Tx {
 		tx.cfg.Token = hex.EncodeToString(b[:]) // 32 characters
 	}
 	if tx.err == nil && isNil(c) {
-		tx.err = fmt.Errorf("%w: New was given a nil client", ErrNoClient)
+		tx.err = fmt.Errorf("%w: New was given a nil client", ErrInvalidOption)
 	}
 	return tx
 }
@@ -307,7 +276,7 @@ func isNil(c any) bool {
 	return false
 }
 
-var errNilTx = fmt.Errorf("%w: nil *Tx; make one with New", ErrNoClient)
+var errNilTx = fmt.Errorf("%w: nil *Tx; make one with New", ErrInvalidOption)
 
 // Token returns the transaction's client request token.
 func (tx *Tx) Token() string {

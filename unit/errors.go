@@ -22,6 +22,13 @@ var (
 	// Nothing of the unit was applied.
 	ErrAborted = errors.New("unit: aborted (rolled back by recovery)")
 
+	// ErrInvalidOption is returned, before anything is sent, for options
+	// and arguments that cannot work: Begin without a Coordinator, a lease
+	// that is not positive, a heartbeat of half the lease or more, an
+	// empty owner, a nil clock, a negative wait, a nil client or *Unit, an
+	// op that writes the lock attribute.
+	ErrInvalidOption = errors.New("unit: invalid option")
+
 	// ErrDone is returned by every method of a unit after Commit or
 	// Rollback returned.
 	ErrDone = errors.New("unit: already committed or rolled back")

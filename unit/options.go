@@ -1,7 +1,6 @@
 package unit
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -55,12 +54,6 @@ const (
 	defaultWorkers       = 16
 	maxPoll              = 50 * time.Millisecond
 )
-
-// ErrInvalidOption is returned by Begin and Recover, before anything is
-// sent, for options that cannot work: no Coordinator, a non-positive
-// lease, a heartbeat of half the lease or more, an empty owner, a nil
-// clock, a negative wait.
-var ErrInvalidOption = errors.New("unit: invalid option")
 
 // Coordinator names the coordinator table (made with [CreateTable]) that
 // holds the unit's record. Begin requires it.
