@@ -192,7 +192,7 @@ func CreateTable[T any](ctx context.Context, c TableClient, name string, opts ..
 		return err
 	}
 	if c == nil || name == "" {
-		return errors.New("mapper: CreateTable needs a client and a table name")
+		return fmt.Errorf("%w: CreateTable needs a client and a table name", ErrInvalidOption)
 	}
 	var o CreateOptions
 	for _, fn := range opts {

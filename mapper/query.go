@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -365,7 +364,7 @@ func (t *Table[T]) CursorAfter(item *T, opts ...ReadOption) (Cursor, error) {
 		return "", err
 	}
 	if item == nil {
-		return "", errors.New("mapper: CursorAfter of a nil item")
+		return "", fmt.Errorf("%w: CursorAfter of a nil item", ErrInvalidOption)
 	}
 	c, err := newReadConfig(callCursor, opts)
 	if err != nil {

@@ -68,7 +68,7 @@ func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
 		return errNilLease
 	}
 	if item == nil {
-		return errors.New("pessimistic: SaveAndRelease of a nil item")
+		return fmt.Errorf("%w: SaveAndRelease of a nil item", ErrInvalidOption)
 	}
 	s := l.lease
 	return s.finish(ctx, func(ctx context.Context, cur string, _ *attempt.Tracker) error {
