@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
 )
@@ -152,7 +153,9 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 
 // lockItemOnce makes one attempt; it returns the item, or its holder.
 func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *record, o Options, rvn, takeover string) (map[string]types.AttributeValue, holder, error) {
-	cond := "attribute_exists(#k) AND (attribute_not_exists(#o)"
+	// An item a unit of work (package unit) holds is not locked here: its
+	// unit's write is still to be applied.
+	cond := "attribute_exists(#k) AND attribute_not_exists(#unit) AND (attribute_not_exists(#o)"
 	values := map[string]types.AttributeValue{
 		":me": attrs.S(o.Owner),
 		":lease": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
@@ -164,7 +167,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		values[":stale"] = attrs.S(takeover)
 	}
 	cond += ")"
-	names := map[string]string{"#k": table.HashKey(), "#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr}
+	names := map[string]string{"#k": table.HashKey(), "#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr, "#unit": unitlock.Attr}
 	if takeover != "" {
 		names["#r"] = leaseRvn
 	}
@@ -185,6 +188,9 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 	case !res.won && len(res.item) == 0:
 		return nil, holder{}, fmt.Errorf("%w (an item lock never creates the item)", mapper.ErrNotFound)
 	case !res.won:
+		if le := unitlock.Locked(aws.ToString(rec.table), rec.key, res.item, nil); le != nil {
+			return nil, holder{}, le
+		}
 		return nil, rec.parse(res.item), nil
 	case res.late && ctx.Err() != nil:
 		// Ours, but the caller has given up: give it back.

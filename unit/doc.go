@@ -10,103 +10,146 @@
 //	err = u.Add(accounts.PutOp(acct), ledger.PutOp(&entry))        // any number
 //	err = u.Commit(ctx)                                            // or u.Rollback(ctx)
 //
-// # Protocol
+// # Which call for which job
 //
-// A coordinator table (made with [CreateTable]: hash key "id", TTL on
-// "ttl") holds one record per unit: its id, owner, state (active,
-// committed, aborted), lease, start time, and a heartbeat counter that the
-// unit bumps every [Heartbeat]. The items the unit may lock are listed
-// before they are locked in pages "id#0", "id#1", ... of the same table
-// (string sets of about 2,000 items or 300 KB each), so recovery finds
-// every lock. There is no limit on a unit's size short of time: pages are
-// added as needed. One item, though, must hold its new state and (inside
-// its lock) its old one, so items over about 200 KB cannot be written by
-// a unit ([ErrTooLarge]).
-//
-// Each item carries its lock in the attribute "optimist_unit", a map:
-// the unit id, the coordinator table, the owner, and once prepared the old
-// state of the item ("before image") while the item itself holds the new
-// one. The format lives in internal/unitlock, shared with package mapper.
-//
-//   - Get (locking read): one conditional UpdateItem sets the lock
-//     (attribute_not_exists(lock) OR lock.unit = mine) and returns the
-//     item (ALL_NEW). A missing item is locked by a PutItem of a
-//     placeholder (key and lock only) that every reader takes for "no
-//     item"; Get then returns mapper.ErrNotFound and u may create it.
-//   - Commit: (1) log and lock the items of ops not locked yet, in key
-//     order; (2) prepare each op in place: a PutItem (or UpdateItem with
-//     the op's own update expression) conditional on our lock, on the lock
-//     not being prepared yet, and on the op's own condition (its version
-//     check), which stores the new state with the old one in the lock;
-//     (3) the commit point, one conditional UpdateItem of the record,
-//     active → committed; (4) apply: remove each lock (delete the item for
-//     a delete op), mark the record finished; TTL removes it an hour
-//     later. Before the commit point anything that fails rolls the unit
-//     back; after it, anyone may finish it.
-//   - Rollback: mark the record aborted, then per item restore the before
-//     image (or just remove the lock, or delete a placeholder).
-//
-// Every write is conditional on the lock being the unit's in the state
-// expected, so each is idempotent: the SDK's retry of a write whose
-// response was lost meets its own first attempt (recognised by the unit id
-// in the lock) and succeeds, and a recoverer racing the owner does the
-// same write or finds it done. Where the outcome cannot be learnt (the
-// commit point's response lost and the record unreadable), Commit returns
-// an error matching version.ErrUnknownOutcome and leaves the unit to
-// recovery.
+//   - [CreateTable] once, for the coordinator table (hash key "id", TTL on
+//     "ttl"); [Begin] starts a unit, with its record in that table.
+//   - [Get] reads and locks one item (the item as committed, or
+//     mapper.ErrNotFound for one that does not exist, which stays locked so
+//     that the unit may create it); [GetAll] does the same for many keys of
+//     one table at a lower cost.
+//   - [Unit.Add] takes the mapper's PutOp, UpdateOp, DeleteOp and CheckOp
+//     (or txn.Put, Update, Delete, Check), with their version checks;
+//     [Unit.Commit] applies them all or none; [Unit.Rollback] releases
+//     everything.
+//   - [Recover] finishes the units of a coordinator table whose process
+//     died; [List] shows them. The operator's command cmd/optimist has both
+//     (units ls, units recover).
 //
 // # Cost
 //
-// Measured (TestCost) against DynamoDB Local, with the calls per item:
+// Writes per item (a unit's own writes; Begin, the commit point, the
+// record's finish and a log write and a delete per page of 2,000 items
+// come on top, once per unit):
 //
-//	item written, not read (Add only)   3 writes: lock, prepare, apply
-//	item read and written               4 writes: log, lock (the read), prepare, apply
-//	item only read                      3 writes: log, lock (the read), unlock
-//	per unit                            begin, a log write per page (2,000 items),
-//	                                    commit point, finish, a page delete, heartbeats
+//	item written, not read (Add only)      2: lock with the write in it, apply
+//	item created by Add                    2: the same (the lock write creates it)
+//	item checked (CheckOp), not read       2: lock with the check, unlock
+//	item read (GetAll) and written         3: lock, add the write, apply
+//	item read (GetAll) only                2: lock, unlock
+//	with Get instead of GetAll             one more: each Get logs its key alone
+//	item read by Get while missing,
+//	then created                           5: log, a refused lock, the placeholder, the write, apply
 //
-// and no reads on the way. awslabs/dynamodb-transactions makes about 7
-// writes per item written. A locking read costs two calls instead of one
-// because the log entry must be durable before the lock: otherwise a
-// crash between the two would leave a lock that recovery cannot find.
+// and no reads on the way. ScalarDB's consensus commit makes about two
+// writes per record plus one for its coordinator; awslabs'
+// dynamodb-transactions about seven per item.
 //
-// # Isolation and readers
+// # Protocol
 //
-// Locked items are written only by their unit: plain mapper writes (Put,
-// Update, Delete, Save, Modify, and txn ops) carry
-// attribute_not_exists(optimist_unit) and are refused with an error
-// matching [ErrLocked] (the same value as mapper.ErrLocked). Plain reads
-// (mapper Get, GetAll, Query, Scan, txn.Get) show the last committed
-// state: a placeholder is no item, a prepared item is shown in its old
-// state unless the unit's record says committed (one more GetItem of the
-// record, made only for items between prepare and apply). txn.Get shows a
-// consistent snapshot: a unit with an unprepared item in the snapshot had
-// not committed when it was taken, so all its items show their old state;
-// otherwise one read of its record decides for all of them. Separate reads
-// (one Get after another) are each the last committed state at their
-// time, and never go back: once any item of a unit is seen in its new
-// state, every later read sees the unit's new state.
+// A coordinator table holds one record per unit: its id, owner, state
+// (active, committed, aborted), lease, start time, and a heartbeat counter
+// that the unit bumps every [Heartbeat]. The items the unit may lock are
+// listed before they are locked, in pages "id#0", "id#1", ... of the same
+// table (string sets of about 2,000 items or 300 KB each), so that
+// recovery finds every lock. There is no limit on a unit's size short of
+// time: pages are added as needed.
+//
+// Each item the unit holds carries a lock in the attribute
+// "optimist_unit", a map: the unit's id, the coordinator table, the owner,
+// and once the unit has its write for the item, the write itself (an
+// "intent"): the whole new item of a put, the actions of an update, or
+// "delete". The item's own attributes are not changed until the write is
+// applied, after the commit point: until then, what the item stores is its
+// committed state, whatever the unit does. The format lives in
+// internal/unitlock, shared with package mapper and package txn.
+//
+//   - Get (a locking read): one conditional UpdateItem sets the lock
+//     (attribute_not_exists(lock) OR lock.unit = mine) and returns the
+//     item (ALL_NEW). A missing item is locked by a PutItem of a
+//     placeholder (key and lock) that every reader takes for "no item".
+//   - Commit: (1) log the items of ops not logged yet; (2) for each op,
+//     one conditional write that takes the lock with the op's write in it
+//     (an UpdateItem on the op's own condition, its version check, and on
+//     no other lock; for a missing item, or a create, a PutItem of the key
+//     and the lock), or, for an item the unit read, adds the write to its
+//     lock; (3) the commit point, one conditional UpdateItem of the unit's
+//     record, active → committed; (4) apply: each item gets its write and
+//     loses its lock in one write (a PutItem of the new item, an
+//     UpdateItem of the actions and REMOVE of the lock, a DeleteItem), and
+//     the record is marked finished; TTL removes it an hour later. Before
+//     the commit point anything that fails rolls the unit back; after it,
+//     anyone may apply it.
+//   - Rollback: mark the record aborted, then remove each lock (one write
+//     each; a placeholder is deleted). Nothing else needs undoing: the
+//     items' own attributes were never changed.
+//
+// Every write is conditional on the lock being the unit's, in the state
+// expected, so each is idempotent: the SDK's retry of a write whose
+// response was lost meets its own first attempt (recognised by the unit id
+// in the lock) and goes on, and a recoverer racing the owner does the same
+// write or finds it done. Where the outcome cannot be learnt (the commit
+// point's response lost and the record unreadable), Commit returns an
+// error matching version.ErrUnknownOutcome and leaves the unit to
+// recovery.
+//
+// A unit that must hold its item's committed state and its write at once
+// cannot hold items near DynamoDB's 400 KB limit with a put of a similar
+// size: such an op fails the unit with [ErrTooLarge] before its commit
+// point, as does an update that would make the item too large once
+// applied.
+//
+// # What readers see
+//
+// Plain reads (mapper Get, GetAll, Query, Scan, txn.Get) show the last
+// committed state: an item held by a unit as stored without the lock; a
+// placeholder as no item; and an item whose lock holds the unit's write,
+// the write if the unit's record says committed (one GetItem of the record
+// per unit and page read; an update is applied by the reader, as the unit
+// would), else the item as stored. A Filter and a secondary index's key
+// condition are evaluated again on what is shown. A txn.Get snapshot is a
+// state the database held: when it meets a unit that committed (possibly
+// after the snapshot was taken), the unit's items are applied and the
+// snapshot taken again. Separate reads never go back: once any item of a
+// unit is seen in its new state, every later read sees the unit's new
+// state. Queries of a secondary index find items by their index key as
+// stored: between a unit's commit point and its apply of an item whose
+// index key it changes, a query of the new key may miss the item (it is
+// never shown in a state that does not match, nor in an uncommitted one).
+//
+// Writes of items a unit holds: every write the library sends (mapper
+// writes, transaction ops, raw txn ops, item locks) carries
+// attribute_not_exists(optimist_unit), and is refused with an error
+// matching [ErrLocked]; a mapper write that meets the lock of a unit that
+// is over, or dead (its heartbeat counter unchanged for a full lease,
+// watched by the writer's process), settles the item and goes through. So
+// no item stays blocked much longer than a lease after its unit's process
+// died, whoever touches it. Batch writes (mapper PutAll, DeleteAll) cannot
+// carry conditions and do not honour locks; a batch write (or any writer
+// outside this library) that overwrites an item a unit holds removes the
+// unit's lock, and the unit's write of that item is then lost, while the
+// unit's other items are applied: use batch writes only for items no unit
+// is working on.
+//
+// # Waiting, dying, recovering
 //
 // Units wait for each other by "wait-die": a unit that meets the lock of
 // an older live unit gets [ErrLocked] at once (and Commit rolls it back);
 // an older unit waits for a younger one, up to [Wait]. Waits go only from
-// old to young, so no cycle, and no deadlock, can form. Lock items in key
-// order where you can: two units then meet at their first common item.
-//
-// # Recovery
+// old to young, so no cycle, and no deadlock, can form. A unit that
+// retries with [KeepAge] keeps its age, and so is not starved by younger
+// ones.
 //
 // A unit whose owner died is found by observation, never by comparing
 // clocks of different machines: an observer that sees the record's
 // heartbeat counter unchanged for a full lease on its own monotonic clock
 // marks it aborted (conditional on the counter it saw, so a live unit is
 // never touched) and undoes it. A committed unit is rolled forward by
-// anyone, at once. [Recover] does this for a whole coordinator table;
-// a unit that meets the lock of a finished or dead unit finishes that item
-// inline (plain mapper writes get ErrLocked until a unit or Recover has
-// done so). Always end a unit with Commit or Rollback: until then its
-// heartbeats keep its locks alive. A unit whose record was aborted under it (a long
-// pause) learns it from its heartbeat or at its commit point: [ErrAborted].
-//
-// Batch writes (mapper PutAll, DeleteAll) cannot carry conditions and do
-// not honour locks; use them only for items no unit is working on.
+// anyone, at once. [Recover] does this for a whole coordinator table,
+// watching every active unit at once; units, readers and plain writes that
+// meet a lock do it for that item. A unit whose record was aborted under
+// it (a long pause) learns it from its heartbeat, before it takes another
+// lock, or at its commit point: [ErrAborted]; Commit and Rollback then
+// release what it holds. Always end a unit with Commit or Rollback: until
+// then its heartbeats keep its locks alive.
 package unit

@@ -20,6 +20,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/pessimistic"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/unit"
 	"github.com/optimist-dynamo/optimist/update"
@@ -331,4 +332,21 @@ func TestAStrayLockIsRecovered(t *testing.T) {
 		id := r[unitlock.RecID].(*types.AttributeValueMemberS).Value
 		assert.NotContains(t, id, "#", "no page is left")
 	}
+}
+
+// Every write the library sends respects a unit's lock: an item lock
+// (pessimistic.LockItem) on an item a unit holds is refused with ErrLocked.
+func TestItemLockRespectsAUnit(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 1, 100)
+	u := begin(t, e, e.c)
+	_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	_, _, err = pessimistic.LockItem(ctx, e.accounts, Account{ID: accountID(0)}, pessimistic.Wait(0))
+	require.ErrorIs(t, err, unit.ErrLocked)
+	require.NoError(t, u.Rollback(ctx))
+	_, l, err := pessimistic.LockItem(ctx, e.accounts, Account{ID: accountID(0)}, pessimistic.Wait(0))
+	require.NoError(t, err, "free again")
+	require.NoError(t, l.Release(ctx))
 }
