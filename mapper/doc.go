@@ -1,6 +1,25 @@
 // Package mapper maps Go structs to DynamoDB items, with optimistic locking
 // on every write of a versioned type.
 //
+// # Which call for which job
+//
+//   - Read one item: [Table.Get] (one GetItem, consistent). Many by key:
+//     [Table.GetAll] (BatchGetItem, 100 keys a call). By key condition:
+//     [Table.Query], collected with [All], or [Table.One] for exactly one;
+//     everything: [Table.Scan].
+//   - Create or replace an item: [Table.Put] (one PutItem, version-checked).
+//     Write the struct's attributes and leave others alone: [Table.Save].
+//   - A change DynamoDB can make itself (count, append, set, remove):
+//     [Table.Update], one UpdateItem, no read, no conflict between writers.
+//   - A change that needs the item first: [Table.Modify], read, change and
+//     version-checked write, retried on conflict without a second read.
+//   - Several items together: the *Op methods in a transaction (package
+//     txn, up to 100); beyond that, or with locking reads, package unit.
+//   - Load data no one else writes: [Table.PutAll], [Table.DeleteAll]
+//     (BatchWriteItem, no conditions).
+//   - Tables: [CreateTable] from the struct's tags, [Table.Check] at
+//     start-up.
+//
 // # Struct tags
 //
 // Fields are read from the `dynamo` tag, `dynamo:"name,opt,opt"`, once per
@@ -157,8 +176,8 @@
 //   - Writes without one (Update of whatever version is stored, Unversioned
 //     writes, types without a version, writes conditioned only by If or
 //     Fence): a resend could apply them again after another writer replaced
-//     the token (issue 10 measured 24 double increments in 240 that way), so
-//     the SDK resends them only after answers that prove nothing was written
+//     the token, so the SDK resends them only after answers that prove
+//     nothing was written
 //     (throttling and other 4xx, refused connections). After an unanswered
 //     attempt, one consistent GetItem settles the write: the item carries
 //     our token (success; Update returns the item read) or, for a Delete, is
@@ -173,17 +192,13 @@
 //     Cost: twice the write capacity, and for Update one consistent GetItem
 //     after the write (a transaction returns no item).
 //
-// Under the fault mix of TestExactlyOnceUnderFaults (10 clients each behind
-// a transport that loses 10% of answers after the server applied the
-// request, refuses 5%, throttles 5%, answers 500 to 5% and delays 10%), 240
-// increments by Modify and Update with Gets gave, in both modes, a
-// linearizable history with 0 duplicates, 0 lost and 0 reported failed
-// that were applied; the default mode ended about a third of the
-// increments in an unknown outcome (mostly Updates, whose 500s cannot be
-// told from applied writes), ExactlyOnce none. Items are never compared by
-// content: two concurrent increments often compute identical items. Batch
-// writes (PutAll, DeleteAll) are outside this rule: BatchWriteItem carries
-// no conditions and no tokens, and the SDK resends it.
+// Items are never compared by content: two concurrent increments often
+// compute identical items. The fault-injection suite at the repository
+// root (TestExactlyOnceUnderFaults) checks the rule under lost answers,
+// refused connections, throttling, 500s and delays, in both modes; the
+// README gives its figures. Batch writes (PutAll, DeleteAll) are outside
+// this rule: BatchWriteItem carries no conditions and no tokens, and the
+// SDK resends it.
 //
 // # Reading and writing many items
 //
@@ -262,17 +277,77 @@
 // Delete, Modify, the transaction ops and the batch calls. A [Table] not
 // made by [NewTable] (nil, or a zero value) answers [ErrInvalidOption].
 //
+// # Options and errors
+//
+// Every option is a function that changes an exported, documented struct,
+// as [NewTable]'s func(*[TableOptions]) does: [ReadOptions] for every read,
+// [WriteOptions] for every write (and Modify), [CreateOptions] for
+// [CreateTable]. The helpers ([If], [Limit], [Provisioned], ...) return
+// such functions; a caller may write its own. An option a call cannot
+// honour is refused with [ErrInvalidOption] before anything is sent, never
+// ignored: the tables in the docs of ReadOptions and WriteOptions say which
+// call takes which.
+//
+// The errors a caller branches on are [ErrNotFound], [ErrNotUnique],
+// version.ErrConflict (a [*version.ConflictError] with the versions and the
+// stored item), [ErrConditionFailed], [ErrLocked], [ErrUnknownOutcome],
+// [ErrOldUnknown], [ErrUnprocessed], [ErrSchemaMismatch] and
+// [ErrItemTooLarge]. Mistakes come in three classes, each returned before
+// anything is sent: [ErrInvalidSchema] (the struct type),
+// [ErrInvalidOption] (options and arguments) and [ErrInvalidItem] (keys,
+// values and items DynamoDB would refuse).
+//
+// # Items held by a unit of work
+//
+// A unit of work (package unit) holds an item by a lock in its attribute
+// "optimist_unit", and keeps its write for the item in the lock until it is
+// applied, after the unit's commit point: what the item stores outside the
+// lock is its committed state, except in the moments between a unit's
+// commit point and its apply of that item.
+//
+//   - Every write (Put, Update, Delete, Save, Modify, and the transaction
+//     ops) carries attribute_not_exists(optimist_unit), ANDed with its other
+//     conditions. A refused write reads the unit's record (one GetItem): if
+//     the unit is over (committed or rolled back) or dead (its heartbeat
+//     counter stayed the same for a full lease, watched by this process
+//     across calls), the write rolls the item forward or back (one write,
+//     and for a dead unit one on its record) and is sent again, once;
+//     otherwise it is a [*LockedError] matching [ErrLocked]. So an item is
+//     never blocked much longer than a lease after its unit's process died,
+//     whoever touches it. Batch writes (PutAll, DeleteAll) cannot carry
+//     conditions and do not honour locks: one that overwrites an item a unit
+//     holds removes the unit's lock, and the unit's write of that item is
+//     then lost. Use them for items no unit is working on.
+//   - Every read (Get, GetAll, Query, Scan, One, and txn.Get with GetOp)
+//     shows the last committed state of a held item: as stored without the
+//     lock; "not found" for an item a unit holds while it does not exist;
+//     and for an item whose lock holds the unit's write, that write if the
+//     unit's record says it committed (one GetItem of the record per unit
+//     and page; an update is applied by the reader, one write, as the unit
+//     would). A [Filter], and the key condition of a Query of a secondary
+//     index, are evaluated again on what is shown: a filter is sent as
+//     "(filter) OR attribute_exists(optimist_unit.p)" so that such items
+//     come back, and the mapper decides. Count and ScanCount count items
+//     as stored, but for those a unit holds while they do not exist.
+//   - A Query of a secondary index finds items by their index key as
+//     stored. An item a unit moves to another index key is found under its
+//     old key, and shown there only if its committed state still matches,
+//     until the unit applies it: between the unit's commit point and its
+//     apply (or, if the unit's process died there, until recovery or any
+//     call that touches the item applies it), a query of the new key may
+//     miss it. An index that does not project "optimist_unit" (KEYS_ONLY,
+//     or an INCLUDE made elsewhere) shows items as stored: never an
+//     uncommitted state, but in those same moments the state from before
+//     the unit. [CreateTable] adds the attribute to every INCLUDE
+//     projection.
+//
 // # Cost
 //
-// Every method names the DynamoDB call it makes. Get, Put, Update and
-// Delete make one call each. Modify makes one GetItem (none when it follows
-// another Modify of the same key in the process), then one PutItem per
-// attempt; with 16 goroutines incrementing one item it made 1.0 to 1.3
-// calls per increment on DynamoDB Local with one attempt per change (1.9
-// with the goroutines in four Tables, as four processes would be), against
-// 8 to 14 for the usual hand-written loop that re-reads after each
-// conflict, and took a third to a half of its time (bench/, BenchmarkContention). Building a Put request takes a third of
-// the time of attributevalue.MarshalMap plus the expression builder, because
-// plain fields are encoded without reflection through attributevalue and
-// the condition strings are fixed per table (see bench/).
+// Every method names the DynamoDB call it makes and how many: Get, Put,
+// Update and Delete one each; Modify one GetItem (none when it follows
+// another Modify of the same key in the process) and one PutItem per
+// attempt; the batch calls one per 25 (writes) or 100 (reads) items, and
+// one per round of unprocessed items. The README's "Under contention"
+// section compares them with hand-written loops and guregu/dynamo
+// (bench/, make bench).
 package mapper

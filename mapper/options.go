@@ -26,8 +26,8 @@ type TableOptions struct {
 	TokenAttribute string
 
 	// VersionZeroExists makes a stored version 0 an existing version, for
-	// tables written by code that starts counting at 0 (issue 12 met such
-	// items in a table written through AWS's Java DynamoDBMapper v1). With
+	// tables written by code that starts counting at 0 (such as AWS's Java
+	// DynamoDBMapper v1). With
 	// it, a write of a struct whose version is 0 (Put,
 	// Save, PutOp, Modify; CheckOp checks the same) is conditional on
 	// "no item, or an item with version 0" (attribute_not_exists(hash) OR
