@@ -77,8 +77,8 @@
 //
 // Tests must allow for these: it never raises TransactionConflict (inject it
 // if a test needs it); it deletes expired items in a background sweep, not
-// at once: about 9-10 s after their TTL passed in issue 12's runs (not the
-// 1 s once written here), so a test that waits for a TTL deletion should
+// at once, several seconds after their TTL passed, so a test that waits for
+// a TTL deletion should
 // poll for well over that, and one that must not see expired items should
 // filter on the TTL attribute (as on DynamoDB, which may take days);
 // ValidationException arrives as a generic smithy.APIError, so match its

@@ -85,7 +85,7 @@
 // join also tells the waiter its place. Joining costs one call however
 // many wait (the old design, one row per waiter and a transaction that
 // took the ticket on the condition that nobody else had, retried on every
-// collision: 31.5 calls per waiter at 100 simultaneous arrivals). The join
+// collision). The join
 // is conditioned on its id being new, so a resend after a lost answer
 // cannot queue a waiter twice: it fails its condition, and the item it
 // returns (or a read) shows the entry as ours. The waiter with the lowest
@@ -136,37 +136,25 @@
 //
 // # Choosing
 //
-// Figures from this package's and the mapper's tests, and the bench
-// module's benchmarks, on DynamoDB Local (2 cores, shared with other work:
-// ranges, not points):
+// The four ways to change shared items, by what they cost in calls and
+// what they give (the README's "Under contention" section has the
+// figures, from the bench module):
 //
 //   - mapper.Table.Update: one call per change, no read, no conflict. The
 //     choice whenever DynamoDB can make the change itself (add, append,
-//     set): 60 concurrent votes took 60 calls.
+//     set).
 //   - mapper.Table.Modify (optimistic): a read and a write, and one more
 //     write per conflict. Best when conflicts are occasional and fn is cheap
-//     and free of side effects: 16 goroutines × 25 increments of one item
-//     cost 2.5 to 2.7 calls per increment. Under a burst on one hot item the
-//     conflicts pile up (50 voters at once: 6.6 conflicts per vote).
+//     and free of side effects; under a burst on one hot item from many
+//     processes, conflicts pile up.
 //   - Lease lock (Acquire/Do): two calls when uncontended, plus a poll per
 //     PollInterval while waiting. For expensive or side-effecting work that
 //     must not run twice at once. Not fair: a holder that releases and asks
-//     again often wins (12 goroutines × 8 rounds on one lock: 2.4 to 3.9
-//     calls per acquisition, longest wait 0.6 to 1.4 s at a 100 ms poll, the
-//     holder changed on 23 to 60 of 95 handovers).
-//   - FIFO lock: two calls when uncontended (join, release); the join is
-//     one call however many wait (1.1 to 1.3 calls per waiter, reads
-//     included, until 10 or 100 simultaneous arrivals were all queued),
-//     more while waiting. In return, arrival order and no starvation. On
-//     a shared machine, 96 contended sections (4 Lockers × 3 goroutines ×
-//     8 rounds, bench module) took 0.70 to 0.86 s and 3.6 to 3.8 calls per
-//     acquisition, 0.97 to 1.14 times the wall of the lease lock in the
-//     same runs (0.63 to 0.86 s, 2.4 to 2.5 calls): a handover to another
-//     process waits for that process's next read, which each waiter times
-//     by how long the holders before it held. (With reads every quarter of
-//     that time it was 1.6 to 2.0 times the lease lock and 4.2 to 4.4
-//     calls; the queue of one row per waiter took 5.5 s and
-//     11.5 calls.) For long waits and fairness.
+//     again often wins.
+//   - FIFO lock: two calls when uncontended (join, release); the join is one
+//     call however many wait, and each waiter reads the queue about when its
+//     turn is expected. In return, arrival order and no starvation. For long
+//     waits and fairness.
 //   - Item lock: one call to lock and read, one to save and release. For a
 //     slow read-modify-write of one item whose retry would be expensive;
 //     keep a version field so that writers that ignore the lock conflict

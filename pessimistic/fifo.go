@@ -274,14 +274,10 @@ func nextHold(hold, sample time.Duration) time.Duration {
 // wake it (at least every four PollIntervals, or one per place ahead). No
 // waiter sleeps longer than PollInterval times a quarter of its place.
 //
-// Measured (BenchmarkContendedSections, 96 sections on one lock from 4
-// Lockers): reading a quarter of hold before the expected turn, and every
-// quarter of hold after, cost 4.3 calls per acquisition and 1.6-1.8 times
-// the lease lock's wall; reading at the expected turn, with a hold
-// estimate that follows short samples at once and long ones slowly, costs
-// 3.6-3.8 calls and 1.0-1.1 times the lease lock's wall. An average instead
-// of the low estimate for the others ahead made waiters wake after their
-// turn: 1.1-2.1 times the lease lock's wall.
+// Reading earlier (a quarter of hold before the expected turn, and every
+// quarter of hold after) cost more calls and made handovers slower, and an
+// average instead of the low estimate made waiters wake after their turn
+// (BenchmarkContendedSections; the README has the figures).
 func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Duration {
 	now := q.clock.Now()
 	q.mu.Lock()
