@@ -315,15 +315,7 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 		return nil, err
 	}
 	op := it.w
-	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, true)
-	for k, v := range in {
-		lock[k] = v
-	}
-	ph := make(map[string]types.AttributeValue, len(it.key)+1)
-	for k, v := range it.key {
-		ph[k] = v
-	}
-	ph[unitlock.Attr] = &types.AttributeValueMemberM{Value: lock}
+	ph := u.placeholder(it, in)
 	w := opWrite(op)
 	w.Kind, w.Item, w.Actions, w.Key = plan.WritePut, ph, nil, it.key
 	if w.Check == plan.MustBeNewOrZero || w.Check == plan.MustNotExist {

@@ -522,15 +522,7 @@ func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unit
 // an item created meanwhile; neither, when an item without a lock
 // appeared: try again.
 func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]types.AttributeValue) (holder *unitlock.Lock, done bool, err error) {
-	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, true)
-	for k, v := range intent {
-		lock[k] = v
-	}
-	ph := make(map[string]types.AttributeValue, len(it.key)+1)
-	for k, v := range it.key {
-		ph[k] = v
-	}
-	ph[unitlock.Attr] = &types.AttributeValueMemberM{Value: lock}
+	ph := u.placeholder(it, intent)
 	w := &plan.Write{Kind: plan.WritePut, T: plan.NewTable(it.table, "", ""), Key: it.key, Item: ph,
 		Conds: []expression.ConditionBuilder{expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key)))}}
 	in, err := w.PutInput()
@@ -555,6 +547,21 @@ func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]t
 		return l, false, nil
 	}
 	return nil, false, nil
+}
+
+// placeholder is the item that locks a missing item: its key and our lock,
+// with the fields of intent.
+func (u *Unit) placeholder(it *item, intent map[string]types.AttributeValue) map[string]types.AttributeValue {
+	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, true)
+	for k, v := range intent {
+		lock[k] = v
+	}
+	ph := make(map[string]types.AttributeValue, len(it.key)+1)
+	for k, v := range it.key {
+		ph[k] = v
+	}
+	ph[unitlock.Attr] = &types.AttributeValueMemberM{Value: lock}
+	return ph
 }
 
 // lockErr is the error of a lock write that failed without an answer.

@@ -39,25 +39,9 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // at names the table and key of items[i], for the apply.
 func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c Client,
 	at func(i int) (string, map[string]types.AttributeValue)) (prepared []bool, err error) {
-	locks := make([]*Lock, len(items))
-	ids := map[string][]string{}
-	seen := map[string]bool{}
-	for i, it := range items {
-		l, ok := Parse(it)
-		if !ok {
-			continue
-		}
-		locks[i] = l
-		if k := StateKey(l.Coordinator, l.Unit); l.Prepared && !seen[k] {
-			seen[k] = true
-			ids[l.Coordinator] = append(ids[l.Coordinator], l.Unit)
-		}
-	}
-	states := map[string]string{}
-	if len(ids) > 0 {
-		if states, err = read(ctx, ids); err != nil {
-			return nil, err
-		}
+	locks, states, err := preparedStates(ctx, items, read)
+	if err != nil {
+		return nil, err
 	}
 	prepared = make([]bool, len(items))
 	for i, l := range locks {
@@ -76,6 +60,30 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 		items[i] = view
 	}
 	return prepared, nil
+}
+
+// preparedStates parses the locks of items (nil where none) and reads,
+// once per unit, the state of the units whose locks hold their writes.
+func preparedStates(ctx context.Context, items []map[string]types.AttributeValue, read StateReader) ([]*Lock, map[string]string, error) {
+	locks := make([]*Lock, len(items))
+	ids := map[string][]string{}
+	seen := map[string]bool{}
+	for i, it := range items {
+		l, ok := Parse(it)
+		if !ok {
+			continue
+		}
+		locks[i] = l
+		if k := StateKey(l.Coordinator, l.Unit); l.Prepared && !seen[k] {
+			seen[k] = true
+			ids[l.Coordinator] = append(ids[l.Coordinator], l.Unit)
+		}
+	}
+	if len(ids) == 0 {
+		return locks, map[string]string{}, nil
+	}
+	states, err := read(ctx, ids)
+	return locks, states, err
 }
 
 // applyForReader applies a committed update to the item it is prepared on
@@ -180,25 +188,9 @@ func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types
 		if err != nil {
 			return nil, err
 		}
-		locks := make([]*Lock, len(items))
-		ids := map[string][]string{}
-		seen := map[string]bool{}
-		for i, it := range items {
-			l, ok := Parse(it)
-			if !ok {
-				continue
-			}
-			locks[i] = l
-			if k := StateKey(l.Coordinator, l.Unit); l.Prepared && !seen[k] {
-				seen[k] = true
-				ids[l.Coordinator] = append(ids[l.Coordinator], l.Unit)
-			}
-		}
-		states := map[string]string{}
-		if len(ids) > 0 {
-			if states, err = read(ctx, ids); err != nil {
-				return nil, err
-			}
+		locks, states, err := preparedStates(ctx, items, read)
+		if err != nil {
+			return nil, err
 		}
 		again := false
 		for i, l := range locks {
