@@ -16,8 +16,10 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -385,6 +387,7 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	}
 	var err error
 	var att attempt.Tracker // across Commit's attempts and the SDK's
+	settled := false        // the locks of units met once were settled
 	for n := 1; ; n++ {
 		_, err = tx.client.TransactWriteItems(ctx, in, att.Option)
 		if err == nil {
@@ -403,6 +406,12 @@ func (tx *Tx) Commit(ctx context.Context) error {
 			// that attempt been applied, DynamoDB would have answered this
 			// one, sent with the same token, with success.
 			if !retryable(tce) || !tx.cfg.policy().More(n) {
+				if !settled && tx.cfg.policy().More(n) && tx.settleUnits(ctx, tce) {
+					// Items held by units that were over or dead: free
+					// now, so the transaction may go through.
+					settled = true
+					continue
+				}
 				return tx.canceled(tce, err, n)
 			}
 		case errors.As(err, &inProgress):
@@ -416,6 +425,26 @@ func (tx *Tx) Commit(ctx context.Context) error {
 			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.Token, err, n, errFrom(tce, inProgress)))
 		}
 	}
+}
+
+// settleUnits settles the items of a cancellation that are held by units
+// of work (package unit) that are over or dead, as mapper writes do, and
+// reports whether every held item it met is free now.
+func (tx *Tx) settleUnits(ctx context.Context, tce *types.TransactionCanceledException) bool {
+	held := false
+	for i, cr := range tce.CancellationReasons {
+		l, ok := unitlock.Parse(cr.Item)
+		if !ok || i >= len(tx.ops) {
+			continue
+		}
+		held = true
+		op := tx.ops[i]
+		ok, err := unitlock.Settle(ctx, unitlock.ViaTransactions(tx.client), op.Table(), op.Key(), l, lease.SystemClock{})
+		if err != nil || !ok {
+			return false
+		}
+	}
+	return held
 }
 
 // failed is the error of a Commit that ended without an answer it can

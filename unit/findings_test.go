@@ -350,3 +350,27 @@ func TestItemLockRespectsAUnit(t *testing.T) {
 	require.NoError(t, err, "free again")
 	require.NoError(t, l.Release(ctx))
 }
+
+// A transaction that meets the lock of a unit that committed and then
+// died settles the item and goes through, as a mapper write does.
+func TestTransactionSettlesAnOverUnitsLock(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 1, 100)
+	cc := &crashClient{c: e.c, limit: -1}
+	u := begin(t, e, cc, unit.LeaseDuration(time.Minute))
+	a, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	a.Balance += 50
+	require.NoError(t, u.Add(e.accounts.PutOp(a)))
+	crashAfterCommitPoint(cc)
+	require.NoError(t, u.Commit(ctx))
+	require.Equal(t, 1, lockedItems(t, e.c, e.accounts.Name()), "the unit died before applying")
+
+	tx := txn.New(e.c)
+	require.NoError(t, tx.Add(e.accounts.UpdateOp(Account{ID: accountID(0)}, update.Add("balance", 1))))
+	require.NoError(t, tx.Commit(ctx), "no wait for a committed unit")
+	got, err := e.accounts.Get(ctx, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	assert.Equal(t, int64(151), got.Balance, "the unit's write, then the transaction's")
+}
