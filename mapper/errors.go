@@ -93,7 +93,7 @@ var (
 	// [Unversioned] (BatchWriteItem cannot check versions: write such items
 	// in a transaction), an update that touches a key, the version, the
 	// write token or the fence (or whose builder holds an error, which it
-	// wraps, such as update.ErrOverlap), and a [Table] not made by
+	// wraps, such as update.ErrInvalidPath), and a [Table] not made by
 	// [NewTable] (nil, or a zero value).
 	ErrInvalidOption = errors.New("mapper: invalid option")
 

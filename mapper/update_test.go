@@ -190,13 +190,13 @@ func TestBadUpdatesSendNothing(t *testing.T) {
 		u    *update.Builder
 		want error
 	}{
-		{"empty path", update.Set("", 1), update.ErrEmptyPath},
-		{"malformed path", update.Set("a..b", 1), update.ErrPathSyntax},
-		{"overlapping paths", update.Set("data.x", 1).Remove("data"), update.ErrOverlap},
-		{"same path twice", update.Add("votes", 1).Add("votes", 2), update.ErrOverlap},
-		{"add of a string", update.Add("votes", "one"), update.ErrNotNumberOrSet},
-		{"empty set", update.Add("tags", []string{}), update.ErrEmptySet},
-		{"delete of a non-set", update.Delete("tags", "x"), update.ErrNotSet},
+		{"empty path", update.Set("", 1), update.ErrInvalidPath},
+		{"malformed path", update.Set("a..b", 1), update.ErrInvalidPath},
+		{"overlapping paths", update.Set("data.x", 1).Remove("data"), update.ErrInvalidPath},
+		{"same path twice", update.Add("votes", 1).Add("votes", 2), update.ErrInvalidPath},
+		{"add of a string", update.Add("votes", "one"), update.ErrInvalidValue},
+		{"empty set", update.Add("tags", []string{}), update.ErrInvalidValue},
+		{"delete of a non-set", update.Delete("tags", "x"), update.ErrInvalidValue},
 		{"no actions", new(update.Builder), update.ErrNoActions},
 		{"version attribute", update.Add("version", 1), mapper.ErrInvalidOption},
 		{"key attribute", update.Set("id", "other"), mapper.ErrInvalidOption},

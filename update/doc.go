@@ -18,11 +18,11 @@
 // stale full-item Put that comes later still conflicts.
 //
 // A Builder keeps its first error and reports it from Build (and from the
-// mapper, before sending): an empty or malformed path ([ErrEmptyPath],
-// [ErrPathSyntax]), two actions on overlapping paths such as "a" and "a.b",
-// or the same path twice ([ErrOverlap]), Add of a value that is neither a
-// number nor a set ([ErrNotNumberOrSet]), an empty set ([ErrEmptySet]),
-// Delete of a value that is not a set ([ErrNotSet]).
+// mapper, before sending): an empty or malformed path, or two actions on
+// overlapping paths such as "a" and "a.b", or the same path twice
+// ([ErrInvalidPath]); Add of a value that is neither a number nor a set,
+// Delete of a value that is not a set, an empty set, or a value DynamoDB
+// would refuse ([ErrInvalidValue]).
 //
 // Paths are names separated by dots, with list indexes in brackets:
 // "a.b[2].c". Sets are written as Go slices: []string is a string set,

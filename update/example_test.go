@@ -26,8 +26,8 @@ func ExampleBuilder_Build() {
 func ExampleBuilder_Err() {
 	u := update.Set("profile.name", "Ada").Remove("profile").Add("visits", "one")
 	fmt.Println(u.Err())
-	fmt.Println(errors.Is(u.Err(), update.ErrOverlap))
+	fmt.Println(errors.Is(u.Err(), update.ErrInvalidPath))
 	// Output:
-	// Remove("profile"): update: overlapping paths: profile also changed by Set("profile.name")
+	// Remove("profile"): update: invalid path: overlapping paths: profile also changed by Set("profile.name")
 	// true
 }

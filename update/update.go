@@ -7,32 +7,41 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
-// Errors a Builder reports, before anything is sent. Each is wrapped with
-// the action and path it concerns; match them with errors.Is.
+// Errors a Builder reports, before anything is sent, in three classes.
+// Each is wrapped with the action and path it concerns; match them with
+// errors.Is.
 var (
-	// ErrEmptyPath: a path was "".
-	ErrEmptyPath = plan.ErrEmptyPath
-	// ErrPathSyntax: a path is not of the form name(.name|[index])*.
-	ErrPathSyntax = plan.ErrPathSyntax
-	// ErrOverlap: two actions change the same path, or one changes a path
-	// inside the other's (DynamoDB refuses such an update as a whole).
-	ErrOverlap = plan.ErrOverlap
-	// ErrNotNumberOrSet: Add was given a value that is neither a number nor
-	// a set.
-	ErrNotNumberOrSet = plan.ErrNotNumberOrSet
-	// ErrNotSet: Delete was given a value that is not a set.
-	ErrNotSet = plan.ErrNotSet
-	// ErrEmptySet: a set value has no elements (DynamoDB has no empty sets).
-	ErrEmptySet = plan.ErrEmptySet
-	// ErrInvalidValue: a value cannot be stored: attributevalue cannot
-	// marshal it or would drop it (a channel, a function, a complex
-	// number, anywhere inside the value), a set repeats an element, or
-	// DynamoDB would refuse it: a NaN or infinite number, one beyond 38
-	// digits or DynamoDB's range (1E-130 to 9.9E+125), an empty set given
-	// as an attribute value. The message names the path.
+	// ErrInvalidPath: a path is empty or not of the form
+	// name(.name|[index])*, or two actions change the same path, or one
+	// changes a path inside the other's (DynamoDB refuses such an update
+	// as a whole).
+	ErrInvalidPath = plan.ErrInvalidPath
+	// ErrInvalidValue: a value cannot be used: Add of a value that is
+	// neither a number nor a set, Delete of one that is not a set, an
+	// empty set (DynamoDB has none), a set that repeats an element, a
+	// value attributevalue cannot marshal or would drop (a channel, a
+	// function, a complex number, anywhere inside it), or one DynamoDB
+	// would refuse: a NaN or infinite number, one beyond 38 digits or
+	// DynamoDB's range (1E-130 to 9.9E+125). The message names the path.
 	ErrInvalidValue = plan.ErrInvalidValue
 	// ErrNoActions: Build was called on a Builder with no actions.
 	ErrNoActions = plan.ErrNoActions
+)
+
+// Finer errors of the previous release, each within its class above.
+var (
+	// Deprecated: use ErrInvalidPath, which it matches.
+	ErrEmptyPath = plan.ErrEmptyPath
+	// Deprecated: use ErrInvalidPath, which it matches.
+	ErrPathSyntax = plan.ErrPathSyntax
+	// Deprecated: use ErrInvalidPath, which it matches.
+	ErrOverlap = plan.ErrOverlap
+	// Deprecated: use ErrInvalidValue, which it matches.
+	ErrNotNumberOrSet = plan.ErrNotNumberOrSet
+	// Deprecated: use ErrInvalidValue, which it matches.
+	ErrNotSet = plan.ErrNotSet
+	// Deprecated: use ErrInvalidValue, which it matches.
+	ErrEmptySet = plan.ErrEmptySet
 )
 
 // Builder collects the actions of one update expression. Its methods add an
@@ -168,7 +177,7 @@ func (b *Builder) add(k plan.ActionKind, p string, value any) *Builder {
 	}
 	for _, other := range b.actions {
 		if a.Path.Overlaps(other.Path) {
-			return fail(fmt.Errorf("%w: %s also changed by %s(%q)", ErrOverlap, fromPlan(a.Path), other.Kind, fromPlan(other.Path)))
+			return fail(fmt.Errorf("%w: %s also changed by %s(%q)", plan.ErrOverlap, fromPlan(a.Path), other.Kind, fromPlan(other.Path)))
 		}
 	}
 	b.actions = append(b.actions, a)

@@ -70,28 +70,28 @@ func TestBuilderErrors(t *testing.T) {
 		b    *update.Builder
 		want error
 	}{
-		{"empty path", update.Set("", 1), update.ErrEmptyPath},
-		{"double dot", update.Set("a..b", 1), update.ErrPathSyntax},
-		{"leading dot", update.Set(".a", 1), update.ErrPathSyntax},
-		{"trailing dot", update.Set("a.", 1), update.ErrPathSyntax},
-		{"bad index", update.Set("a[x]", 1), update.ErrPathSyntax},
-		{"negative index", update.Set("a[-1]", 1), update.ErrPathSyntax},
-		{"empty index", update.Set("a[]", 1), update.ErrPathSyntax},
-		{"unclosed", update.Set("a[1", 1), update.ErrPathSyntax},
-		{"stray bracket", update.Set("a]", 1), update.ErrPathSyntax},
-		{"index first", update.Set("[0]", 1), update.ErrPathSyntax},
-		{"same path twice", update.Set("a", 1).Add("a", 1), update.ErrOverlap},
-		{"parent and child", update.Set("a.b", 1).Remove("a"), update.ErrOverlap},
-		{"element and list", update.Append("l", 1).Set("l[0]", 2), update.ErrOverlap},
-		{"add string", update.Add("n", "1"), update.ErrNotNumberOrSet},
-		{"add bool", update.Add("n", true), update.ErrNotNumberOrSet},
-		{"add list", update.Add("n", []any{"a"}), update.ErrNotNumberOrSet},
-		{"add bytes", update.Add("n", []byte("x")), update.ErrNotNumberOrSet},
-		{"add nil", update.Add("n", nil), update.ErrNotNumberOrSet},
-		{"add empty set", update.Add("s", []string{}), update.ErrEmptySet},
-		{"delete empty set", update.Delete("s", []int{}), update.ErrEmptySet},
-		{"delete number", update.Delete("s", 1), update.ErrNotSet},
-		{"delete string", update.Delete("s", "a"), update.ErrNotSet},
+		{"empty path", update.Set("", 1), update.ErrInvalidPath},
+		{"double dot", update.Set("a..b", 1), update.ErrInvalidPath},
+		{"leading dot", update.Set(".a", 1), update.ErrInvalidPath},
+		{"trailing dot", update.Set("a.", 1), update.ErrInvalidPath},
+		{"bad index", update.Set("a[x]", 1), update.ErrInvalidPath},
+		{"negative index", update.Set("a[-1]", 1), update.ErrInvalidPath},
+		{"empty index", update.Set("a[]", 1), update.ErrInvalidPath},
+		{"unclosed", update.Set("a[1", 1), update.ErrInvalidPath},
+		{"stray bracket", update.Set("a]", 1), update.ErrInvalidPath},
+		{"index first", update.Set("[0]", 1), update.ErrInvalidPath},
+		{"same path twice", update.Set("a", 1).Add("a", 1), update.ErrInvalidPath},
+		{"parent and child", update.Set("a.b", 1).Remove("a"), update.ErrInvalidPath},
+		{"element and list", update.Append("l", 1).Set("l[0]", 2), update.ErrInvalidPath},
+		{"add string", update.Add("n", "1"), update.ErrInvalidValue},
+		{"add bool", update.Add("n", true), update.ErrInvalidValue},
+		{"add list", update.Add("n", []any{"a"}), update.ErrInvalidValue},
+		{"add bytes", update.Add("n", []byte("x")), update.ErrInvalidValue},
+		{"add nil", update.Add("n", nil), update.ErrInvalidValue},
+		{"add empty set", update.Add("s", []string{}), update.ErrInvalidValue},
+		{"delete empty set", update.Delete("s", []int{}), update.ErrInvalidValue},
+		{"delete number", update.Delete("s", 1), update.ErrInvalidValue},
+		{"delete string", update.Delete("s", "a"), update.ErrInvalidValue},
 		{"duplicate set element", update.Add("s", []string{"a", "a"}), update.ErrInvalidValue},
 		{"unmarshalable", update.Set("f", func() {}), update.ErrInvalidValue},
 		{"no actions", &update.Builder{}, update.ErrNoActions},
@@ -110,8 +110,8 @@ func TestBuilderErrors(t *testing.T) {
 
 func TestFirstErrorIsKept(t *testing.T) {
 	b := update.Set("", 1).Add("x", "not a number").Set("ok", 1)
-	assert.ErrorIs(t, b.Err(), update.ErrEmptyPath)
-	assert.NotErrorIs(t, b.Err(), update.ErrNotNumberOrSet)
+	assert.ErrorIs(t, b.Err(), update.ErrInvalidPath)
+	assert.NotErrorIs(t, b.Err(), update.ErrInvalidValue)
 	assert.Len(t, b.Paths(), 0, "no action after the error is kept")
 	assert.EqualError(t, b.Err(), `Set(""): update: empty path`)
 }
@@ -156,7 +156,7 @@ func FuzzParsePath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := update.ParsePath(s)
 		if err != nil {
-			if !errors.Is(err, update.ErrEmptyPath) && !errors.Is(err, update.ErrPathSyntax) {
+			if !errors.Is(err, update.ErrInvalidPath) {
 				t.Fatalf("%q: unexpected error class: %v", s, err)
 			}
 			return

@@ -14,17 +14,20 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
-// The errors of update actions. Package update exports them (the same
-// values), with their contracts.
+// The errors of update actions, in three classes that package update
+// exports (the same values), with their contracts; the finer errors wrap
+// their class.
 var (
-	ErrEmptyPath      = errors.New("update: empty path")
-	ErrPathSyntax     = errors.New("update: malformed path")
-	ErrOverlap        = errors.New("update: overlapping paths")
-	ErrNotNumberOrSet = errors.New("update: Add needs a number or a set")
-	ErrNotSet         = errors.New("update: Delete needs a set")
-	ErrEmptySet       = errors.New("update: empty set")
-	ErrInvalidValue   = errors.New("update: invalid value")
-	ErrNoActions      = errors.New("update: no actions")
+	ErrInvalidPath  = errors.New("update: invalid path")
+	ErrInvalidValue = errors.New("update: invalid value")
+	ErrNoActions    = errors.New("update: no actions")
+
+	ErrEmptyPath      = fmt.Errorf("%w: empty", ErrInvalidPath)
+	ErrPathSyntax     = fmt.Errorf("%w: malformed", ErrInvalidPath)
+	ErrOverlap        = fmt.Errorf("%w: overlapping paths", ErrInvalidPath)
+	ErrNotNumberOrSet = fmt.Errorf("%w: Add needs a number or a set", ErrInvalidValue)
+	ErrNotSet         = fmt.Errorf("%w: Delete needs a set", ErrInvalidValue)
+	ErrEmptySet       = fmt.Errorf("%w: empty set", ErrInvalidValue)
 )
 
 // ActionKind is what an update action does.
