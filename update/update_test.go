@@ -113,7 +113,7 @@ func TestFirstErrorIsKept(t *testing.T) {
 	assert.ErrorIs(t, b.Err(), update.ErrInvalidPath)
 	assert.NotErrorIs(t, b.Err(), update.ErrInvalidValue)
 	assert.Len(t, b.Paths(), 0, "no action after the error is kept")
-	assert.EqualError(t, b.Err(), `Set(""): update: empty path`)
+	assert.EqualError(t, b.Err(), `Set(""): update: invalid path: empty`)
 }
 
 func TestNonOverlappingSiblings(t *testing.T) {
