@@ -22,6 +22,12 @@
 //   - [github.com/optimist-dynamo/optimist/version] is the vocabulary of
 //     optimistic concurrency: ErrConflict, ConflictError (with the current
 //     item, read by DynamoDB in the same call), IsConflict.
+//   - [github.com/optimist-dynamo/optimist/observe] reports what the other
+//     packages decide (conflicts, retries, lost answers settled, unknown
+//     outcomes, locks acquired and lost, units committed and recovered) to
+//     an observer: structured logs with observe.Slog, or OpenTelemetry
+//     spans and metrics with the module
+//     github.com/optimist-dynamo/optimist/otel.
 //   - [github.com/optimist-dynamo/optimist/dynamolocal] runs AWS DynamoDB
 //     Local for tests and examples, installing it on first use.
 //

@@ -12,6 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/obs"
+	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/observe"
 )
 
 // DynamoDB's limits on one batch call.
@@ -128,7 +131,7 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 	if projected {
 		ka.ProjectionExpression, ka.ExpressionAttributeNames = e.Projection(), e.Names()
 	}
-	pending, err := t.batch(ctx, len(wants), maxBatchGet, func(batch []int) ([]int, error) {
+	pending, err := t.batch(ctx, "BatchGetItem", len(wants), maxBatchGet, func(batch []int) ([]int, error) {
 		req := ka
 		req.Keys = make([]map[string]types.AttributeValue, len(batch))
 		for j, u := range batch {
@@ -298,7 +301,7 @@ func (t *Table[T]) addBatchKey(op string, byKey map[string]int, av map[string]ty
 // batchWrite sends reqs with BatchWriteItem; written, if not nil, is called
 // with the index of each request once DynamoDB has processed it.
 func (t *Table[T]) batchWrite(ctx context.Context, reqs []types.WriteRequest, byKey map[string]int, written func(int)) error {
-	pending, err := t.batch(ctx, len(reqs), maxBatchWrite, func(batch []int) ([]int, error) {
+	pending, err := t.batch(ctx, "BatchWriteItem", len(reqs), maxBatchWrite, func(batch []int) ([]int, error) {
 		wr := make([]types.WriteRequest, len(batch))
 		for j, i := range batch {
 			wr[j] = reqs[i]
@@ -338,7 +341,7 @@ func (t *Table[T]) batchWrite(ctx context.Context, reqs []types.WriteRequest, by
 	return nil
 }
 
-// batch processes the n items 0..n-1 in calls of at most size items: call
+// batch processes the n items 0..n-1 in calls (op) of at most size items: call
 // sends the items at the given indexes and returns those DynamoDB left
 // unprocessed, which go back to the front of the queue. Before a call that
 // resends unprocessed items it sleeps a jittered backoff within the table's
@@ -350,14 +353,14 @@ func (t *Table[T]) batchWrite(ctx context.Context, reqs []types.WriteRequest, by
 // AWS asks for backoff on unprocessed items since they usually mean
 // throttling; the growth is kept for calls that made no progress, because
 // only those say that the table is saturated.
-func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int) (unprocessed []int, err error)) ([]int, error) {
+func (t *Table[T]) batch(ctx context.Context, op string, n, size int, call func(batch []int) (unprocessed []int, err error)) ([]int, error) {
 	queue := make([]int, n)
 	for i := range queue {
 		queue[i] = i
 	}
 	policy := t.opts.policy()
 	stalled := 0
-	for len(queue) > 0 {
+	for calls := 1; len(queue) > 0; calls++ {
 		k := min(size, len(queue))
 		unprocessed, err := call(queue[:k])
 		if err != nil {
@@ -376,7 +379,11 @@ func (t *Table[T]) batch(ctx context.Context, n, size int, call func(batch []int
 		if !policy.More(stalled) {
 			return queue, fmt.Errorf("%w: %d calls in a row processed none of their %d items", ErrUnprocessed, stalled, len(unprocessed))
 		}
-		if err := policy.Wait(ctx, stalled+1); err != nil {
+		wait := policy.Backoff(stalled + 1)
+		if ob := t.opts.Observer; ob != nil {
+			obs.Point(ctx, ob, observe.Event{Kind: observe.Retry, Op: op, Table: t.name, Attempt: calls + 1, Wait: wait})
+		}
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return queue, err
 		}
 	}

@@ -60,7 +60,7 @@ func TestBatchLoop(t *testing.T) {
 
 	t.Run("chunks, and unprocessed items first in the next call", func(t *testing.T) {
 		var sent [][]int
-		pending, err := tb.batch(ctx, 7, 3, func(batch []int) ([]int, error) {
+		pending, err := tb.batch(ctx, "BatchWriteItem", 7, 3, func(batch []int) ([]int, error) {
 			sent = append(sent, append([]int(nil), batch...))
 			if len(sent) == 1 {
 				return []int{2}, nil // the last of the first call
@@ -75,7 +75,7 @@ func TestBatchLoop(t *testing.T) {
 	t.Run("progress resets the count of stalled calls", func(t *testing.T) {
 		calls := 0
 		// Every call processes exactly one item: slow, but never stalled.
-		_, err := tb.batch(ctx, 10, 10, func(batch []int) ([]int, error) {
+		_, err := tb.batch(ctx, "BatchWriteItem", 10, 10, func(batch []int) ([]int, error) {
 			calls++
 			return append([]int(nil), batch[1:]...), nil
 		})
@@ -85,7 +85,7 @@ func TestBatchLoop(t *testing.T) {
 
 	t.Run("gives up after MaxAttempts calls that processed nothing", func(t *testing.T) {
 		calls := 0
-		pending, err := tb.batch(ctx, 5, 3, func(batch []int) ([]int, error) {
+		pending, err := tb.batch(ctx, "BatchWriteItem", 5, 3, func(batch []int) ([]int, error) {
 			calls++
 			if calls == 1 {
 				return nil, nil // 0, 1, 2 done
@@ -99,7 +99,7 @@ func TestBatchLoop(t *testing.T) {
 
 	t.Run("a failed call stops it", func(t *testing.T) {
 		boom := errors.New("boom")
-		pending, err := tb.batch(ctx, 5, 2, func(batch []int) ([]int, error) {
+		pending, err := tb.batch(ctx, "BatchWriteItem", 5, 2, func(batch []int) ([]int, error) {
 			if batch[0] == 2 {
 				return nil, boom
 			}
@@ -116,7 +116,7 @@ func TestBatchLoop(t *testing.T) {
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 		defer cancel()
-		pending, err := slow.batch(ctx, 2, 2, func(batch []int) ([]int, error) {
+		pending, err := slow.batch(ctx, "BatchWriteItem", 2, 2, func(batch []int) ([]int, error) {
 			return batch[1:], nil
 		})
 		require.ErrorIs(t, err, context.DeadlineExceeded)

@@ -18,6 +18,9 @@ func (t *Table[T]) commitOne(ctx context.Context, w *plan.Write, o *WriteOptions
 	if o.Token != "" {
 		opts = append(opts, txn.Token(o.Token))
 	}
+	if t.opts.Observer != nil {
+		opts = append(opts, txn.Observer(t.opts.Observer))
+	}
 	t.keyOfWrite(w)
 	tx := txn.New(t.client, opts...)
 	if err := tx.Add(op(w, nil)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -121,6 +122,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
 		if attempt == 1 {
+			t.retrying(ctx, k, attempt, 0, err)
 			// The conflict's item is as fresh as a read: write again at once.
 			if ce.Item == nil {
 				cur = t.withKey(kv)
@@ -129,7 +131,9 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			}
 			continue
 		}
-		if err := policy.Wait(ctx, attempt-1); err != nil {
+		wait := policy.Backoff(attempt - 1)
+		t.retrying(ctx, k, attempt, wait, err)
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, err, ce)
 		}
 		// Others wrote while we slept: the conflict's item is stale now.

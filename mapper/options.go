@@ -9,6 +9,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/update"
 )
 
@@ -59,6 +60,15 @@ type TableOptions struct {
 	// ExactlyOnce makes [ExactlyOnce] the default of every Put, Update,
 	// Delete, Save and Modify of the table.
 	ExactlyOnce bool
+
+	// Observer, if set, receives the table's events (package observe): a
+	// Write span around each write Put, Save, Update, Delete and Modify
+	// send (with ExactlyOnce, txn.Commit's span), Conflict, Retry (Modify's
+	// retries, the batch calls' resends), Settled, UnknownOutcome and
+	// UnitSettled. nil (the default) costs nothing. If it asks for the
+	// capacity consumed (observe.WantsCapacity), every write asks DynamoDB
+	// for it (ReturnConsumedCapacity=TOTAL, at no cost).
+	Observer observe.Observer
 }
 
 // policy is the retry policy of Modify and the batch calls.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/observe"
 )
 
 // Table maps the struct type T to a DynamoDB table. It is safe for
@@ -28,6 +29,8 @@ type Table[T any] struct {
 	opts   TableOptions
 
 	pt *plan.Table // what its writes share
+
+	capacity bool // the observer asks for the capacity consumed
 
 	turns turns // Modify's turns per key
 }
@@ -75,6 +78,8 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		c:      newCodec(s, len(o.EncoderOptions) > 0, o.EncoderOptions, o.DecoderOptions),
 		opts:   o,
 		pt:     plan.NewTable(name, s.hash.name, version),
+
+		capacity: observe.WantsCapacity(o.Observer),
 	}
 	return t, nil
 }

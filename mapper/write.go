@@ -12,8 +12,10 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -179,27 +181,88 @@ type sent struct {
 // unanswered attempt is settled by the write token or ends in an unknown
 // outcome.
 func (t *Table[T]) send(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue) (sent, error) {
-	s, err := t.sendOnce(ctx, w, o, rv)
+	s, err := t.sendObserved(ctx, w, o, rv, 1)
 	var le *LockedError
 	if err != nil && errors.As(err, &le) && !errors.Is(err, ErrUnknownOutcome) && le.Coordinator != "" {
 		// A unit holds the item: if it is over or dead, settle the item and
 		// try once more.
 		l := &unitlock.Lock{Unit: le.Unit, Coordinator: le.Coordinator, Owner: le.Owner}
-		if ok, serr := unitlock.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
-			return t.sendOnce(ctx, w, o, rv)
+		if ok, committed, serr := unitlock.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
+			if ob := t.opts.Observer; ob != nil {
+				obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: w.Kind.String(), Table: t.name,
+					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: unitOutcome(committed)})
+			}
+			return t.sendObserved(ctx, w, o, rv, 2)
 		}
 	}
 	return s, err
 }
 
-// sendOnce is one try of send.
-func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue) (sent, error) {
+// unitOutcome is the Outcome of an event that rolled a unit's item
+// forward or back.
+func unitOutcome(committed bool) string {
+	if committed {
+		return "forward"
+	}
+	return "back"
+}
+
+// sendObserved is one try of send (attempt: which), in a Write span when
+// the table has an observer. A write with ExactlyOnce is observed by
+// txn.Commit instead.
+func (t *Table[T]) sendObserved(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue, attempt int) (sent, error) {
+	ob := t.opts.Observer
+	if ob == nil || o.ExactlyOnce {
+		return t.sendOnce(ctx, w, o, rv, nil)
+	}
+	ctx, span := obs.Start(ctx, ob, observe.Event{Kind: observe.Write, Op: w.Kind.String(), Table: t.name,
+		Key: t.keyOfWrite(w), Attempt: attempt, Token: w.Token})
+	s, err := t.sendOnce(ctx, w, o, rv, &span)
+	if err != nil {
+		e := span.Event()
+		e.Err = err
+		var ce *version.ConflictError
+		switch {
+		case errors.Is(err, ErrUnknownOutcome):
+			e.Kind = observe.UnknownOutcome
+			span.Point(e)
+		case errors.As(err, &ce):
+			e.Kind = observe.Conflict
+			span.Point(e)
+		}
+	}
+	span.End(err, consumed(s.out), "", 0)
+	return s, err
+}
+
+// consumed is the capacity a write's output reports (0 if none).
+func consumed(out any) float64 {
+	var cc *types.ConsumedCapacity
+	switch r := out.(type) {
+	case *dynamodb.PutItemOutput:
+		cc = r.ConsumedCapacity
+	case *dynamodb.UpdateItemOutput:
+		cc = r.ConsumedCapacity
+	case *dynamodb.DeleteItemOutput:
+		cc = r.ConsumedCapacity
+	}
+	if cc == nil {
+		return 0
+	}
+	return aws.ToFloat64(cc.CapacityUnits)
+}
+
+// sendOnce makes the write once (span: its Write span, nil if none).
+func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue, span *obs.Span) (sent, error) {
 	if o.ExactlyOnce {
 		return sent{}, t.commitOne(ctx, w, o)
 	}
 	rv, capacity, err := t.asks(o, rv)
 	if err != nil {
 		return sent{}, err
+	}
+	if t.capacity {
+		capacity = types.ReturnConsumedCapacityTotal
 	}
 	var att attempt.Tracker
 	// A write with a version check makes its own check false once applied,
@@ -246,7 +309,7 @@ func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions,
 		return s, fmt.Errorf("mapper: cannot send a %v alone", w.Kind)
 	}
 	if err != nil {
-		item, ferr := t.failure(ctx, err, w, &att)
+		item, ferr := t.failure(ctx, err, w, &att, span)
 		if ferr != nil {
 			return sent{}, ferr
 		}
@@ -265,11 +328,11 @@ func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions,
 // carries our write token. A write that ended on the unanswered attempt
 // (never resent, or the SDK's retries ran out) is settled by one consistent
 // read.
-func (t *Table[T]) failure(ctx context.Context, err error, w *plan.Write, att *attempt.Tracker) (map[string]types.AttributeValue, error) {
+func (t *Table[T]) failure(ctx context.Context, err error, w *plan.Write, att *attempt.Tracker, span *obs.Span) (map[string]types.AttributeValue, error) {
 	var ccf *types.ConditionalCheckFailedException
 	if !errors.As(err, &ccf) {
 		if att.Ambiguous {
-			return t.settle(ctx, w, att)
+			return t.settle(ctx, w, att, span)
 		}
 		return nil, fmt.Errorf("mapper: %v on %s %s: %w", w.Kind, t.name, attrs.FormatKey(t.keyOfWrite(w)), err)
 	}
@@ -277,14 +340,32 @@ func (t *Table[T]) failure(ctx context.Context, err error, w *plan.Write, att *a
 	if len(item) == 0 {
 		item = nil
 	}
-	if att.Ambiguous && w.Landed(item, t.opts.TokenAttribute) {
-		return item, nil
+	if att.Ambiguous {
+		landed := w.Landed(item, t.opts.TokenAttribute)
+		settled(span, landed)
+		if landed {
+			return item, nil
+		}
 	}
 	out := t.refusal(w, item, err)
 	if att.Ambiguous {
 		return nil, t.unknown(w, att, out)
 	}
 	return nil, out
+}
+
+// settled emits the Settled event of a write whose unanswered attempt was
+// found to have landed, or not seen, in the item.
+func settled(span *obs.Span, landed bool) {
+	if !span.On() {
+		return
+	}
+	e := span.Event()
+	e.Kind, e.Outcome = observe.Settled, "not_seen"
+	if landed {
+		e.Outcome = "landed"
+	}
+	span.Point(e)
 }
 
 // refusal is the error of a write whose condition failed on item (as
@@ -313,7 +394,7 @@ func (t *Table[T]) unknown(w *plan.Write, att *attempt.Tracker, last error) erro
 // overwritten since, or may still be on its way. It reads only while ctx
 // lasts, and only when the write can be recognised (a write token, or a
 // delete).
-func (t *Table[T]) settle(ctx context.Context, w *plan.Write, att *attempt.Tracker) (map[string]types.AttributeValue, error) {
+func (t *Table[T]) settle(ctx context.Context, w *plan.Write, att *attempt.Tracker, span *obs.Span) (map[string]types.AttributeValue, error) {
 	if ctx.Err() != nil || (w.Token == "" && w.Kind != plan.WriteDelete) {
 		return nil, t.unknown(w, att, nil)
 	}
@@ -325,7 +406,9 @@ func (t *Table[T]) settle(ctx context.Context, w *plan.Write, att *attempt.Track
 	if len(item) == 0 {
 		item = nil
 	}
-	if w.Landed(item, t.opts.TokenAttribute) {
+	landed := w.Landed(item, t.opts.TokenAttribute)
+	settled(span, landed)
+	if landed {
 		return item, nil
 	}
 	return nil, t.unknown(w, att, nil)

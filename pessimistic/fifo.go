@@ -385,7 +385,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 	joined := o.Clock.Now()
 	q.enter(ticket)
 	defer q.leave(ticket)
-	misses, lastHead := 0, int64(0)
+	misses, lastHead, looks := 0, int64(0), 0
 	giveUp := func(err error) (*Lease, error) {
 		if errors.Is(lease.Err(), ErrClosed) {
 			return nil, err // like a crash: the entry stays until it is seen abandoned
@@ -393,6 +393,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		return nil, errors.Join(err, ignoreNotHeld(lease.releaseDetached(ctx)))
 	}
 	for {
+		looks++
 		p := q.look(ticket)
 		switch {
 		case lease.Err() != nil:
@@ -402,6 +403,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			// as abandoned (this process paused for a lease, say).
 			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, ErrLeaseLost))
 		case p.known && p.ahead == 0 && len(p.abandoned) == 0:
+			lease.observeHeld(ctx, "Acquire", looks)
 			return lease, nil // at the head of the queue
 		case len(p.abandoned) > 0 && q.startRemoving():
 			err := l.removeAbandoned(ctx, name, q, p.abandoned)

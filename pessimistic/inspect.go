@@ -169,8 +169,7 @@ func (l *Locker) ForceRelease(ctx context.Context, name string) error {
 	}
 	key := l.key(name, lockSK)
 	ttl := l.opts.ttlValue()
-	var att attempt.Tracker
-	_, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:                           l.tableP,
 		Key:                                 key,
 		UpdateExpression:                    aws.String("REMOVE #o, #r, #l, #d SET #f = #f + :one, #t = :t"),
@@ -178,9 +177,16 @@ func (l *Locker) ForceRelease(ctx context.Context, name string) error {
 		ExpressionAttributeNames:            map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#d": attrData, "#f": attrFence, "#t": attrTTL},
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, att.Option)
+	}
+	if l.opts.Observer != nil {
+		in.ReturnValues = types.ReturnValueUpdatedOld // the holder's token, for the event (no extra cost)
+	}
+	var att attempt.Tracker
+	out, err := l.client.UpdateItem(ctx, in, att.Option)
 	switch {
 	case err == nil:
+		token, _ := attrs.Int64(out.Attributes[attrFence])
+		l.forced(ctx, name, token)
 		return nil
 	case !isConditionFailed(err):
 		return fmt.Errorf("pessimistic: force release %q: %w", name, err)
@@ -191,6 +197,7 @@ func (l *Locker) ForceRelease(ctx context.Context, name string) error {
 		if att.Ambiguous && len(item) > 0 {
 			// An attempt whose answer was lost may have landed: the
 			// SDK's retry found the lock free, which is what was asked.
+			l.forced(ctx, name, 0)
 			return nil
 		}
 		return fmt.Errorf("%w: force release %q: not held by anyone", ErrNotHeld, name)
@@ -207,8 +214,10 @@ func (l *Locker) ForceRelease(ctx context.Context, name string) error {
 	}, att.Option)
 	switch {
 	case err == nil:
+		l.forced(ctx, name, head.token)
 		return nil
 	case isConditionFailed(err) && att.Ambiguous:
+		l.forced(ctx, name, head.token)
 		return nil // our first attempt landed
 	case isConditionFailed(err):
 		return fmt.Errorf("%w: force release %q: its holder %s (ticket %d) left the queue meanwhile; nothing removed", ErrNotHeld, name, head.owner, head.token)

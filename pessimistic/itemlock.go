@@ -72,7 +72,7 @@ func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
 		return fmt.Errorf("%w: SaveAndRelease of a nil item", ErrInvalidOption)
 	}
 	s := l.lease
-	return s.finish(ctx, func(ctx context.Context, cur string, _ *attempt.Tracker) error {
+	return s.finish(ctx, "SaveAndRelease", func(ctx context.Context, cur string, _ *attempt.Tracker) error {
 		ours := expression.Name(s.o.ItemOwnerAttr).Equal(expression.Value(s.o.Owner)).
 			And(expression.Name(s.o.ItemLeaseAttr).AppendName(expression.Name(leaseRvn)).Equal(expression.Value(cur)))
 		// Save resolves a lost response by its own write token.
@@ -124,10 +124,11 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 		ownerRef: "#o", rvnRef: "#il.#r",
 		remove: "REMOVE #o, #il",
 		parse:  itemHolder(o.ItemOwnerAttr, o.ItemLeaseAttr),
+		item:   true,
 	}
 	name := table.Name() + " " + attrs.FormatKey(k)
 	w := newWaiter(o)
-	for {
+	for tries := 1; ; tries++ {
 		rvn, sent := newRvn(), o.Clock.Now()
 		item, h, err := lockItemOnce(ctx, table, rec, o, rvn, w.takeover())
 		if err != nil {
@@ -138,7 +139,9 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 			if err != nil {
 				return nil, nil, err
 			}
-			return v, &ItemLock[T]{table: table, lease: newLease(rec, name, 0, rvn, sent, o, leaseParent(ctx, o, true))}, nil
+			lease := newLease(rec, name, 0, rvn, sent, o, leaseParent(ctx, o, true))
+			lease.observeHeld(ctx, "LockItem", tries)
+			return v, &ItemLock[T]{table: table, lease: lease}, nil
 		}
 		w.saw(h.rvn, h.lease)
 		pause, ok := w.next()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/obs"
 )
 
 // record is where a lease lives: a lock's record, a FIFO queue entry, or a
@@ -33,6 +34,8 @@ type record struct {
 	remove      string
 	removeNames map[string]string
 	parse       func(map[string]types.AttributeValue) holder
+	// item is set for an item lock: events name the item's key.
+	item bool
 	// released, if set, is given the item as the release left it (a FIFO
 	// queue hands it to this Locker's waiters: the next in line may be one
 	// of them).
@@ -75,10 +78,17 @@ type Lease struct {
 	maybe     string     // a record version written with an unknown outcome...
 	maybeSent time.Time  // ...and when it was sent
 	lastOK    time.Time  // when the last write known to have landed was sent
+	next      int64      // a FIFO release's hand-over: the next holder's ticket
 
-	state    sync.Mutex // guards released and lost, never held across a call
+	state    sync.Mutex // guards the fields below, never held across a call
 	released bool
 	lost     error
+	// Observed leases (o.Observer set) only: the call that acquired the
+	// lease once it holds the lock ("" before: a FIFO waiter), its
+	// LockHeld span until it ends, and the span's context.
+	held   string
+	span   obs.Span
+	values context.Context
 
 	beatCtx   context.Context    // the heartbeat loop's; ends when it is stopped
 	stopBeats context.CancelFunc // interrupts a heartbeat in flight too
@@ -109,7 +119,7 @@ func newLease(rec *record, name string, token int64, rvn string, sent time.Time,
 // endWith ends the lease because parent ended (ReleaseOnDone): its Err is
 // parent's, and the lock is released.
 func (s *Lease) endWith(parent context.Context) {
-	if s.lose(context.Cause(parent)) {
+	if s.lose("", context.Cause(parent)) {
 		_ = s.releaseDetached(parent)
 	}
 }
@@ -184,17 +194,21 @@ func (s *Lease) Err() error {
 	return s.lost
 }
 
-// lose ends the lease for err, unless it ended already; it reports whether
-// it did.
-func (s *Lease) lose(err error) bool {
+// lose ends the lease for err, found by op, unless it ended already; it
+// reports whether it did.
+func (s *Lease) lose(op string, err error) bool {
 	s.state.Lock()
-	defer s.state.Unlock()
-	if s.lost == nil && !s.released {
-		s.lost = err
-		s.cancel(err)
-		return true
+	if s.lost != nil || s.released {
+		s.state.Unlock()
+		return false
 	}
-	return false
+	s.lost = err
+	s.cancel(err)
+	held, span := s.held, s.span
+	s.span = obs.Span{}
+	s.state.Unlock()
+	s.observeEnd(op, held, &span, err)
+	return true
 }
 
 // ended reports whether the lease was released or lost.
@@ -204,14 +218,21 @@ func (s *Lease) ended() bool {
 	return s.released || s.lost != nil
 }
 
-// markReleased marks the lease released.
-func (s *Lease) markReleased() {
+// markReleased marks the lease released; wrote tells that op's release
+// write landed (rather than finding the lock taken).
+func (s *Lease) markReleased(op string, wrote bool) {
 	s.state.Lock()
-	defer s.state.Unlock()
 	if !s.released {
 		s.released = true
 		s.cancel(context.Canceled)
 	}
+	held, span := s.held, s.span
+	s.span = obs.Span{}
+	s.state.Unlock()
+	if held != "" && wrote {
+		s.observeReleased(op)
+	}
+	span.End(nil, 0, "", 0)
 }
 
 // heartbeats renews the lease every Heartbeat interval (sooner after a
@@ -232,7 +253,7 @@ func (s *Lease) heartbeats() {
 			return
 		}
 		if !clock.Now().Before(deadline) {
-			s.lose(ErrUnreachable)
+			s.lose("Heartbeat", ErrUnreachable)
 			return
 		}
 		switch s.beat(ctx, deadline) {
@@ -263,11 +284,15 @@ func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 	if s.ended() {
 		return beatLost
 	}
+	if v := s.spanValues(); v != nil {
+		ctx = obs.Values(ctx, v)
+	}
 	// The call may take until the lease would be given up, not longer.
 	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.Clock.Now()), time.Millisecond))
 	defer cancel()
 	rvn, sent := newRvn(), s.o.Clock.Now()
-	switch s.renew(ctx, rvn) {
+	result, err := s.renew(ctx, rvn)
+	switch result {
 	case settledOurs:
 		s.rvn, s.maybe, s.lastOK = rvn, "", sent
 		return beatOK
@@ -277,9 +302,12 @@ func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 		s.rvn, s.maybe, s.lastOK = s.maybe, "", s.maybeSent
 		return beatFailed
 	case settledNotOurs:
-		s.lose(ErrLeaseLost)
+		s.lose("Heartbeat", ErrLeaseLost)
 		return beatLost
 	default:
+		if s.beatCtx.Err() == nil { // not stopped by a release
+			s.observeBeatFailed(ctx, err)
+		}
 		if s.maybe == "" {
 			s.maybeSent = sent
 		}
@@ -300,8 +328,8 @@ const (
 // renew writes record version rvn where ours is stored, and settles the
 // outcome: a write whose response was lost is recognised by our own new
 // record version, in the item the SDK's failed retry returned or in a
-// consistent read.
-func (s *Lease) renew(ctx context.Context, rvn string) settled {
+// consistent read. With settledUnknown it returns the call's error.
+func (s *Lease) renew(ctx context.Context, rvn string) (settled, error) {
 	r := s.rec
 	update := "SET " + r.rvnRef + " = :new"
 	names := r.names
@@ -325,29 +353,29 @@ func (s *Lease) renew(ctx context.Context, rvn string) settled {
 	var h holder
 	switch {
 	case err == nil:
-		return settledOurs
+		return settledOurs, nil
 	case isConditionFailed(err):
 		h = r.parse(conditionItem(err))
 	case !att.Ambiguous:
-		return settledUnknown
+		return settledUnknown, err
 	default:
 		item, gerr := r.read(ctx)
 		if gerr != nil {
-			return settledUnknown
+			return settledUnknown, err
 		}
 		if h = r.parse(item); h.owner == s.o.Owner && h.rvn == s.rvn {
-			return settledUnknown // the write did not land
+			return settledUnknown, err // the write did not land
 		}
 	}
 	switch {
 	case h.owner != s.o.Owner:
-		return settledNotOurs
+		return settledNotOurs, nil
 	case h.rvn == rvn:
-		return settledOurs // our attempt landed; the SDK's retry (or our read) saw it
+		return settledOurs, nil // our attempt landed; the SDK's retry (or our read) saw it
 	case h.rvn == s.maybe && s.maybe != "":
-		return settledMaybe
+		return settledMaybe, nil
 	}
-	return settledNotOurs
+	return settledNotOurs, nil
 }
 
 // cleanupTimeout bounds a call that tidies up after the caller's context
@@ -375,7 +403,7 @@ func (s *Lease) stopHeartbeats(cause error) {
 	s.stopBeats()
 	<-s.done // prompt: stopping interrupts a heartbeat in flight
 	if cause != nil {
-		s.lose(cause)
+		s.lose("", cause)
 	}
 }
 
@@ -396,15 +424,16 @@ func (s *Lease) Release(ctx context.Context) error {
 	if s == nil {
 		return errNilLease
 	}
-	return s.finish(ctx, func(ctx context.Context, cur string, att *attempt.Tracker) error {
+	return s.finish(ctx, "Release", func(ctx context.Context, cur string, att *attempt.Tracker) error {
 		return s.removeRecord(ctx, cur, att)
 	})
 }
 
-// finish ends the lease with write, made with our record version (and, if
-// that fails on a heartbeat of unknown outcome that did land, with that
-// one): heartbeats stop, and the lease is released or lost.
-func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur string, att *attempt.Tracker) error) error {
+// finish ends the lease with write (the call op), made with our record
+// version (and, if that fails on a heartbeat of unknown outcome that did
+// land, with that one): heartbeats stop, and the lease is released or
+// lost.
+func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Context, cur string, att *attempt.Tracker) error) error {
 	s.stopHeartbeats(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -423,18 +452,18 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 		var att attempt.Tracker
 		err := write(ctx, cur, &att)
 		if err == nil {
-			s.markReleased()
+			s.markReleased(op, true)
 			return nil
 		}
 		if !isConditionFailed(err) {
 			// Heartbeats have stopped: the lease runs out on its own.
-			s.lose(ErrUnreachable)
+			s.lose(op, ErrUnreachable)
 			return fmt.Errorf("pessimistic: release %q: %w", s.name, err)
 		}
 		h = s.rec.parse(conditionItem(err))
 		switch {
 		case h.owner == "" && att.Ambiguous:
-			s.markReleased() // our release landed; the SDK's retry saw it
+			s.markReleased(op, true) // our release landed; the SDK's retry saw it
 			return nil
 		case h.owner == s.o.Owner && h.rvn == cur:
 			// The lock is intact: the write failed for a reason of its own
@@ -442,18 +471,18 @@ func (s *Lease) finish(ctx context.Context, write func(ctx context.Context, cur 
 			// the lock all the same, and report the write's failure.
 			var ratt attempt.Tracker
 			if rerr := s.removeRecord(ctx, cur, &ratt); rerr != nil && !(isConditionFailed(rerr) && ratt.Ambiguous) {
-				s.lose(ErrUnreachable)
+				s.lose(op, ErrUnreachable)
 				return errors.Join(err, fmt.Errorf("pessimistic: release %q: %w", s.name, rerr))
 			}
-			s.markReleased()
+			s.markReleased("Release", true)
 			return err
 		case h.owner == s.o.Owner && h.rvn == s.maybe && cur != s.maybe:
 			continue // a heartbeat whose answer was lost did land: release that version
 		}
 		break
 	}
-	s.lose(ErrLeaseLost)
-	s.markReleased()
+	s.lose(op, ErrLeaseLost)
+	s.markReleased(op, false)
 	if h.owner == "" {
 		return fmt.Errorf("%w: %q is not held by anyone", ErrNotHeld, s.name)
 	}
@@ -494,6 +523,9 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 	out, err := r.client.UpdateItem(ctx, in, att.Option)
 	if err == nil && r.released != nil {
 		r.released(out.Attributes, sent)
+		if q := parseQueue(out.Attributes); len(q) > 0 {
+			s.next = q[0].token
+		}
 	}
 	return err
 }

@@ -203,10 +203,13 @@ func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []O
 	if obs, ok := l.memory.recall(name, o.Clock); ok {
 		w.obs = obs
 	}
-	for {
+	for tries := 1; ; tries++ {
 		lease, h, err := l.tryAcquire(ctx, name, parent, o, w.takeover())
 		if lease != nil {
 			l.memory.forget(name)
+		}
+		if err == nil && lease != nil {
+			lease.observeHeld(ctx, "Acquire", tries)
 		}
 		if err != nil || lease != nil {
 			return lease, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/lease"
+	"github.com/optimist-dynamo/optimist/observe"
 )
 
 // Option configures a [Locker] (given to [New]) or one call (given to
@@ -51,6 +52,10 @@ type Options struct {
 	// ReleaseOnDone ends the lease when the context given to Acquire ends.
 	// See [ReleaseOnDone].
 	ReleaseOnDone bool
+
+	// Observer receives the events of locks and leases (package observe);
+	// nil (the default) costs nothing. See [Observer].
+	Observer observe.Observer
 
 	maxQueue int // 0: MaxQueue; tests set less
 }

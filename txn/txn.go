@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,9 +18,11 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/lease"
+	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -143,6 +146,10 @@ type Options struct {
 	// between attempts (defaults 25ms and 1s).
 	BackoffBase, BackoffMax time.Duration
 
+	// Observer, if set, receives Commit's events (package observe). See
+	// [Observer].
+	Observer observe.Observer
+
 	err error
 }
 
@@ -177,6 +184,20 @@ func Token(s string) Option {
 		}
 		o.Token = s
 	}
+}
+
+// Observer makes Commit report to o (package observe; nil: nothing, at no
+// cost): a Write span around the sending (Op "TransactWriteItems", Token
+// the client request token, Table the tables written joined by commas,
+// Key for a transaction of one op; on its End, Attempt the attempts made
+// and Err), a Retry before each attempt after a TransactionConflict or a
+// transaction in progress (Wait its backoff), a Conflict when an op failed
+// its version check, an UnknownOutcome when the outcome cannot be known.
+// If o asks for the capacity consumed (observe.WantsCapacity), Commit asks
+// DynamoDB for it (ReturnConsumedCapacity=TOTAL, at no cost) and reports
+// it on the End.
+func Observer(o observe.Observer) Option {
+	return func(opts *Options) { opts.Observer = o }
 }
 
 // defaultPolicy is how Commit retries by default, and how Get always
@@ -385,18 +406,66 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	for i, op := range tx.ops {
 		in.TransactItems[i] = *op.action
 	}
-	var err error
+	if tx.cfg.Observer == nil {
+		_, _, err := tx.send(ctx, in, nil)
+		return err
+	}
+	if observe.WantsCapacity(tx.cfg.Observer) {
+		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	}
+	ctx, span := obs.Start(ctx, tx.cfg.Observer, tx.event())
+	n, capacity, err := tx.send(ctx, in, &span)
+	if err != nil {
+		e := span.Event()
+		e.Err = err
+		switch {
+		case errors.Is(err, version.ErrUnknownOutcome):
+			e.Kind = observe.UnknownOutcome
+			span.Point(e)
+		case version.IsConflict(err):
+			e.Kind = observe.Conflict
+			span.Point(e)
+		}
+	}
+	span.End(err, capacity, "", n)
+	return err
+}
+
+// event is the Start event of the transaction's Write span.
+func (tx *Tx) event() observe.Event {
+	e := observe.Event{Kind: observe.Write, Op: "TransactWriteItems", Token: tx.cfg.Token, Attempt: 1}
+	var tables []string
+	for _, op := range tx.ops {
+		if !slices.Contains(tables, op.w.T.Name) {
+			tables = append(tables, op.w.T.Name)
+		}
+	}
+	e.Table = strings.Join(tables, ",")
+	if len(tx.ops) == 1 {
+		e.Key = tx.ops[0].w.Key
+	}
+	return e
+}
+
+// send sends the transaction until it is applied, canceled for good, or
+// fails, and returns the attempts made and the capacity consumed (when
+// asked for).
+func (tx *Tx) send(ctx context.Context, in *dynamodb.TransactWriteItemsInput, span *obs.Span) (int, float64, error) {
 	var att attempt.Tracker // across Commit's attempts and the SDK's
 	settled := false        // the locks of units met once were settled
 	for n := 1; ; n++ {
-		_, err = tx.client.TransactWriteItems(ctx, in, att.Option)
+		out, err := tx.client.TransactWriteItems(ctx, in, att.Option)
 		if err == nil {
 			for _, op := range tx.ops {
 				if op.w.OnCommit != nil {
 					op.w.OnCommit()
 				}
 			}
-			return nil
+			capacity := 0.0
+			for _, cc := range out.ConsumedCapacity {
+				capacity += aws.ToFloat64(cc.CapacityUnits)
+			}
+			return n, capacity, nil
 		}
 		var tce *types.TransactionCanceledException
 		var inProgress *types.TransactionInProgressException
@@ -412,17 +481,23 @@ func (tx *Tx) Commit(ctx context.Context) error {
 					settled = true
 					continue
 				}
-				return tx.canceled(tce, err, n)
+				return n, 0, tx.canceled(tce, err, n)
 			}
 		case errors.As(err, &inProgress):
 			if !tx.cfg.policy().More(n) {
-				return tx.failed(&att, fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.Token, n, err))
+				return n, 0, tx.failed(&att, fmt.Errorf("txn: commit %s: still in progress after %d attempts: %w", tx.cfg.Token, n, err))
 			}
 		default:
-			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w", tx.cfg.Token, err))
+			return n, 0, tx.failed(&att, fmt.Errorf("txn: commit %s: %w", tx.cfg.Token, err))
 		}
-		if err := tx.cfg.policy().Wait(ctx, n); err != nil {
-			return tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.Token, err, n, errFrom(tce, inProgress)))
+		wait := tx.cfg.policy().Backoff(n)
+		if span.On() {
+			e := span.Event()
+			e.Kind, e.Attempt, e.Wait, e.Err = observe.Retry, n+1, wait, err
+			span.Point(e)
+		}
+		if err := retry.Sleep(ctx, wait); err != nil {
+			return n, 0, tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.Token, err, n, errFrom(tce, inProgress)))
 		}
 	}
 }
@@ -439,7 +514,7 @@ func (tx *Tx) settleUnits(ctx context.Context, tce *types.TransactionCanceledExc
 		}
 		held = true
 		op := tx.ops[i]
-		ok, err := unitlock.Settle(ctx, unitlock.ViaTransactions(tx.client), op.Table(), op.Key(), l, lease.SystemClock{})
+		ok, _, err := unitlock.Settle(ctx, unitlock.ViaTransactions(tx.client), op.Table(), op.Key(), l, lease.SystemClock{})
 		if err != nil || !ok {
 			return false
 		}

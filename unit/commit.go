@@ -16,6 +16,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -45,11 +46,23 @@ import (
 // Recover) finishes them. The structs of the mapper's ops get their new
 // versions on success.
 func (u *Unit) Commit(ctx context.Context) error {
+	err := u.commit(ctx)
+	switch {
+	case err == nil:
+		u.point(ctx, observe.UnitCommit, "Commit", nil)
+	case errors.Is(err, version.ErrUnknownOutcome):
+		u.point(ctx, observe.UnknownOutcome, "Commit", err)
+	}
+	u.end("Commit", err)
+	return err
+}
+
+func (u *Unit) commit(ctx context.Context) error {
 	if err := u.check(); err != nil {
 		if errors.Is(err, ErrAborted) {
 			// Rolled back under its feet (a long pause): release what it
 			// may have locked since, as Rollback would.
-			return u.abort(ctx, err)
+			return u.abort(ctx, "Commit", err)
 		}
 		return err
 	}
@@ -66,7 +79,7 @@ func (u *Unit) Commit(ctx context.Context) error {
 			u.stopHeartbeats()
 			return err
 		}
-		return u.abort(ctx, err)
+		return u.abort(ctx, "Commit", err)
 	}
 	u.stopHeartbeats()
 	u.done = true
@@ -86,7 +99,7 @@ func (u *Unit) Commit(ctx context.Context) error {
 	}
 	if st != unitlock.StateCommitted {
 		u.done = false
-		return u.abort(ctx, fmt.Errorf("%w: unit %s found its record %q at its commit point", ErrAborted, u.id, st))
+		return u.abort(ctx, "Commit", fmt.Errorf("%w: unit %s found its record %q at its commit point", ErrAborted, u.id, st))
 	}
 	// Committed.
 	_ = u.finish(ctx, true)
@@ -110,16 +123,23 @@ func (u *Unit) Rollback(ctx context.Context) error {
 	if u.done {
 		return ErrDone
 	}
-	err := u.abort(ctx, nil)
+	err := u.abort(ctx, "Rollback", nil)
 	if errors.Is(err, ErrAborted) { // recovery got there first: rolled back all the same
-		return nil
+		err = nil
 	}
+	u.end("Rollback", err)
 	return err
 }
 
-// abort rolls the unit back and returns cause (or the rollback's own
-// failure when cause is nil).
-func (u *Unit) abort(ctx context.Context, cause error) error {
+// abort rolls the unit back (for the call op) and returns cause (or the
+// rollback's own failure when cause is nil).
+func (u *Unit) abort(ctx context.Context, op string, cause error) error {
+	err := u.rollback(ctx, cause)
+	u.point(ctx, observe.UnitRollback, op, err)
+	return err
+}
+
+func (u *Unit) rollback(ctx context.Context, cause error) error {
 	u.stopHeartbeats()
 	u.done = true
 	ctx = context.WithoutCancel(ctx)
@@ -199,7 +219,7 @@ func (u *Unit) prepareAll(ctx context.Context, todo []*item) error {
 // write that also takes the lock when the unit does not hold it yet,
 // waiting for (or recovering) other units that hold the item.
 func (u *Unit) prepare(ctx context.Context, it *item) error {
-	c := contention{}
+	c := contention{op: "Commit"}
 	for range 1000 {
 		if u.aborted.Load() {
 			return ErrAborted

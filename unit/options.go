@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/optimist-dynamo/optimist/internal/lease"
+	"github.com/optimist-dynamo/optimist/observe"
 )
 
 // Option configures [Begin] (and [Recover], which takes [Clock]). The
@@ -33,6 +34,10 @@ type Options struct {
 	// Started, if set, is the unit's age for wait-die instead of the time
 	// Begin is called (see [KeepAge]).
 	Started time.Time
+
+	// Observer receives the unit's events (package observe); nil (the
+	// default) costs nothing. See [Observer].
+	Observer observe.Observer
 }
 
 // options are the settings resolved: defaults derived and checked.
@@ -46,6 +51,7 @@ type options struct {
 	clock     TimeSource
 	workers   int
 	started   time.Time
+	observer  observe.Observer
 }
 
 // Defaults.
@@ -121,6 +127,29 @@ func KeepAge(prev *Unit) Option {
 	}
 }
 
+// Observer makes a unit (given to Begin), or Recover, report to o (package
+// observe; nil: nothing, at no cost). Events, each with Name the unit's id
+// and Table the coordinator table:
+//
+//   - a Unit span from Begin to the end of Commit or Rollback (its End's
+//     Op is "Commit" or "Rollback", Err the call's error);
+//   - UnitCommit when Commit succeeds, UnknownOutcome when its commit
+//     point's outcome cannot be learnt, UnitRollback when the unit rolls
+//     back (Err the cause, when Commit rolled it back);
+//   - HeartbeatFailed for a heartbeat that failed (Err the call's error, or
+//     ErrAborted when recovery aborted the unit);
+//   - UnitSettled when a locking read or Commit met the lock of a unit that
+//     is over or dead and rolled the item forward or back (Name that
+//     unit's id; Table and Key the item);
+//   - UnitRecovered for each unit Recover finishes (Outcome "forward" or
+//     "back").
+//
+// The heartbeat events come from the unit's own goroutine: o must be safe
+// for concurrent use.
+func Observer(o observe.Observer) Option {
+	return func(opts *Options) { opts.Observer = o }
+}
+
 // TimeSource is a source of time, with two methods:
 //
 //	Now() time.Time // must be monotonic
@@ -146,7 +175,7 @@ func newOptions(opts []Option) (options, error) {
 	return options{
 		coord: o.Coordinator, lease: cfg.LeaseDuration, heartbeat: cfg.Heartbeat,
 		wait: wait, waitSet: bounded, owner: cfg.Owner, clock: cfg.Clock, workers: defaultWorkers,
-		started: o.Started,
+		started: o.Started, observer: o.Observer,
 	}, nil
 }
 

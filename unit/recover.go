@@ -11,7 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/observe"
 )
 
 // Recover finishes the units recorded in the coordinator table name that
@@ -59,6 +61,13 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 			return
 		}
 		n++
+		if o.observer != nil {
+			outcome := "back"
+			if commit {
+				outcome = "forward"
+			}
+			obs.Point(ctx, o.observer, observe.Event{Kind: observe.UnitRecovered, Op: "Recover", Table: name, Name: id, Outcome: outcome})
+		}
 	}
 	var strays []string // pages found in the scan, checked once it is over
 	in := &dynamodb.ScanInput{

@@ -16,9 +16,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/txn"
 )
 
@@ -41,6 +43,8 @@ type Unit struct {
 	confirmed atomic.Int64 // when the record was last seen active (o.clock, unix nanoseconds)
 	stop      context.CancelFunc
 	beating   sync.WaitGroup
+
+	span obs.Span // the Unit span, until it ends (zero without an observer)
 }
 
 // item is one item the unit locked or will write.
@@ -114,6 +118,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	if !o.started.IsZero() {
 		u.start = o.started.UnixNano()
 	}
+	ctx, u.span = obs.Start(ctx, o.observer, observe.Event{Kind: observe.Unit, Op: "Begin", Table: o.coord, Name: u.id})
 	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(o.coord),
 		Item: map[string]types.AttributeValue{
@@ -131,7 +136,9 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 		err = nil // our own first attempt, whose response was lost: the id is random
 	}
 	if err != nil {
-		return nil, fmt.Errorf("unit: Begin: writing the record in %s: %w", o.coord, err)
+		err = fmt.Errorf("unit: Begin: writing the record in %s: %w", o.coord, err)
+		u.end("Begin", err)
+		return nil, err
 	}
 	u.confirmed.Store(now.UnixNano())
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -153,8 +160,11 @@ func (u *Unit) heartbeats(ctx context.Context) {
 		if u.o.clock.Sleep(ctx, u.o.heartbeat) != nil {
 			return
 		}
-		if _, err := u.beat(ctx); err != nil && ctx.Err() == nil && errors.Is(err, ErrAborted) {
-			return
+		if _, err := u.beat(ctx); err != nil && ctx.Err() == nil {
+			u.point(ctx, observe.HeartbeatFailed, "Heartbeat", err)
+			if errors.Is(err, ErrAborted) {
+				return
+			}
 		}
 	}
 }
@@ -451,7 +461,7 @@ func anyKey(key map[string]types.AttributeValue) string {
 // (or recovering) other units that hold it: a conditional UpdateItem on an
 // existing item (ALL_NEW), or a PutItem of a placeholder for a missing one.
 func (u *Unit) lockForRead(ctx context.Context, it *item) error {
-	c := contention{}
+	c := contention{op: "Get"}
 	for range 1000 {
 		holder, err := u.tryLockForRead(ctx, it)
 		if err != nil || holder == nil {
@@ -574,6 +584,7 @@ func (u *Unit) lockErr(it *item, err error) error {
 
 // contention is what a unit saw while trying to lock one item.
 type contention struct {
+	op    string    // the unit's call: "Get" or "Commit"
 	since time.Time // when it first met a live holder
 	unit  string    // that holder
 }
@@ -590,11 +601,9 @@ func (u *Unit) contend(ctx context.Context, it *item, h *unitlock.Lock, c *conte
 	}
 	switch {
 	case rec.State == unitlock.StateCommitted:
-		_, err := unitlock.Finish(ctx, u.c, it.table, it.key, h.Unit, true, nil)
-		return err
+		return u.settleOther(ctx, c.op, it, h.Unit, true)
 	case rec.State != unitlock.StateActive: // aborted, or no record
-		_, err := unitlock.Finish(ctx, u.c, it.table, it.key, h.Unit, false, nil)
-		return err
+		return u.settleOther(ctx, c.op, it, h.Unit, false)
 	}
 	if unitlock.Observe(h.Coordinator, h.Unit, rec.Beat, rec.Lease, u.o.clock) {
 		st, err := unitlock.SetState(ctx, u.c, h.Coordinator, h.Unit, unitlock.StateAborted, rec.Beat)
@@ -605,12 +614,11 @@ func (u *Unit) contend(ctx context.Context, it *item, h *unitlock.Lock, c *conte
 		if st == unitlock.StateActive {
 			return nil // it beat in the meantime: alive after all
 		}
-		_, err = unitlock.Finish(ctx, u.c, it.table, it.key, h.Unit, st == unitlock.StateCommitted, nil)
-		return err
+		return u.settleOther(ctx, c.op, it, h.Unit, st == unitlock.StateCommitted)
 	}
 	now := u.o.clock.Now()
 	if c.unit != h.Unit {
-		*c = contention{since: now, unit: h.Unit}
+		*c = contention{op: c.op, since: now, unit: h.Unit}
 	}
 	locked := &LockedError{Table: it.table, Key: it.key, Unit: h.Unit, Owner: h.Owner}
 	younger := u.start > rec.Started || (u.start == rec.Started && u.id > h.Unit)
@@ -622,4 +630,44 @@ func (u *Unit) contend(ctx context.Context, it *item, h *unitlock.Lock, c *conte
 		return locked
 	}
 	return nil
+}
+
+// settleOther rolls the item forward (commit) or back from the lock of
+// unit other, which is over or dead, met by u's call op.
+func (u *Unit) settleOther(ctx context.Context, op string, it *item, other string, commit bool) error {
+	if _, err := unitlock.Finish(ctx, u.c, it.table, it.key, other, commit, nil); err != nil {
+		return err
+	}
+	if ob := u.o.observer; ob != nil {
+		outcome := "back"
+		if commit {
+			outcome = "forward"
+		}
+		obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: op, Table: it.table, Key: it.key, Name: other, Outcome: outcome})
+	}
+	return nil
+}
+
+// point emits an event of the unit (nothing without an observer), in the
+// unit's span: ctx is the heartbeats' (which holds the span's values), or
+// the caller's, whose values the span's context replaces. Only the
+// unit's goroutine touches u.span.
+func (u *Unit) point(ctx context.Context, k observe.Kind, op string, err error) {
+	if u == nil || u.o.observer == nil {
+		return
+	}
+	if k != observe.HeartbeatFailed {
+		ctx = u.span.Context(ctx)
+	}
+	obs.Point(ctx, u.o.observer, observe.Event{Kind: k, Op: op, Table: u.o.coord, Name: u.id, Err: err})
+}
+
+// end ends the unit's span, once: the call op ended the unit with err.
+func (u *Unit) end(op string, err error) {
+	if u == nil || !u.span.On() {
+		return
+	}
+	span := u.span
+	u.span = obs.Span{}
+	span.End(err, 0, op, 0)
 }
