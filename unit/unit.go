@@ -209,7 +209,9 @@ func (u *Unit) alive(ctx context.Context) error {
 // beatSince reports whether the unit's record was seen active, by a
 // heartbeat sent after t.
 func (u *Unit) beatSince(t time.Time) bool {
-	return !u.done && !u.aborted.Load() && u.confirmed.Load() > t.UnixNano()
+	// (Not u.done: Recover asks from its own goroutine. A unit that ended
+	// has left the registry, and its heartbeats stopped.)
+	return !u.aborted.Load() && u.confirmed.Load() > t.UnixNano()
 }
 
 func (u *Unit) stopHeartbeats() {
