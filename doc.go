@@ -19,6 +19,10 @@
 //     acquire, fencing tokens, heartbeats, a context that ends when the
 //     lease is lost, a FIFO mode, and locks held in the item itself. Its
 //     package doc compares the four ways to change shared items.
+//   - [github.com/optimist-dynamo/optimist/unit] is units of work beyond
+//     DynamoDB's 100 actions: locking reads, commit and rollback across any
+//     number of items and tables, readers that see only committed states,
+//     and recovery of units whose process died.
 //   - [github.com/optimist-dynamo/optimist/version] is the vocabulary of
 //     optimistic concurrency: ErrConflict, ConflictError (with the current
 //     item, read by DynamoDB in the same call), IsConflict.
@@ -29,7 +33,10 @@
 //     spans and metrics with the module
 //     github.com/optimist-dynamo/optimist/otel.
 //   - [github.com/optimist-dynamo/optimist/dynamolocal] runs AWS DynamoDB
-//     Local for tests and examples, installing it on first use.
+//     Local for tests and examples, installing it on first use, and injects
+//     faults (lost answers, refused connections, throttling) below the SDK.
+//   - [github.com/optimist-dynamo/optimist/cmd/optimist] is the operator's
+//     command: list, show and release locks, list and recover units.
 //
 // A first program:
 //
@@ -52,5 +59,10 @@
 //
 // Every operation documents which DynamoDB API it calls and how many times.
 // Errors are matched with errors.Is and errors.As: version.ErrConflict,
-// mapper.ErrNotFound, mapper.ErrUnknownOutcome, mapper.ErrConditionFailed.
+// mapper.ErrNotFound, mapper.ErrUnknownOutcome, mapper.ErrConditionFailed,
+// mapper.ErrLocked (an item a unit of work holds), pessimistic.ErrNotAcquired.
+// Options are functions on documented structs in every package
+// (mapper.TableOptions, mapper.WriteOptions, txn.Options,
+// pessimistic.Options, unit.Options, ...), and an option a call cannot
+// honour is refused before anything is sent.
 package optimist

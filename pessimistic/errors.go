@@ -6,9 +6,11 @@ import (
 )
 
 var (
-	// ErrLocked is the class of [*LockedError]: Acquire (or LockItem) found
-	// the lock held and did not get it within its Wait.
-	ErrLocked = errors.New("pessimistic: locked")
+	// ErrNotAcquired is the class of [*NotAcquiredError]: Acquire, Do or
+	// LockItem found the lock held by another owner and did not get it
+	// within its Wait. (An item held by a unit of work is another thing:
+	// LockItem reports it as mapper.ErrLocked.)
+	ErrNotAcquired = errors.New("pessimistic: lock not acquired")
 
 	// ErrLeaseLost is Lease.Err after another owner took the lock over (or
 	// the lock record was changed or deleted by hand): the holder's
@@ -42,9 +44,9 @@ var (
 	ErrTableSchema = errors.New("pessimistic: wrong lock table schema")
 )
 
-// LockedError reports who holds a lock that could not be acquired. It
-// matches [ErrLocked]; with Wait it is the holder seen last.
-type LockedError struct {
+// NotAcquiredError reports who holds a lock that could not be acquired. It
+// matches [ErrNotAcquired]; with Wait it is the holder seen last.
+type NotAcquiredError struct {
 	Name  string // the lock
 	Owner string // the holder
 	Token int64  // the holder's fencing token
@@ -52,15 +54,27 @@ type LockedError struct {
 	Queued int
 }
 
-func (e *LockedError) Error() string {
+func (e *NotAcquiredError) Error() string {
 	if e.Queued > 0 {
 		return fmt.Sprintf("pessimistic: lock %q held by %s (token %d), %d ahead in the queue", e.Name, e.Owner, e.Token, e.Queued)
 	}
 	return fmt.Sprintf("pessimistic: lock %q held by %s (token %d)", e.Name, e.Owner, e.Token)
 }
 
-// Is reports whether target is [ErrLocked].
-func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+// Is reports whether target is [ErrNotAcquired].
+func (e *NotAcquiredError) Is(target error) bool { return target == ErrNotAcquired }
+
+// The names of the previous release.
+var (
+	// Deprecated: use ErrNotAcquired (the same value); ErrLocked is the
+	// name of packages mapper and unit for an item held by a unit of work.
+	ErrLocked = ErrNotAcquired
+)
+
+// NotAcquiredError's name in the previous release.
+//
+// Deprecated: use NotAcquiredError.
+type LockedError = NotAcquiredError
 
 // ErrQueueFull is returned by Acquire with [FIFO] when the lock's queue
 // holds [MaxQueue] waiters already, or when the queue's item would pass

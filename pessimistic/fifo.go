@@ -360,13 +360,13 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			}
 			p := q.look(0)
 			if p.first != nil {
-				return nil, &LockedError{Name: name, Owner: p.first.owner, Token: p.first.token, Queued: p.ahead}
+				return nil, &NotAcquiredError{Name: name, Owner: p.first.owner, Token: p.first.token, Queued: p.ahead}
 			}
 			if len(p.abandoned) == 0 {
 				break
 			}
 			if !tries.More(try) {
-				return nil, &LockedError{Name: name, Owner: p.abandoned[0].owner, Token: p.abandoned[0].token, Queued: len(p.abandoned)}
+				return nil, &NotAcquiredError{Name: name, Owner: p.abandoned[0].owner, Token: p.abandoned[0].token, Queued: len(p.abandoned)}
 			}
 			if err := l.removeAbandoned(ctx, name, q, p.abandoned); err != nil {
 				return nil, err
@@ -414,7 +414,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			continue
 		}
 		locked := func() error {
-			le := &LockedError{Name: name, Queued: p.ahead}
+			le := &NotAcquiredError{Name: name, Queued: p.ahead}
 			if p.first != nil {
 				le.Owner, le.Token = p.first.owner, p.first.token
 			}

@@ -99,7 +99,7 @@ func TestFIFOWaitZeroLeavesNoRow(t *testing.T) {
 
 	calls.Reset()
 	_, err = b.Acquire(ctx, "job", pessimistic.Wait(0))
-	var le *pessimistic.LockedError
+	var le *pessimistic.NotAcquiredError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "a", le.Owner)
 	assert.Equal(t, held.Token(), le.Token)
@@ -116,7 +116,7 @@ func TestFIFOWaitZeroLeavesNoRow(t *testing.T) {
 	held, err = a.Acquire(ctx, "job")
 	require.NoError(t, err)
 	_, err = b.Acquire(ctx, "job", pessimistic.Wait(200*time.Millisecond), pessimistic.PollInterval(20*time.Millisecond))
-	require.ErrorIs(t, err, pessimistic.ErrLocked)
+	require.ErrorIs(t, err, pessimistic.ErrNotAcquired)
 	assert.Len(t, queueRows(t, srv.Client(), table, "job"), 1)
 	require.NoError(t, held.Release(ctx))
 	assert.Empty(t, queueRows(t, srv.Client(), table, "job"))

@@ -93,7 +93,7 @@ const (
 // ([ItemLockAttributes], defaults "lockOwner" and "lockLease"; they must
 // not be fields of T) on the condition that the item exists and is not
 // locked. A missing item is an error matching mapper.ErrNotFound, and is not
-// created. A locked item is a [*LockedError] (matching [ErrLocked]) after
+// created. A locked item is a [*NotAcquiredError] (matching [ErrNotAcquired]) after
 // the [Wait] (by default until ctx ends); a lock whose holder stopped
 // renewing it is taken over after a full lease, as with [Locker.Acquire].
 //
@@ -146,7 +146,7 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 		w.saw(h.rvn, h.lease)
 		pause, ok := w.next()
 		if !ok {
-			return nil, nil, &LockedError{Name: name, Owner: h.owner}
+			return nil, nil, &NotAcquiredError{Name: name, Owner: h.owner}
 		}
 		if err := o.Clock.Sleep(ctx, pause); err != nil {
 			return nil, nil, fmt.Errorf("pessimistic: lock %s (held by %s): %w", name, h.owner, err)

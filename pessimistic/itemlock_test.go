@@ -72,9 +72,9 @@ func TestLockItemIsALockingRead(t *testing.T) {
 
 	// Held: another LockItem with Wait(0) is refused.
 	_, _, err = pessimistic.LockItem(o.ctx, o.table, Order{ID: "o1"}, pessimistic.Wait(0), pessimistic.Owner("worker-2"))
-	var le *pessimistic.LockedError
+	var le *pessimistic.NotAcquiredError
 	require.ErrorAs(t, err, &le)
-	assert.ErrorIs(t, err, pessimistic.ErrLocked)
+	assert.ErrorIs(t, err, pessimistic.ErrNotAcquired)
 	assert.Equal(t, "worker-1", le.Owner)
 
 	o.calls.Reset()

@@ -148,8 +148,8 @@ func TestNoWaitOnHeldLock(t *testing.T) {
 	start := time.Now()
 	_, err = other.Acquire(ctx, "job", pessimistic.Wait(0))
 	assert.Less(t, time.Since(start), time.Second)
-	require.ErrorIs(t, err, pessimistic.ErrLocked)
-	var le *pessimistic.LockedError
+	require.ErrorIs(t, err, pessimistic.ErrNotAcquired)
+	var le *pessimistic.NotAcquiredError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "alice", le.Owner)
 	assert.Equal(t, lease.Token(), le.Token)
@@ -158,7 +158,7 @@ func TestNoWaitOnHeldLock(t *testing.T) {
 	// A bounded wait ends with the holder too.
 	start = time.Now()
 	_, err = other.Acquire(ctx, "job", pessimistic.Wait(300*time.Millisecond), pessimistic.PollInterval(50*time.Millisecond))
-	require.ErrorIs(t, err, pessimistic.ErrLocked)
+	require.ErrorIs(t, err, pessimistic.ErrNotAcquired)
 	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
 	assert.Less(t, time.Since(start), 2*time.Second)
 
@@ -172,7 +172,7 @@ func TestNoWaitOnHeldLock(t *testing.T) {
 
 	// The same owner does not get it twice.
 	_, err = holder.Acquire(ctx, "job", pessimistic.Wait(0))
-	require.ErrorIs(t, err, pessimistic.ErrLocked)
+	require.ErrorIs(t, err, pessimistic.ErrNotAcquired)
 
 	require.NoError(t, lease.Release(ctx))
 	got, err := other.Acquire(ctx, "job", pessimistic.Wait(0))

@@ -73,8 +73,8 @@ var errNilLocker = fmt.Errorf("%w: nil *Locker; make one with New", ErrClosed)
 // this process's monotonic clock: no clocks of different machines are
 // compared. An uncontended Acquire and Release cost two calls in all.
 //
-// When it gives up, Acquire returns a [*LockedError] naming the holder
-// (matching [ErrLocked]), or ctx's error.
+// When it gives up, Acquire returns a [*NotAcquiredError] naming the holder
+// (matching [ErrNotAcquired]), or ctx's error.
 //
 // ctx bounds the acquiring only: the lease is not ended by ctx, and lives
 // until [Lease.Release], its loss, or [Locker.Close]. Release it (defer
@@ -218,7 +218,7 @@ func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []O
 		l.memory.remember(name, w.obs)
 		pause, ok := w.next()
 		if !ok {
-			return nil, &LockedError{Name: name, Owner: h.owner, Token: h.token}
+			return nil, &NotAcquiredError{Name: name, Owner: h.owner, Token: h.token}
 		}
 		if err := o.Clock.Sleep(ctx, pause); err != nil {
 			return nil, fmt.Errorf("pessimistic: acquire %q (held by %s): %w", name, h.owner, err)

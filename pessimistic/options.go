@@ -102,7 +102,7 @@ func PollInterval(d time.Duration) Option {
 }
 
 // Owner names the holder, as recorded in the lock and reported to others
-// in [LockedError] and [Info] (default: the host name and a random suffix,
+// in [NotAcquiredError] and [Info] (default: the host name and a random suffix,
 // unique per Locker).
 func Owner(name string) Option {
 	return func(o *Options) { o.Owner = name }
@@ -115,7 +115,7 @@ func Clock(c TimeSource) Option {
 }
 
 // Wait bounds how long Acquire waits for a held lock: 0 means not at all
-// (a held lock is an immediate [*LockedError]), d > 0 at most d. Without
+// (a held lock is an immediate [*NotAcquiredError]), d > 0 at most d. Without
 // Wait, Acquire waits until its context ends. A Locker remembers, across
 // calls, since when it has seen a lock's record unchanged, so that callers
 // who only ever try (Wait(0) every minute, say) still take over a lock

@@ -151,15 +151,15 @@ func TestRepeatedTryLockTakesOver(t *testing.T) {
 		crashing.Close()
 
 		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
-		require.ErrorIs(t, err, pessimistic.ErrLocked, "fifo=%v", fifo)
+		require.ErrorIs(t, err, pessimistic.ErrNotAcquired, "fifo=%v", fifo)
 		clk.Advance(9 * time.Second)
 		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
-		require.ErrorIs(t, err, pessimistic.ErrLocked, "not before a full lease, fifo=%v", fifo)
+		require.ErrorIs(t, err, pessimistic.ErrNotAcquired, "not before a full lease, fifo=%v", fifo)
 		clk.Advance(time.Second)
 		got, err := trying.Acquire(ctx, "job", pessimistic.Wait(0))
 		require.NoError(t, err, "fifo=%v", fifo)
 		require.NoError(t, got.Release(ctx))
 		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
-		require.False(t, errors.Is(err, pessimistic.ErrLocked), "free again, fifo=%v", fifo)
+		require.False(t, errors.Is(err, pessimistic.ErrNotAcquired), "free again, fifo=%v", fifo)
 	}
 }

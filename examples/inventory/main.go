@@ -108,7 +108,7 @@ func Run(ctx context.Context, client *dynamodb.Client, productsTable, locksTable
 			defer wg.Done()
 			asked := time.Now()
 			lease, err := locker.Acquire(ctx, "widget", pessimistic.Wait(0))
-			waited := errors.Is(err, pessimistic.ErrLocked)
+			waited := errors.Is(err, pessimistic.ErrNotAcquired)
 			if waited {
 				lease, err = locker.Acquire(ctx, "widget")
 			}
