@@ -51,6 +51,9 @@ type codec struct {
 	// nS and nN count the fast fields stored as S and as N, to size an
 	// item's arena.
 	nS, nN int
+	// plan decodes items without dec where it can (see decode.go); nil
+	// when every item goes through dec.
+	plan *structPlan
 }
 
 // arena hands out attribute values from two slices, so that encoding an
@@ -130,6 +133,9 @@ func newCodec(s *schema, custom bool, encOpts []func(*attributevalue.EncoderOpti
 	}
 	if custom {
 		c.upd = plan.NewEncoder(encOpts)
+	}
+	if len(decOpts) == 0 {
+		c.plan = planFor(s)
 	}
 	for _, f := range s.fields {
 		fc := fieldCodec{f: f, policy: policyOf(f), sparse: len(f.indexes) > 0 && !f.tag.hash && !f.tag.rng}
@@ -424,7 +430,13 @@ func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
 // decodeItem decodes an item into a new T.
 func decodeItem[T any](c *codec, item map[string]types.AttributeValue) (*T, error) {
 	out := new(T)
-	if err := c.dec.Decode(&types.AttributeValueMemberM{Value: item}, out); err != nil {
+	var err error
+	if c.plan != nil {
+		err = c.plan.decode(item, reflect.ValueOf(out).Elem())
+	} else {
+		err = c.dec.Decode(&types.AttributeValueMemberM{Value: item}, out)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("mapper: decoding %v: %w", c.s.typ, err)
 	}
 	return out, nil
