@@ -63,7 +63,20 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 	if err := invoices.Put(ctx, &Invoice{ID: "invoice-7"}); err != nil {
 		return err
 	}
-	if err := sendInvoice(ctx, client, invoices, locksTable); err != nil {
+
+	// readme:begin locks-setup
+	// Once: the lock table (keys pk and sk, TTL). Then one Locker per process.
+	if err := pessimistic.CreateTable(ctx, client, locksTable); err != nil {
+		return err
+	}
+	locker, err := pessimistic.New(client, locksTable) // pessimistic.FIFO(): first come, first served
+	if err != nil {
+		return err
+	}
+	defer locker.Close() // stops its heartbeats; releases nothing
+	// readme:end locks-setup
+
+	if err := sendInvoice(ctx, locker, invoices); err != nil {
 		return err
 	}
 	inv, err := invoices.Get(ctx, Invoice{ID: "invoice-7"})
@@ -72,13 +85,14 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 	}
 	fmt.Fprintf(w, "invoice-7 sent under the lock: %v\n", inv.Sent)
 
-	locker, err := pessimistic.New(client, locksTable, pessimistic.Heartbeat(100*time.Millisecond), pessimistic.LeaseDuration(time.Second))
+	// The rest with a short lease and frequent heartbeats.
+	short, err := pessimistic.New(client, locksTable, pessimistic.Heartbeat(100*time.Millisecond), pessimistic.LeaseDuration(time.Second))
 	if err != nil {
 		return err
 	}
-	defer locker.Close()
+	defer short.Close()
 	held := func() (bool, error) {
-		info, err := locker.Inspect(ctx, "invoice-7")
+		info, err := short.Inspect(ctx, "invoice-7")
 		if err != nil {
 			return false, err
 		}
@@ -90,7 +104,7 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 	}
 	fmt.Fprintf(w, "after sendInvoice returned (deferred Release): held %v\n", h)
 
-	if err := panicInDo(ctx, locker); err != nil {
+	if err := panicInDo(ctx, short); err != nil {
 		return err
 	}
 	if h, err = held(); err != nil {
@@ -100,7 +114,7 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 
 	// Acquire's ctx bounds the wait only.
 	actx, cancel := context.WithCancel(ctx)
-	lease, err := locker.Acquire(actx, "invoice-7", pessimistic.Wait(5*time.Second))
+	lease, err := short.Acquire(actx, "invoice-7", pessimistic.Wait(5*time.Second))
 	if err != nil {
 		cancel()
 		return err
@@ -117,7 +131,7 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 
 	// With ReleaseOnDone it ends with it.
 	actx, cancel = context.WithCancel(ctx)
-	lease, err = locker.Acquire(actx, "invoice-7", pessimistic.ReleaseOnDone(), pessimistic.Wait(5*time.Second))
+	lease, err = short.Acquire(actx, "invoice-7", pessimistic.ReleaseOnDone(), pessimistic.Wait(5*time.Second))
 	if err != nil {
 		cancel()
 		return err
@@ -140,22 +154,14 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 
 // readme:begin locks
 
-func sendInvoice(ctx context.Context, client *dynamodb.Client, invoices *mapper.Table[Invoice], locksTable string) error {
-	// Once: the lock table (keys pk and sk, TTL). Then a Locker per process.
-	if err := pessimistic.CreateTable(ctx, client, locksTable); err != nil {
-		return err
-	}
-	locker, err := pessimistic.New(client, locksTable)
-	if err != nil {
-		return err
-	}
-	defer locker.Close()
-
+// sendInvoice sends an invoice under a lock, twice: with Do, and with
+// Acquire and Release.
+func sendInvoice(ctx context.Context, locker *pessimistic.Locker, invoices *mapper.Table[Invoice]) error {
 	// Do takes the lock, runs fn, and releases the lock when fn returns or
 	// panics. fn's ctx ends if the lease is lost. The fencing token makes
 	// the write conditional: a holder that paused past its lease, while
 	// another took the lock with a higher token, can no longer write.
-	err = locker.Do(ctx, "invoice-7", func(ctx context.Context, lease *pessimistic.Lease) error {
+	err := locker.Do(ctx, "invoice-7", func(ctx context.Context, lease *pessimistic.Lease) error {
 		inv, err := invoices.Get(ctx, Invoice{ID: "invoice-7"})
 		if err != nil || inv.Sent {
 			return err
@@ -182,11 +188,12 @@ func sendInvoice(ctx context.Context, client *dynamodb.Client, invoices *mapper.
 
 // readme:end locks
 
-// panicInDo runs Do with a fn that panics, and recovers the panic.
+// panicInDo runs Do with a fn that panics, and recovers the panic, which
+// Do lets go on after releasing the lock.
 func panicInDo(ctx context.Context, locker *pessimistic.Locker) (err error) {
 	defer func() {
 		if r := recover(); r != "payment provider gone" {
-			err = fmt.Errorf("Do's fn panicked with %v", r)
+			err = fmt.Errorf("locks: the panic in fn came out of Do as %v", r)
 		}
 	}()
 	return locker.Do(ctx, "invoice-7", func(context.Context, *pessimistic.Lease) error {

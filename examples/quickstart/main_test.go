@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,13 @@ func TestQuickStart(t *testing.T) {
 	for _, table := range []string{accountsTable, ordersTable} {
 		ddbtest.DeleteAtCleanup(t, srv.Client(), table)
 	}
+}
+
+// TestReadmeShowsTheOutput: the README shows what the quick start prints.
+func TestReadmeShowsTheOutput(t *testing.T) {
+	md, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "It prints:\n\n```\n"+want+"```\n")
 }
 
 // TestConnectToAWS builds the client of -aws from the standard AWS

@@ -14,7 +14,8 @@
 // the marker lines belong to none. Regions of one name are joined, in order,
 // with a blank line between them, so one README block can show a type
 // declared at the top of a file and the body of a function. Each region
-// loses its common indentation and its leading and trailing blank lines.
+// loses its common indentation and its leading and trailing blank lines, and
+// two blank lines left side by side by a marker line become one.
 package readme
 
 import (
@@ -62,7 +63,7 @@ func Snippets(program, src string) ([]Snippet, error) {
 				return nil, fmt.Errorf("%s:%d: region %q ends but is not open", program, i+1, name)
 			}
 			delete(open, name)
-			code := strings.Trim(dedent(lines), "\n")
+			code := strings.Trim(squeeze(dedent(lines)), "\n")
 			if code == "" {
 				return nil, fmt.Errorf("%s:%d: region %q is empty", program, i+1, name)
 			}
@@ -81,6 +82,15 @@ func Snippets(program, src string) ([]Snippet, error) {
 		snippets = append(snippets, Snippet{Program: program, Name: name, Code: strings.Join(parts[name], "\n\n") + "\n"})
 	}
 	return snippets, nil
+}
+
+// squeeze replaces each run of blank lines of s with one, as gofmt does:
+// a marker line between two blank lines leaves them side by side.
+func squeeze(s string) string {
+	for strings.Contains(s, "\n\n\n") {
+		s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
+	}
+	return s
 }
 
 // dedent joins lines, each without the indentation of the first line that
