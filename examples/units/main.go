@@ -1,0 +1,261 @@
+// Command units is the README's section on package unit as a program: a
+// unit of work moves money between two accounts with locking reads and a
+// commit, and the program prints what readers and writers see meanwhile,
+// what a rollback leaves, and what Recover does for a unit whose process
+// died.
+//
+//	go run ./examples/units                  # starts DynamoDB Local by itself
+//	go run ./examples/units -endpoint http://localhost:8000
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/optimist-dynamo/optimist/examples/internal/demo"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/unit"
+	"github.com/optimist-dynamo/optimist/update"
+)
+
+// Account is a versioned item.
+type Account struct {
+	ID      string `dynamo:"id,hash"`
+	Balance int64  `dynamo:"balance"`
+	Version int64  `dynamo:"v,version"`
+}
+
+func main() {
+	endpoint := demo.Endpoint()
+	flag.Parse()
+	ctx := context.Background()
+	srv := demo.Start(ctx, *endpoint)
+	defer srv.Close()
+	suffix := time.Now().UnixNano()
+	err := Run(ctx, srv.Client(), fmt.Sprintf("accounts-%d", suffix), fmt.Sprintf("units-%d", suffix), os.Stdout)
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Run creates the accounts table with alice (100) and bob (0), moves 10
+// from alice to bob in a unit (the README's code), then shows a rollback
+// and a crash, printing what it finds to w.
+func Run(ctx context.Context, client *dynamodb.Client, accountsTable, coordinator string, w io.Writer) error {
+	if err := mapper.CreateTable[Account](ctx, client, accountsTable); err != nil {
+		return err
+	}
+	accounts, err := mapper.NewTable[Account](client, accountsTable)
+	if err != nil {
+		return err
+	}
+	for _, a := range []*Account{{ID: "alice", Balance: 100}, {ID: "bob"}} {
+		if err := accounts.Put(ctx, a); err != nil {
+			return err
+		}
+	}
+
+	// readme:begin units
+	// Once: the coordinator table (key "id", TTL), where units are recorded.
+	if err := unit.CreateTable(ctx, client, coordinator); err != nil {
+		return err
+	}
+
+	// Move 10 from alice to bob: locking reads, writes, commit.
+	u, err := unit.Begin(ctx, client, unit.Coordinator(coordinator))
+	if err != nil {
+		return err
+	}
+	alice, err := unit.Get(ctx, u, accounts, Account{ID: "alice"}) // locks alice, reads her
+	if err != nil {
+		return errors.Join(err, u.Rollback(ctx)) // Rollback unlocks all, writes nothing
+	}
+	bob, err := unit.Get(ctx, u, accounts, Account{ID: "bob"})
+	if err != nil {
+		return errors.Join(err, u.Rollback(ctx))
+	}
+	alice.Balance, bob.Balance = alice.Balance-10, bob.Balance+10
+	// Any number of writes, to any tables, with their version checks; Commit sends them.
+	if err := u.Add(accounts.PutOp(alice), accounts.PutOp(bob)); err != nil {
+		return errors.Join(err, u.Rollback(ctx))
+	}
+	// readme:end units
+	if err := meanwhile(ctx, accounts, w); err != nil {
+		return errors.Join(err, u.Rollback(ctx))
+	}
+	// readme:begin units
+	// Until the commit point, plain reads see alice and bob as committed,
+	// and plain writes of them are refused with unit.ErrLocked.
+	if err := u.Commit(ctx); err != nil {
+		return err // failed before the commit point: rolled back
+	}
+
+	// At start-up, or from cmd/optimist: finish the units past their commit
+	// point, and undo the others, whose owner died (silent for a lease).
+	n, err := unit.Recover(ctx, client, coordinator)
+	if err != nil {
+		return err
+	}
+	// readme:end units
+	if err := balances(ctx, accounts, w, "after Commit"); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Recover found %d unit(s) to finish\n", n)
+
+	if err := rollback(ctx, client, accounts, coordinator, w); err != nil {
+		return err
+	}
+	return crash(ctx, client, accounts, coordinator, w)
+}
+
+// meanwhile reads and writes alice outside the unit, which holds her.
+func meanwhile(ctx context.Context, accounts *mapper.Table[Account], w io.Writer) error {
+	read, err := accounts.Get(ctx, Account{ID: "alice"})
+	if err != nil {
+		return err
+	}
+	_, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", 1000))
+	if err != nil && !errors.Is(err, unit.ErrLocked) {
+		return err
+	}
+	fmt.Fprintf(w, "during the unit: a plain read sees alice %d; a plain write is refused with unit.ErrLocked: %v\n",
+		read.Balance, errors.Is(err, unit.ErrLocked))
+	return nil
+}
+
+// rollback runs a unit that empties alice's account, and rolls it back.
+func rollback(ctx context.Context, client *dynamodb.Client, accounts *mapper.Table[Account], coordinator string, w io.Writer) error {
+	u, err := unit.Begin(ctx, client, unit.Coordinator(coordinator))
+	if err != nil {
+		return err
+	}
+	alice, err := unit.Get(ctx, u, accounts, Account{ID: "alice"})
+	if err != nil {
+		return errors.Join(err, u.Rollback(ctx))
+	}
+	alice.Balance = 0
+	if err := u.Add(accounts.PutOp(alice)); err != nil {
+		return errors.Join(err, u.Rollback(ctx))
+	}
+	if err := u.Rollback(ctx); err != nil {
+		return err
+	}
+	return balances(ctx, accounts, w, "after a unit that emptied alice rolled back")
+}
+
+// crash runs a unit that empties alice's account, through a client that
+// stops answering before Commit, as if its process died. Plain writes of
+// alice are refused until Recover (run here at once) undoes the unit, a
+// lease after its last heartbeat.
+func crash(ctx context.Context, client *dynamodb.Client, accounts *mapper.Table[Account], coordinator string, w io.Writer) error {
+	const lease = time.Second
+	dying := &dyingClient{Client: client}
+	u, err := unit.Begin(ctx, dying, unit.Coordinator(coordinator), unit.LeaseDuration(lease))
+	if err != nil {
+		return err
+	}
+	alice, err := unit.Get(ctx, u, accounts, Account{ID: "alice"})
+	if err != nil {
+		return errors.Join(err, u.Rollback(ctx))
+	}
+	alice.Balance = 0
+	if err := u.Add(accounts.PutOp(alice)); err != nil {
+		return errors.Join(err, u.Rollback(ctx))
+	}
+	dying.dead.Store(true)
+
+	read, err := accounts.Get(ctx, Account{ID: "alice"})
+	if err != nil {
+		return err
+	}
+	_, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", 0))
+	if err != nil && !errors.Is(err, unit.ErrLocked) {
+		return err
+	}
+	fmt.Fprintf(w, "a unit holding alice died: a plain read sees alice %d; a plain write is refused with unit.ErrLocked: %v\n",
+		read.Balance, errors.Is(err, unit.ErrLocked))
+
+	start := time.Now()
+	n, err := unit.Recover(ctx, client, coordinator)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Recover undid %d unit(s), no sooner than the %v lease: %v\n", n, lease, time.Since(start) >= lease)
+	_, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", 0))
+	fmt.Fprintf(w, "alice can be written again: %v\n", err == nil)
+	if err != nil {
+		return err
+	}
+	if err := balances(ctx, accounts, w, "after Recover"); err != nil {
+		return err
+	}
+	// The dead unit's heartbeats still run in this process: end them.
+	dying.dead.Store(false)
+	if err := u.Rollback(ctx); err != nil && !errors.Is(err, unit.ErrAborted) {
+		return err
+	}
+	return nil
+}
+
+// balances prints alice's and bob's balances.
+func balances(ctx context.Context, accounts *mapper.Table[Account], w io.Writer, when string) error {
+	all, err := accounts.GetAll(ctx, []Account{{ID: "alice"}, {ID: "bob"}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: alice %d, bob %d\n", when, all[0].Balance, all[1].Balance)
+	return nil
+}
+
+// dyingClient is a client whose calls all fail once dead is set: the view
+// others have of a process that died.
+type dyingClient struct {
+	unit.Client
+	dead atomic.Bool
+}
+
+var errDead = errors.New("the process is gone")
+
+func (c *dyingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if c.dead.Load() {
+		return nil, errDead
+	}
+	return c.Client.GetItem(ctx, in, o...)
+}
+
+func (c *dyingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if c.dead.Load() {
+		return nil, errDead
+	}
+	return c.Client.PutItem(ctx, in, o...)
+}
+
+func (c *dyingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if c.dead.Load() {
+		return nil, errDead
+	}
+	return c.Client.UpdateItem(ctx, in, o...)
+}
+
+func (c *dyingClient) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if c.dead.Load() {
+		return nil, errDead
+	}
+	return c.Client.DeleteItem(ctx, in, o...)
+}
+
+func (c *dyingClient) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	if c.dead.Load() {
+		return nil, errDead
+	}
+	return c.Client.Scan(ctx, in, o...)
+}
