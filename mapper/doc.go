@@ -251,7 +251,7 @@
 //
 // Every method names the DynamoDB call it makes. Get, Put, Update and
 // Delete make one call each. Modify makes one GetItem (none when it follows
-// another Modify of the same key in the process), then one PutItem per
+// another Modify of the same key by the same Table), then one PutItem per
 // attempt; with 16 goroutines incrementing one item it made 1.0 to 1.3
 // calls per increment on DynamoDB Local with one attempt per change (1.9
 // with the goroutines in four Tables, as four processes would be), against
