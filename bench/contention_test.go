@@ -3,10 +3,12 @@ package bench
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,23 +35,32 @@ type Counter struct {
 	Version int64  `dynamo:"v,version"`
 }
 
-// Contention shape of issue 11: 16 goroutines each make 25 increments of
-// one item.
+// The contention measured: 16 goroutines each make 25 increments of
+// one item. The few-writer cases make the same 400 increments with 4
+// goroutines of 100 each.
 const (
 	writers   = 16
 	perWriter = 25
+	few       = 4
+	perFew    = writers * perWriter / few
 )
+
+// contenders picks the contenders of BenchmarkContention to run (comma
+// separated names; all if empty), for quicker runs of a few.
+var contenders = flag.String("contenders", "", "BenchmarkContention: the contenders to run, comma separated (default all)")
 
 // incrementer makes one increment of the item with the given id, retrying
 // until it lands, and returns how many writes it tried.
 // g is the goroutine making it (0 to writers-1).
 type incrementer func(ctx context.Context, g int, id string) (attempts int, err error)
 
-// contender is one way of making increments, with a count of its calls.
+// contender is one way of making increments, with a count of its calls:
+// n goroutines make per increments each.
 type contender struct {
-	name  string
-	calls func() int64
-	inc   incrementer
+	name   string
+	n, per int
+	calls  func() int64
+	inc    incrementer
 }
 
 // countingGuregu counts guregu's calls to DynamoDB.
@@ -152,127 +163,184 @@ func gureguLoop(t dynamo.Table) incrementer {
 	}
 }
 
-// modifyInc is optimist's Modify, goroutine g using tables[g%len(tables)];
-// attempts are the runs of fn. Modify calls take turns per Table, so one
-// Table stands for one process: several Tables show how Modify does
-// against writers in other processes.
-func modifyInc(tables ...*mapper.Table[Counter]) incrementer {
+// modifyInc is optimist's Modify with opts, goroutine g using
+// tables[g%len(tables)]; attempts are the runs of fn. Modify calls take
+// turns per Table, so one Table stands for one process: several Tables show
+// how Modify does against writers in other processes.
+func modifyInc(opts []mapper.RetryOption, tables ...*mapper.Table[Counter]) incrementer {
 	return func(ctx context.Context, g int, id string) (int, error) {
 		attempts := 0
 		_, err := tables[g%len(tables)].Modify(ctx, Counter{ID: id}, func(c *Counter) error {
 			attempts++
 			c.N++
 			return nil
-		})
+		}, opts...)
 		return attempts, err
 	}
 }
+
+// shortBackoff is Modify's former default backoff, kept in the comparison:
+// with a Table starting from the item it last wrote, changes land in runs,
+// and shorter sleeps make waiters meet runs with writes they refuse.
+var shortBackoff = []mapper.RetryOption{mapper.Backoff(10*time.Millisecond, 200*time.Millisecond)}
 
 // runResult is one contended run of one contender.
 type runResult struct {
 	wall        time.Duration
 	calls       int64
 	maxAttempts int
-	attempts    []int
 }
 
-// run has writers goroutines make perWriter increments each of a fresh item,
-// and checks the final count.
+// run has c.n goroutines make c.per increments each of a fresh item, and
+// checks the final count.
 func (c contender) run(b *testing.B, check *mapper.Table[Counter], id string) runResult {
 	ctx := context.Background()
 	before := c.calls()
-	var mu sync.Mutex
-	var attempts []int
+	var most atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
-	for g := range writers {
+	for g := range c.n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range perWriter {
+			for range c.per {
 				n, err := c.inc(ctx, g, id)
 				if err != nil {
 					b.Error(c.name, err)
 					return
 				}
-				mu.Lock()
-				attempts = append(attempts, n)
-				mu.Unlock()
+				for m := most.Load(); int64(n) > m && !most.CompareAndSwap(m, int64(n)); m = most.Load() {
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	r := runResult{wall: time.Since(start), calls: c.calls() - before, attempts: attempts}
-	r.maxAttempts = slices.Max(attempts)
+	r := runResult{wall: time.Since(start), calls: c.calls() - before, maxAttempts: int(most.Load())}
 	got, err := check.Get(ctx, Counter{ID: id})
-	if err != nil || got.N != writers*perWriter {
-		b.Fatalf("%s: final count %v (%v), want %d", c.name, got, err, writers*perWriter)
+	if err != nil || got.N != c.n*c.per {
+		b.Fatalf("%s: final count %v (%v), want %d", c.name, got, err, c.n*c.per)
 	}
 	return r
 }
 
 // BenchmarkContention: 16 goroutines x 25 increments of one item on
 // DynamoDB Local, with Modify (one Table; four Tables standing for four
-// processes; sixteen, one per goroutine, as sixteen processes would be), the hand-written SDK loop (with and without jittered backoff)
-// and guregu's loop, interleaved in every iteration (the
-// order rotates), so that all four meet the same machine. Metrics: wall per
-// run of each (ms), Modify's wall over the best of the others, calls per
-// increment, and the most attempts one change needed.
+// processes; sixteen, one per goroutine, as sixteen processes would be,
+// with the default backoff and with the former shorter one), the
+// hand-written SDK loop (with and without jittered backoff) and guregu's
+// loop; and the same 400 increments by 4 goroutines, with Modify in one
+// Table per goroutine (both backoffs) and the hand-written loops. All run
+// in every iteration, in rotating order, so that all meet the same
+// machine; -contenders picks some of them.
+//
+// Metrics, per contender: wall per run (ms), calls per increment, and the
+// most attempts one change needed in any run. Ratios (medians over the
+// iterations) of a Modify contender's wall to the best loop's with as many
+// goroutines in the same iteration: modify/best (one Table),
+// modify16procs/best (one Table per goroutine), modify4w/best (4
+// goroutines, one Table each), and the same for the shorter backoff.
 func BenchmarkContention(b *testing.B) {
 	srv := ddbtest.Server(b)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(b, raw, "id", types.ScalarAttributeTypeS, "", "")
 	counted := ddbtest.NewCounting(raw)
-	opt, err := mapper.NewTable[Counter](counted, name)
-	if err != nil {
-		b.Fatal(err)
+	newTable := func() *mapper.Table[Counter] {
+		t, err := mapper.NewTable[Counter](counted, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return t
 	}
 	check, err := mapper.NewTable[Counter](raw, name)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var procs []*mapper.Table[Counter]
-	for range writers {
-		p, err := mapper.NewTable[Counter](counted, name)
-		if err != nil {
-			b.Fatal(err)
+	// procs makes n Tables, one per writer (Modify keeps items per Table:
+	// each contender has its own).
+	procs := func(n int) []*mapper.Table[Counter] {
+		ts := make([]*mapper.Table[Counter], n)
+		for i := range ts {
+			ts[i] = newTable()
 		}
-		procs = append(procs, p)
+		return ts
 	}
 	gc := &countingGuregu{DynamoDBAPI: raw}
-	contenders := []contender{
-		{"modify", counted.Total, modifyInc(opt)},
-		{"modify4procs", counted.Total, modifyInc(procs[:4]...)},
-		{"modify16procs", counted.Total, modifyInc(procs...)},
-		{"loop", counted.Total, handWritten(counted, name, false)},
-		{"loopbackoff", counted.Total, handWritten(counted, name, true)},
-		{"guregu", gc.n.Load, gureguLoop(dynamo.NewFromIface(gc).Table(name))},
+	all := []contender{
+		{"modify", writers, perWriter, counted.Total, modifyInc(nil, newTable())},
+		{"modify4procs", writers, perWriter, counted.Total, modifyInc(nil, procs(4)...)},
+		{"modify16procs", writers, perWriter, counted.Total, modifyInc(nil, procs(writers)...)},
+		{"modify16procs-shortbackoff", writers, perWriter, counted.Total, modifyInc(shortBackoff, procs(writers)...)},
+		{"loop", writers, perWriter, counted.Total, handWritten(counted, name, false)},
+		{"loopbackoff", writers, perWriter, counted.Total, handWritten(counted, name, true)},
+		{"guregu", writers, perWriter, gc.n.Load, gureguLoop(dynamo.NewFromIface(gc).Table(name))},
+		{"modify4w", few, perFew, counted.Total, modifyInc(nil, procs(few)...)},
+		{"modify4w-shortbackoff", few, perFew, counted.Total, modifyInc(shortBackoff, procs(few)...)},
+		{"loop4w", few, perFew, counted.Total, handWritten(counted, name, false)},
+		{"loopbackoff4w", few, perFew, counted.Total, handWritten(counted, name, true)},
+	}
+	var run []contender
+	for _, c := range all {
+		if *contenders == "" || slices.Contains(strings.Split(*contenders, ","), c.name) {
+			run = append(run, c)
+		}
+	}
+	if len(run) == 0 {
+		b.Fatalf("-contenders %q names none of them", *contenders)
 	}
 	wall := map[string]time.Duration{}
 	calls := map[string]int64{}
 	maxAttempts := map[string]int{}
-	var ratios []float64
+	ratios := map[string][]float64{}
+	// best is the quickest loop of this iteration among names, 0 if none ran.
+	best := func(this map[string]time.Duration, names ...string) time.Duration {
+		var d time.Duration
+		for _, n := range names {
+			if w, ok := this[n]; ok && (d == 0 || w < d) {
+				d = w
+			}
+		}
+		return d
+	}
+	// versus pairs each ratio's Modify with the loops it is compared with:
+	// those with as many goroutines.
+	versus := []struct {
+		name  string
+		loops []string
+	}{
+		{"modify", []string{"loop", "loopbackoff", "guregu"}},
+		{"modify16procs", []string{"loop", "loopbackoff", "guregu"}},
+		{"modify16procs-shortbackoff", []string{"loop", "loopbackoff", "guregu"}},
+		{"modify4w", []string{"loop4w", "loopbackoff4w"}},
+		{"modify4w-shortbackoff", []string{"loop4w", "loopbackoff4w"}},
+	}
 	for iter := 0; b.Loop(); iter++ {
 		this := map[string]time.Duration{}
-		for i := range contenders {
-			c := contenders[(i+iter)%len(contenders)]
+		for i := range run {
+			c := run[(i+iter)%len(run)]
 			r := c.run(b, check, fmt.Sprintf("%s-%d", c.name, iter))
 			this[c.name] = r.wall
 			wall[c.name] += r.wall
 			calls[c.name] += r.calls
 			maxAttempts[c.name] = max(maxAttempts[c.name], r.maxAttempts)
 		}
-		best := min(this["loop"], this["loopbackoff"], this["guregu"])
-		ratios = append(ratios, float64(this["modify"])/float64(best))
+		for _, q := range versus {
+			if d, ok := this[q.name]; ok {
+				if bst := best(this, q.loops...); bst > 0 {
+					ratios[q.name] = append(ratios[q.name], float64(d)/float64(bst))
+				}
+			}
+		}
 	}
-	incs := float64(b.N * writers * perWriter)
-	for _, c := range contenders {
+	for _, c := range run {
+		incs := float64(b.N * c.n * c.per)
 		b.ReportMetric(float64(wall[c.name].Milliseconds())/float64(b.N), c.name+"-ms")
 		b.ReportMetric(float64(calls[c.name])/incs, c.name+"-calls/inc")
 		b.ReportMetric(float64(maxAttempts[c.name]), c.name+"-maxattempts")
 	}
-	slices.Sort(ratios)
-	b.ReportMetric(ratios[len(ratios)/2], "modify/best")
+	for name, r := range ratios {
+		slices.Sort(r)
+		b.ReportMetric(r[len(r)/2], name+"/best")
+	}
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -345,7 +345,7 @@
 //
 // Every method names the DynamoDB call it makes and how many: Get, Put,
 // Update and Delete one each; Modify one GetItem (none when it follows
-// another Modify of the same key in the process) and one PutItem per
+// another Modify of the same key by the same Table), then one PutItem per
 // attempt; the batch calls one per 25 (writes) or 100 (reads) items, and
 // one per round of unprocessed items. The README's "Under contention"
 // section compares them with hand-written loops and guregu/dynamo

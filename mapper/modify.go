@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -23,29 +24,46 @@ import (
 // value with the key fields set, so Modify can create. It returns the item
 // as written.
 //
-// Retries follow measurements of many writers on one item (issue 11):
+// Writers of one item conflict when another write lands between their read
+// and their write. Modify avoids that where it can, and retries cheaply
+// where it cannot:
 //
 //   - Modify calls on the same Table and key take turns within the process,
 //     first come first served, so that goroutines of one process do not
 //     conflict with each other; each turn starts from the item the previous
-//     one wrote, with no read, when there is one. Conflicts then come only
-//     from other processes (or other Tables).
+//     one wrote, with no read. Conflicts then come only from other
+//     processes (or other Tables).
+//   - After a call whose write met no conflict, the Table keeps the item it
+//     wrote for a second (for up to 64 keys), and the next Modify of that
+//     key starts from it instead of reading: one PutItem in all if no one
+//     wrote the item since. If another process did, the write is refused
+//     on its version and the conflict brings back the stored item, in place
+//     of the read (a refused write costs write capacity where the read
+//     would have cost read capacity). Under contention, this lets the
+//     writer that just succeeded make its next change at once, before
+//     anyone else can come in between: changes land in runs of one call
+//     each, instead of every writer reading and colliding, while the
+//     others sleep (below). After a conflict, and after 8 calls in a row
+//     that started from a kept item, the next call reads, which leaves
+//     other processes a chance between a process's back-to-back calls.
 //   - A conflict carries the stored item (ALL_OLD), as fresh as a read: the
 //     first conflict of a call is retried at once on that item, with no read
 //     and no sleep.
 //   - Later conflicts sleep a jittered, exponentially growing time (see
-//     [Backoff]; defaults 10ms to 200ms), and since others wrote while it
-//     slept, the item is read again (one consistent GetItem) before fn runs.
-//     Writing the stale conflict item instead, as Modify once did, only
-//     made the next conflict surer.
+//     [Backoff]; defaults 20ms to 200ms), and since others wrote while it
+//     slept, the item is read again (one consistent GetItem) before fn
+//     runs. Writing the stale conflict item instead only makes the next
+//     conflict surer.
 //
 // fn may run several times and must not have other side effects; it must not
 // change the key or the version. An error from fn ends Modify and is
-// returned as is. Modify gives up after [MaxAttempts] writes, returning the
-// last conflict, and stops when ctx ends. It does not retry an
-// [ErrUnknownOutcome] (fn's change may already be stored) nor a
-// [*ConditionError]. WriteOptions ([If], [Fence], [ExactlyOnce]) apply to
-// every write.
+// returned as is, once fn has seen the stored item: when fn fails on an item
+// handed over from an earlier write, which another process may have changed
+// since, Modify reads the item and runs fn on it again. Modify gives up after
+// [MaxAttempts] writes, returning the last conflict, and stops when ctx ends.
+// It does not retry an [ErrUnknownOutcome] (fn's change may already be
+// stored) nor a [*ConditionError]. WriteOptions ([If], [Fence],
+// [ExactlyOnce]) apply to every write.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
@@ -72,17 +90,21 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	if err != nil {
 		return nil, err
 	}
-	turn, err := t.turns.take(ctx, t.s.keyString(k))
+	turn, idle, err := t.turns.take(ctx, t.s.keyString(k))
 	if err != nil {
 		return nil, err
 	}
 	defer t.turns.done(turn)
+	// cur is the item fn runs on; confirmed says it was read, or came with
+	// a conflict, rather than handed over from an earlier write.
 	var cur *T
-	if turn.item != nil {
-		cur, err = decodeItem[T](t.c, turn.item)
-		turn.item = nil // until this turn's write is known
+	confirmed, kept := false, false
+	if item := turn.handOver(t.turns.clock()); item != nil {
+		kept = idle // kept from an earlier call, not handed over by a waiting one
+		cur, err = decodeItem[T](t.c, item)
 	} else {
 		cur, err = t.read(ctx, k, kv)
+		confirmed = true
 	}
 	if err != nil {
 		return nil, err
@@ -94,14 +116,24 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, err
 		}
 		if err := fn(cur); err != nil {
-			return nil, err
+			if confirmed {
+				return nil, err
+			}
+			// fn refused an item that may be out of date: let it judge the
+			// stored one. Nothing was written, so no attempt was made.
+			if cur, err = t.read(ctx, k, kv); err != nil {
+				return nil, err
+			}
+			confirmed = true
+			attempt--
+			continue
 		}
 		if err := t.unchanged(cv, k, read); err != nil {
 			return nil, err
 		}
 		written, err := t.put(ctx, cur, o)
 		if err == nil {
-			turn.item = written
+			turn.wrote(written, attempt == 1, kept, t.turns.clock())
 			return cur, nil
 		}
 		var ce *version.ConflictError
@@ -121,6 +153,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		if !policy.More(attempt) {
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
+		confirmed = true
 		if attempt == 1 {
 			t.retrying(ctx, k, attempt, 0, err)
 			// The conflict's item is as fresh as a read: write again at once.
@@ -153,11 +186,30 @@ func (t *Table[T]) read(ctx context.Context, k map[string]types.AttributeValue, 
 	return cur, err
 }
 
+// How long, for how many keys, and for how many calls in a row a Table
+// keeps the item its last Modify of a key wrote without conflict, when no
+// other call waits for it. A second covers calls made back to back (a
+// loop, a stream of events for one key) and keeps no item so long that
+// other processes have likely written it since; the bound on keys keeps a
+// Table that modifies many keys from holding an item for each. After
+// keepRun calls in a row that started from the kept item, the next one
+// reads: a process modifying the key back to back would otherwise keep
+// writing before anyone else can, and its read leaves others a chance.
+const (
+	keepItemFor = time.Second
+	keepItems   = 64
+	keepRun     = 8
+)
+
 // turns lets Modify calls on one key take turns within a Table, first come
-// first served, and hands each turn the item the previous one wrote.
+// first served, and hands each turn the item the previous one wrote. A
+// turn that no call holds or waits for is kept (idle) while its item may
+// start the next call, and dropped otherwise.
 type turns struct {
-	mu sync.Mutex
-	m  map[string]*turn
+	mu   sync.Mutex
+	m    map[string]*turn
+	idle int              // turns in m that no call holds or waits for
+	now  func() time.Time // the clock; nil means time.Now (tests set it)
 }
 
 // turn is one key's queue: a channel of one slot, held by the Modify whose
@@ -165,30 +217,75 @@ type turns struct {
 type turn struct {
 	key  string
 	slot chan struct{}
-	n    int // holding or waiting; the turn is dropped at 0
+	n    int // holding or waiting; the turn is dropped or kept idle at 0
 	// item is the item as the last Modify of this turn wrote it, nil if
-	// unknown. Only the holder touches it.
+	// unknown; at is when, keep says it may start a later call (its call
+	// met no conflict), and run counts the calls in a row that started
+	// from a kept item. Only the holder touches them, and turns.leave once
+	// no call holds the turn.
 	item map[string]types.AttributeValue
+	at   time.Time
+	keep bool
+	run  int
 }
 
-func (ts *turns) take(ctx context.Context, key string) (*turn, error) {
+func (ts *turns) clock() time.Time {
+	if ts.now != nil {
+		return ts.now()
+	}
+	return time.Now()
+}
+
+// handOver returns the item the turn's last write stored, if it was
+// written less than keepItemFor before now, and forgets it until this
+// turn's own write is known.
+func (tn *turn) handOver(now time.Time) map[string]types.AttributeValue {
+	item := tn.item
+	tn.item = nil
+	if item == nil || now.Sub(tn.at) >= keepItemFor {
+		return nil
+	}
+	return item
+}
+
+// wrote records the item a Modify wrote: quiet says it met no conflict,
+// and kept that the call started from a kept item.
+func (tn *turn) wrote(item map[string]types.AttributeValue, quiet, kept bool, now time.Time) {
+	tn.item, tn.at = item, now
+	if quiet && kept {
+		tn.run++
+	} else {
+		tn.run = 0
+	}
+	tn.keep = quiet && tn.run < keepRun
+	if !tn.keep {
+		tn.run = 0
+	}
+}
+
+// take waits for the turn of key; idle says it was kept idle, with the
+// item of an earlier call.
+func (ts *turns) take(ctx context.Context, key string) (tn *turn, idle bool, err error) {
 	ts.mu.Lock()
-	tn := ts.m[key]
+	tn = ts.m[key]
 	if tn == nil {
 		if ts.m == nil {
 			ts.m = map[string]*turn{}
 		}
 		tn = &turn{key: key, slot: make(chan struct{}, 1)}
 		ts.m[key] = tn
+	} else if tn.n == 0 {
+		ts.idle--
+		idle = true
 	}
 	tn.n++
 	ts.mu.Unlock()
 	select {
 	case tn.slot <- struct{}{}:
-		return tn, nil
+		return tn, idle, nil
 	case <-ctx.Done():
 		ts.leave(tn)
-		return nil, fmt.Errorf("mapper: Modify stopped waiting for its turn: %w", ctx.Err())
+		return nil, false, fmt.Errorf("mapper: Modify stopped waiting for its turn: %w", ctx.Err())
 	}
 }
 
@@ -197,12 +294,28 @@ func (ts *turns) done(tn *turn) {
 	<-tn.slot
 }
 
+// leave counts a call out of tn. When none is left, tn stays (idle) if its
+// item may start the next call; at keepItems idle turns, the idle ones are
+// dropped first.
 func (ts *turns) leave(tn *turn) {
 	ts.mu.Lock()
-	if tn.n--; tn.n == 0 {
-		delete(ts.m, tn.key)
+	defer ts.mu.Unlock()
+	if tn.n--; tn.n > 0 {
+		return
 	}
-	ts.mu.Unlock()
+	if tn.item == nil || !tn.keep {
+		delete(ts.m, tn.key)
+		return
+	}
+	if ts.idle >= keepItems {
+		for k, o := range ts.m {
+			if o.n == 0 && o != tn {
+				delete(ts.m, k)
+			}
+		}
+		ts.idle = 0
+	}
+	ts.idle++
 }
 
 // unchanged checks that fn kept the key and the version.

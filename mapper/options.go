@@ -49,7 +49,7 @@ type TableOptions struct {
 
 	// MaxAttempts is how many writes [Table.Modify] tries before it returns
 	// the last conflict (default 50), and BackoffBase and BackoffMax bound
-	// its jittered exponential backoff between them (defaults 10ms and
+	// its jittered exponential backoff between them (defaults 20ms and
 	// 200ms). Per call, [MaxAttempts] and [Backoff] override them. The
 	// batch calls (GetAll, PutAll, DeleteAll) use the same settings for
 	// retrying what DynamoDB left unprocessed.
@@ -76,25 +76,22 @@ func (o TableOptions) policy() retry.Policy {
 	return retry.Policy{MaxAttempts: o.MaxAttempts, Base: o.BackoffBase, Max: o.BackoffMax}
 }
 
-// Default retry settings of Modify. Goroutines of one process take turns
-// per key (see Table.Modify), so the backoff only spreads writers of
-// different processes. After the first conflict's immediate retry, the
-// waits grow with full jitter from 10ms to a cap of 200ms. Measured with
-// 16 goroutines × 25 increments of one item in 16 Tables (16 processes, each
-// a writer) and in 4: a 2ms base made 4.6 to 4.8 calls per increment and
-// the unluckiest change 16 to 22 attempts (4 Tables: 1.22 to 1.28 calls, 11
-// to 15 attempts); 10ms made 3.6 to 4.2 calls and 12 to 15 attempts (4
-// Tables: 1.12 to 1.19, 10 to 11), level with a hand-written loop that
-// backs off from 5ms before every re-read. Sizing the wait by the writes
-// that landed during the conflicting attempt instead, or shrinking it for
-// callers that had waited long (to be fairer to them), made 7 to 9 calls
-// per increment: those callers' writes kept colliding. The 200ms cap (it
-// was 500ms) keeps a long sleep from buying only idle time: a waiter
-// re-reads after sleeping. Items that hot are better changed with
-// Table.Update.
+// Default retry settings of Modify (and of the batch calls' retries of
+// unprocessed items). Goroutines of one process take turns per key (see
+// Table.Modify), so the backoff only spreads writers of different
+// processes. After the first conflict's immediate retry, the waits grow
+// with full jitter from 20ms to a cap of 200ms. Under contention most
+// changes land in runs, each call starting from the item its Table last
+// wrote, and a waiter's write can only land between runs: a waiter that
+// wakes during a run reads, writes and is refused, an attempt for nothing.
+// A base of 20ms (it was 10ms) makes fewer of those early in a wait; the
+// cap stays at 200ms, because a longer one leaves the item idle when a run
+// ends while its waiters still sleep (bench/, BenchmarkContention, keeps
+// the 10ms base in the comparison). A waiter reads again after each
+// sleep. Items that hot are better changed with Table.Update.
 const (
 	defaultMaxAttempts = 50
-	defaultBackoffBase = 10 * time.Millisecond
+	defaultBackoffBase = 20 * time.Millisecond
 	defaultBackoffMax  = 200 * time.Millisecond
 	defaultToken       = "optimist_token"
 )
