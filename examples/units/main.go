@@ -16,11 +16,11 @@ import (
 	"io"
 	"log"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -152,13 +152,15 @@ func rollback(ctx context.Context, client *dynamodb.Client, accounts *mapper.Tab
 	return balances(ctx, accounts, w, "after a unit that emptied alice rolled back")
 }
 
-// crash runs a unit that empties alice's account, through a client that
-// stops answering before Commit, as if its process died. Plain writes of
+// crash runs a unit that empties alice's account, through a client whose
+// network is cut (dynamolocal.FaultTransport's partition) before Commit, as
+// if its process died. Plain writes of
 // alice are refused until Recover (run here at once) undoes the unit, a
 // lease after its last heartbeat.
 func crash(ctx context.Context, client *dynamodb.Client, accounts *mapper.Table[Account], coordinator string, w io.Writer) error {
 	const lease = time.Second
-	dying := &dyingClient{Client: client}
+	cut := &dynamolocal.FaultTransport{}
+	dying := dynamodb.New(client.Options(), cut.Option())
 	u, err := unit.Begin(ctx, dying, unit.Coordinator(coordinator), unit.LeaseDuration(lease))
 	if err != nil {
 		return err
@@ -171,7 +173,7 @@ func crash(ctx context.Context, client *dynamodb.Client, accounts *mapper.Table[
 	if err := u.Add(accounts.PutOp(alice)); err != nil {
 		return errors.Join(err, u.Rollback(ctx))
 	}
-	dying.dead.Store(true)
+	cut.Partition(true)
 
 	read, err := accounts.Get(ctx, Account{ID: "alice"})
 	if err != nil {
@@ -199,7 +201,7 @@ func crash(ctx context.Context, client *dynamodb.Client, accounts *mapper.Table[
 		return err
 	}
 	// The dead unit's heartbeats still run in this process: end them.
-	dying.dead.Store(false)
+	cut.Partition(false)
 	if err := u.Rollback(ctx); err != nil && !errors.Is(err, unit.ErrAborted) {
 		return err
 	}
@@ -214,48 +216,4 @@ func balances(ctx context.Context, accounts *mapper.Table[Account], w io.Writer,
 	}
 	fmt.Fprintf(w, "%s: alice %d, bob %d\n", when, all[0].Balance, all[1].Balance)
 	return nil
-}
-
-// dyingClient is a client whose calls all fail once dead is set: the view
-// others have of a process that died.
-type dyingClient struct {
-	unit.Client
-	dead atomic.Bool
-}
-
-var errDead = errors.New("the process is gone")
-
-func (c *dyingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if c.dead.Load() {
-		return nil, errDead
-	}
-	return c.Client.GetItem(ctx, in, o...)
-}
-
-func (c *dyingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	if c.dead.Load() {
-		return nil, errDead
-	}
-	return c.Client.PutItem(ctx, in, o...)
-}
-
-func (c *dyingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	if c.dead.Load() {
-		return nil, errDead
-	}
-	return c.Client.UpdateItem(ctx, in, o...)
-}
-
-func (c *dyingClient) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	if c.dead.Load() {
-		return nil, errDead
-	}
-	return c.Client.DeleteItem(ctx, in, o...)
-}
-
-func (c *dyingClient) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	if c.dead.Load() {
-		return nil, errDead
-	}
-	return c.Client.Scan(ctx, in, o...)
 }
