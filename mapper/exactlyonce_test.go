@@ -115,24 +115,24 @@ func TestExactlyOnceWrites(t *testing.T) {
 	f := newFixture(t)
 	eo := mapper.ExactlyOnce()
 	c := &Counter{ID: "a", N: 1}
-	require.NoError(t, f.table.Put(f.ctx, c, eo))
+	require.NoError(t, f.Table.Put(f.Ctx, c, eo))
 	assert.Equal(t, int64(1), c.Version)
 	c.N = 2
-	require.NoError(t, f.table.Save(f.ctx, c, eo))
+	require.NoError(t, f.Table.Save(f.Ctx, c, eo))
 	assert.Equal(t, int64(2), c.Version)
-	got, err := f.table.Update(f.ctx, Counter{ID: "a"}, update.Add("n", 10), eo)
+	got, err := f.Table.Update(f.Ctx, Counter{ID: "a"}, update.Add("n", 10), eo)
 	require.NoError(t, err)
 	assert.Equal(t, Counter{ID: "a", N: 12, Version: 3}, *got)
-	got, err = f.table.Modify(f.ctx, Counter{ID: "a"}, func(c *Counter) error { c.N++; return nil }, eo)
+	got, err = f.Table.Modify(f.Ctx, Counter{ID: "a"}, func(c *Counter) error { c.N++; return nil }, eo)
 	require.NoError(t, err)
 	assert.Equal(t, Counter{ID: "a", N: 13, Version: 4}, *got)
-	assert.Equal(t, int64(4), f.calls.Count("TransactWriteItems"))
-	assert.Equal(t, int64(0), f.calls.Count("PutItem")+f.calls.Count("UpdateItem"))
-	_, hasToken := f.stored(t, "a")["optimist_token"]
+	assert.Equal(t, int64(4), f.Calls.Count("TransactWriteItems"))
+	assert.Equal(t, int64(0), f.Calls.Count("PutItem")+f.Calls.Count("UpdateItem"))
+	_, hasToken := f.Stored(t, "a")["optimist_token"]
 	assert.False(t, hasToken, "the request token does the write token's work")
 
 	stale := &Counter{ID: "a", N: 99, Version: 2}
-	err = f.table.Put(f.ctx, stale, eo)
+	err = f.Table.Put(f.Ctx, stale, eo)
 	var ce *version.ConflictError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, int64(2), ce.Expected)
@@ -142,17 +142,17 @@ func TestExactlyOnceWrites(t *testing.T) {
 	assert.ErrorAs(t, err, &canceled, "the transaction's cancellation stays reachable")
 	assert.Equal(t, int64(2), stale.Version, "unchanged on failure")
 
-	err = f.table.Put(f.ctx, got, eo, mapper.If(expression.Name("n").Equal(expression.Value(0))))
+	err = f.Table.Put(f.Ctx, got, eo, mapper.If(expression.Name("n").Equal(expression.Value(0))))
 	require.ErrorIs(t, err, mapper.ErrConditionFailed)
 	assert.False(t, version.IsConflict(err))
 
-	require.Error(t, f.table.Delete(f.ctx, Counter{ID: "a", Version: 3}, eo))
-	require.NoError(t, f.table.Delete(f.ctx, Counter{ID: "a", Version: 4}, eo))
-	assert.Empty(t, f.stored(t, "a"))
+	require.Error(t, f.Table.Delete(f.Ctx, Counter{ID: "a", Version: 3}, eo))
+	require.NoError(t, f.Table.Delete(f.Ctx, Counter{ID: "a", Version: 4}, eo))
+	assert.Empty(t, f.Stored(t, "a"))
 
-	_, err = f.table.Modify(f.ctx, Counter{ID: "a"}, func(c *Counter) error { return nil }, mapper.ExactlyOnceToken("tok"))
+	_, err = f.Table.Modify(f.Ctx, Counter{ID: "a"}, func(c *Counter) error { return nil }, mapper.ExactlyOnceToken("tok"))
 	require.ErrorIs(t, err, mapper.ErrInvalidOption, "Modify may write several times: one token cannot serve")
-	require.ErrorIs(t, f.table.Put(f.ctx, &Counter{ID: "b"}, mapper.ExactlyOnceToken("")), mapper.ErrInvalidOption)
+	require.ErrorIs(t, f.Table.Put(f.Ctx, &Counter{ID: "b"}, mapper.ExactlyOnceToken("")), mapper.ErrInvalidOption)
 }
 
 // TestExactlyOnceRetriesRunOut: every answer to the write is lost, so the

@@ -45,16 +45,16 @@ func (c *capacityAsked) PutItem(ctx context.Context, in *dynamodb.PutItemInput, 
 func TestObserveConflict(t *testing.T) {
 	f := newFixture(t)
 	rec := &ddbtest.Recorder{Capacity: true}
-	table, err := mapper.NewTable[Counter](f.calls, f.name, observed(rec))
+	table, err := mapper.NewTable[Counter](f.Calls, f.Name, observed(rec))
 	require.NoError(t, err)
 
 	c := &Counter{ID: "a", N: 1}
-	require.NoError(t, table.Put(f.ctx, c))
+	require.NoError(t, table.Put(f.Ctx, c))
 	stale := *c
 	c.N = 2
-	require.NoError(t, table.Put(f.ctx, c))
+	require.NoError(t, table.Put(f.Ctx, c))
 	stale.N = 9
-	err = table.Put(f.ctx, &stale)
+	err = table.Put(f.Ctx, &stale)
 	requireConflict(t, err, 1, 2)
 
 	assert.Equal(t, []string{"write start", "write end", "write start", "write end", "write start", "conflict", "write end"}, rec.Names())
@@ -62,7 +62,7 @@ func TestObserveConflict(t *testing.T) {
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}}
 	for i, e := range ev {
 		assert.Equal(t, "PutItem", e.Op, "event %d", i)
-		assert.Equal(t, f.name, e.Table, "event %d", i)
+		assert.Equal(t, f.Name, e.Table, "event %d", i)
 		assert.Equal(t, key, e.Key, "event %d", i)
 		assert.Equal(t, 1, e.Attempt, "event %d", i)
 		assert.NotEmpty(t, e.Token, "event %d: the write token", i)
@@ -84,17 +84,17 @@ func TestObserveConflict(t *testing.T) {
 	assert.Zero(t, ev[6].Capacity, "DynamoDB reports none for a refused write")
 
 	// An observer that does not ask for capacity: none is asked of DynamoDB.
-	asked := &capacityAsked{Client: f.calls}
+	asked := &capacityAsked{Client: f.Calls}
 	quiet := &ddbtest.Recorder{}
-	table, err = mapper.NewTable[Counter](asked, f.name, observed(quiet))
+	table, err = mapper.NewTable[Counter](asked, f.Name, observed(quiet))
 	require.NoError(t, err)
-	require.NoError(t, table.Put(f.ctx, &Counter{ID: "b"}))
+	require.NoError(t, table.Put(f.Ctx, &Counter{ID: "b"}))
 	assert.Equal(t, []types.ReturnConsumedCapacity{""}, asked.asked)
 	assert.Zero(t, quiet.Of(observe.Write)[1].Capacity)
 	asked.asked = nil
-	table, err = mapper.NewTable[Counter](asked, f.name, observed(observe.Multi(quiet, rec)))
+	table, err = mapper.NewTable[Counter](asked, f.Name, observed(observe.Multi(quiet, rec)))
 	require.NoError(t, err)
-	require.NoError(t, table.Put(f.ctx, &Counter{ID: "c"}))
+	require.NoError(t, table.Put(f.Ctx, &Counter{ID: "c"}))
 	assert.Equal(t, []types.ReturnConsumedCapacity{types.ReturnConsumedCapacityTotal}, asked.asked, "one observer of Multi asks")
 }
 
@@ -170,13 +170,13 @@ func TestObserveUnknownOutcome(t *testing.T) {
 func TestObserveModifyRetry(t *testing.T) {
 	f := newFixture(t)
 	rec := &ddbtest.Recorder{}
-	mine, err := mapper.NewTable[Counter](f.calls, f.name, observed(rec))
+	mine, err := mapper.NewTable[Counter](f.Calls, f.Name, observed(rec))
 	require.NoError(t, err)
-	require.NoError(t, f.table.Put(f.ctx, &Counter{ID: "a"}))
+	require.NoError(t, f.Table.Put(f.Ctx, &Counter{ID: "a"}))
 	calls := 0
-	got, err := mine.Modify(f.ctx, Counter{ID: "a"}, func(c *Counter) error {
+	got, err := mine.Modify(f.Ctx, Counter{ID: "a"}, func(c *Counter) error {
 		if calls++; calls == 1 { // another process writes meanwhile
-			_, err := f.table.Update(f.ctx, Counter{ID: "a"}, update.Add("n", 10))
+			_, err := f.Table.Update(f.Ctx, Counter{ID: "a"}, update.Add("n", 10))
 			require.NoError(t, err)
 		}
 		c.N++
@@ -190,7 +190,7 @@ func TestObserveModifyRetry(t *testing.T) {
 	assert.Equal(t, 2, r.Attempt)
 	assert.Zero(t, r.Wait)
 	assert.ErrorIs(t, r.Err, version.ErrConflict)
-	assert.Equal(t, f.name, r.Table)
+	assert.Equal(t, f.Name, r.Table)
 	assert.Zero(t, r.Span, "Modify's own event, outside the writes' spans")
 }
 
@@ -200,17 +200,17 @@ func TestObserveModifyRetry(t *testing.T) {
 func TestObserveExactlyOnce(t *testing.T) {
 	f := newFixture(t)
 	rec := &ddbtest.Recorder{Capacity: true}
-	table, err := mapper.NewTable[Counter](f.calls, f.name, observed(rec))
+	table, err := mapper.NewTable[Counter](f.Calls, f.Name, observed(rec))
 	require.NoError(t, err)
-	require.NoError(t, table.Put(f.ctx, &Counter{ID: "a"}, mapper.ExactlyOnceToken("tok-1")))
-	err = table.Put(f.ctx, &Counter{ID: "a"}, mapper.ExactlyOnce())
+	require.NoError(t, table.Put(f.Ctx, &Counter{ID: "a"}, mapper.ExactlyOnceToken("tok-1")))
+	err = table.Put(f.Ctx, &Counter{ID: "a"}, mapper.ExactlyOnce())
 	require.ErrorIs(t, err, version.ErrConflict)
 
 	assert.Equal(t, []string{"write start", "write end", "write start", "conflict", "write end"}, rec.Names())
 	ev := rec.Events()
 	for _, e := range ev {
 		assert.Equal(t, "TransactWriteItems", e.Op)
-		assert.Equal(t, f.name, e.Table)
+		assert.Equal(t, f.Name, e.Table)
 		assert.Equal(t, map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}}, e.Key)
 	}
 	assert.Equal(t, "tok-1", ev[0].Token, "the client request token")
@@ -228,10 +228,10 @@ func TestObserveSlog(t *testing.T) {
 	f := newFixture(t)
 	var buf bytes.Buffer
 	l := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	table, err := mapper.NewTable[Counter](f.calls, f.name, observed(observe.Slog(l)))
+	table, err := mapper.NewTable[Counter](f.Calls, f.Name, observed(observe.Slog(l)))
 	require.NoError(t, err)
-	require.NoError(t, table.Put(f.ctx, &Counter{ID: "a"}))
-	requireConflict(t, table.Put(f.ctx, &Counter{ID: "a"}), 0, 1)
+	require.NoError(t, table.Put(f.Ctx, &Counter{ID: "a"}))
+	requireConflict(t, table.Put(f.Ctx, &Counter{ID: "a"}), 0, 1)
 
 	var lines []map[string]any
 	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
@@ -249,7 +249,7 @@ func TestObserveSlog(t *testing.T) {
 	assert.Equal(t, "DEBUG", c["level"])
 	assert.Equal(t, "conflict", c["kind"])
 	assert.Equal(t, "PutItem", c["op"])
-	assert.Equal(t, f.name, c["table"])
+	assert.Equal(t, f.Name, c["table"])
 	assert.Equal(t, `{id="a"}`, c["key"])
 	assert.EqualValues(t, 1, c["attempt"])
 	assert.NotEmpty(t, c["token"])

@@ -19,50 +19,50 @@ import (
 func TestSaveKeepsForeignAttributes(t *testing.T) {
 	f := newFixture(t)
 	c := &Counter{ID: "a", N: 1, Status: "open"}
-	require.NoError(t, f.table.Save(f.ctx, c))
+	require.NoError(t, f.Table.Save(f.Ctx, c))
 	assert.Equal(t, int64(1), c.Version, "version 0 creates")
-	_, err := f.raw.UpdateItem(f.ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.name),
+	_, err := f.Raw.UpdateItem(f.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.Name),
 		Key:              map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}},
 		UpdateExpression: aws.String("SET audit = :o"), ExpressionAttributeValues: map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: "theirs"}}})
 	require.NoError(t, err)
 
 	c.N, c.Status = 2, "" // Status is omitempty: Save removes it
-	require.NoError(t, f.table.Save(f.ctx, c, mapper.Also(update.Add("saves", 1))))
+	require.NoError(t, f.Table.Save(f.Ctx, c, mapper.Also(update.Add("saves", 1))))
 	assert.Equal(t, int64(2), c.Version)
-	item := f.stored(t, "a")
+	item := f.Stored(t, "a")
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "theirs"}, item["audit"], "an attribute outside the struct survives")
 	assert.NotContains(t, item, "status")
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1"}, item["saves"], "Also's action in the same write")
-	assert.Equal(t, Counter{ID: "a", N: 2, Version: 2}, *f.storedCounter(t, "a"))
+	assert.Equal(t, Counter{ID: "a", N: 2, Version: 2}, *f.StoredCounter(t, "a"))
 
 	stale := Counter{ID: "a", N: 100, Version: 1}
-	requireConflict(t, f.table.Save(f.ctx, &stale), 1, 2)
-	requireConflict(t, f.table.Save(f.ctx, &Counter{ID: "a"}), 0, 2)
-	assert.Equal(t, 2, f.storedCounter(t, "a").N)
+	requireConflict(t, f.Table.Save(f.Ctx, &stale), 1, 2)
+	requireConflict(t, f.Table.Save(f.Ctx, &Counter{ID: "a"}), 0, 2)
+	assert.Equal(t, 2, f.StoredCounter(t, "a").N)
 
-	f.calls.Reset()
+	f.Calls.Reset()
 	saves := mapper.Also(update.Add("saves", 1))
-	_, updateErr := f.table.Update(f.ctx, *c, update.Set("n", 3), saves)
+	_, updateErr := f.Table.Update(f.Ctx, *c, update.Set("n", 3), saves)
 	ran := false
-	_, modifyErr := f.table.Modify(f.ctx, *c, func(*Counter) error { ran = true; return nil }, saves)
+	_, modifyErr := f.Table.Modify(f.Ctx, *c, func(*Counter) error { ran = true; return nil }, saves)
 	for name, err := range map[string]error{
-		"Also on a struct attribute": f.table.Save(f.ctx, c, mapper.Also(update.Set("n", 5))),
-		"Also on the version":        f.table.Save(f.ctx, c, mapper.Also(update.Set("version", 5))),
+		"Also on a struct attribute": f.Table.Save(f.Ctx, c, mapper.Also(update.Set("n", 5))),
+		"Also on the version":        f.Table.Save(f.Ctx, c, mapper.Also(update.Set("version", 5))),
 	} {
 		assert.Error(t, err, name)
 	}
 	for name, err := range map[string]error{
-		"Also with Put":    f.table.Put(f.ctx, c, saves),
-		"Also with Delete": f.table.Delete(f.ctx, *c, saves),
+		"Also with Put":    f.Table.Put(f.Ctx, c, saves),
+		"Also with Delete": f.Table.Delete(f.Ctx, *c, saves),
 		"Also with Update": updateErr,
 		"Also with Modify": modifyErr,
-		"Also with PutOp":  f.table.PutOp(c, saves).Err(),
-		"Also with PutAll": f.table.PutAll(f.ctx, []*Counter{c}, mapper.Unversioned(), saves),
+		"Also with PutOp":  f.Table.PutOp(c, saves).Err(),
+		"Also with PutAll": f.Table.PutAll(f.Ctx, []*Counter{c}, mapper.Unversioned(), saves),
 	} {
 		assert.ErrorIs(t, err, mapper.ErrInvalidOption, name)
 	}
 	assert.False(t, ran, "Modify refused Also before reading or running fn")
-	assert.Equal(t, int64(0), f.calls.Total(), "nothing sent")
+	assert.Equal(t, int64(0), f.Calls.Total(), "nothing sent")
 }
 
 // TestSaveLostResponse: a Save that lands but whose response is lost is
@@ -70,13 +70,13 @@ func TestSaveKeepsForeignAttributes(t *testing.T) {
 func TestSaveLostResponse(t *testing.T) {
 	f := newFixture(t)
 	c := &Counter{ID: "a", N: 1}
-	require.NoError(t, f.table.Save(f.ctx, c))
+	require.NoError(t, f.Table.Save(f.Ctx, c))
 	drop := &ddbtest.DropTransport{DropOps: map[string]int{"UpdateItem": 1}}
-	lossy, err := mapper.NewTable[Counter](f.client(drop.Option()), f.name)
+	lossy, err := mapper.NewTable[Counter](f.Client(drop.Option()), f.Name)
 	require.NoError(t, err)
 	c.N = 2
-	require.NoError(t, lossy.Save(f.ctx, c))
+	require.NoError(t, lossy.Save(f.Ctx, c))
 	assert.Equal(t, 1, drop.Dropped())
 	assert.Equal(t, int64(2), c.Version)
-	assert.Equal(t, Counter{ID: "a", N: 2, Version: 2}, *f.storedCounter(t, "a"))
+	assert.Equal(t, Counter{ID: "a", N: 2, Version: 2}, *f.StoredCounter(t, "a"))
 }

@@ -27,37 +27,37 @@ import (
 // transaction's token.
 func TestOptionsACallCannotHonourAreRefused(t *testing.T) {
 	f := newFixture(t)
-	plain, err := mapper.NewTable[Plain](f.calls, f.name)
+	plain, err := mapper.NewTable[Plain](f.Calls, f.Name)
 	require.NoError(t, err)
 	var prev *Counter
 	var capacity mapper.Capacity
 	cond := mapper.If(expression.AttributeExists(expression.Name("n")))
 	inc := func(c *Counter) error { c.N++; return nil }
 	cases := map[string]error{
-		"PutAll ExactlyOnce":            plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
-		"PutAll ExactlyOnceToken":       plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnceToken("t")),
-		"DeleteAll ExactlyOnce":         plain.DeleteAll(f.ctx, []Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
-		"PutAll If":                     plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, cond),
-		"PutAll Fence":                  plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.Fence("f", 1)),
-		"PutAll Old":                    f.table.PutAll(f.ctx, []*Counter{{ID: "a"}}, mapper.Unversioned(), mapper.Old(&prev)),
-		"PutAll MaxAttempts":            plain.PutAll(f.ctx, []*Plain{{PK: "a", SK: 1}}, mapper.MaxAttempts(2)),
-		"Put MaxAttempts":               f.table.Put(f.ctx, &Counter{ID: "a"}, mapper.MaxAttempts(2)),
-		"Delete Backoff":                f.table.Delete(f.ctx, Counter{ID: "a"}, mapper.Backoff(0, 0)),
-		"Put Also":                      f.table.Put(f.ctx, &Counter{ID: "a"}, mapper.Also(update.Set("x", 1))),
-		"Put ExactlyOnce WriteCapacity": f.table.Put(f.ctx, &Counter{ID: "a"}, mapper.ExactlyOnce(), mapper.WriteCapacity(&capacity)),
-		"PutOp ExactlyOnceToken":        f.table.PutOp(&Counter{ID: "a"}, mapper.ExactlyOnceToken("t")).Err(),
-		"PutOp Old":                     f.table.PutOp(&Counter{ID: "a"}, mapper.Old(&prev)).Err(),
-		"UpdateOp MaxAttempts":          f.table.UpdateOp(Counter{ID: "a"}, update.Add("n", 1), mapper.MaxAttempts(3)).Err(),
-		"a nil option":                  f.table.Put(f.ctx, &Counter{ID: "a"}, nil),
+		"PutAll ExactlyOnce":            plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
+		"PutAll ExactlyOnceToken":       plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnceToken("t")),
+		"DeleteAll ExactlyOnce":         plain.DeleteAll(f.Ctx, []Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
+		"PutAll If":                     plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, cond),
+		"PutAll Fence":                  plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.Fence("f", 1)),
+		"PutAll Old":                    f.Table.PutAll(f.Ctx, []*Counter{{ID: "a"}}, mapper.Unversioned(), mapper.Old(&prev)),
+		"PutAll MaxAttempts":            plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.MaxAttempts(2)),
+		"Put MaxAttempts":               f.Table.Put(f.Ctx, &Counter{ID: "a"}, mapper.MaxAttempts(2)),
+		"Delete Backoff":                f.Table.Delete(f.Ctx, Counter{ID: "a"}, mapper.Backoff(0, 0)),
+		"Put Also":                      f.Table.Put(f.Ctx, &Counter{ID: "a"}, mapper.Also(update.Set("x", 1))),
+		"Put ExactlyOnce WriteCapacity": f.Table.Put(f.Ctx, &Counter{ID: "a"}, mapper.ExactlyOnce(), mapper.WriteCapacity(&capacity)),
+		"PutOp ExactlyOnceToken":        f.Table.PutOp(&Counter{ID: "a"}, mapper.ExactlyOnceToken("t")).Err(),
+		"PutOp Old":                     f.Table.PutOp(&Counter{ID: "a"}, mapper.Old(&prev)).Err(),
+		"UpdateOp MaxAttempts":          f.Table.UpdateOp(Counter{ID: "a"}, update.Add("n", 1), mapper.MaxAttempts(3)).Err(),
+		"a nil option":                  f.Table.Put(f.Ctx, &Counter{ID: "a"}, nil),
 	}
-	_, cases["Modify ExactlyOnceToken"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.ExactlyOnceToken("t"))
-	_, cases["Modify Old"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.Old(&prev))
-	_, cases["Modify WriteCapacity"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.WriteCapacity(&capacity))
-	_, cases["Modify Unversioned"] = f.table.Modify(f.ctx, Counter{ID: "a"}, inc, mapper.Unversioned())
+	_, cases["Modify ExactlyOnceToken"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.ExactlyOnceToken("t"))
+	_, cases["Modify Old"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.Old(&prev))
+	_, cases["Modify WriteCapacity"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.WriteCapacity(&capacity))
+	_, cases["Modify Unversioned"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.Unversioned())
 	for name, err := range cases {
 		assert.ErrorIs(t, err, mapper.ErrInvalidOption, name)
 	}
-	assert.Zero(t, f.calls.Total(), "nothing was sent")
+	assert.Zero(t, f.Calls.Total(), "nothing was sent")
 }
 
 // Stamped has a time kept as epoch seconds by the table's encoder options.
@@ -81,24 +81,24 @@ func TestEncoderOptionsReachUpdate(t *testing.T) {
 			return time.Unix(n, 0).UTC(), err
 		}
 	}
-	table, err := mapper.NewTable[Stamped](f.raw, f.name, func(o *mapper.TableOptions) {
+	table, err := mapper.NewTable[Stamped](f.Raw, f.Name, func(o *mapper.TableOptions) {
 		o.EncoderOptions = append(o.EncoderOptions, unix)
 		o.DecoderOptions = append(o.DecoderOptions, decodeUnix)
 	})
 	require.NoError(t, err)
 	first := time.Unix(1_700_000_000, 0).UTC()
-	require.NoError(t, table.Put(f.ctx, &Stamped{ID: "s", At: first}))
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "1700000000"}, f.stored(t, "s")["at"], "Put encodes with the options")
+	require.NoError(t, table.Put(f.Ctx, &Stamped{ID: "s", At: first}))
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1700000000"}, f.Stored(t, "s")["at"], "Put encodes with the options")
 
 	later := first.Add(time.Hour)
-	got, err := table.Update(f.ctx, Stamped{ID: "s"}, update.Set("at", later))
+	got, err := table.Update(f.Ctx, Stamped{ID: "s"}, update.Set("at", later))
 	require.NoError(t, err)
-	assert.Equal(t, &types.AttributeValueMemberN{Value: "1700003600"}, f.stored(t, "s")["at"], "Update encodes with the options too")
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1700003600"}, f.Stored(t, "s")["at"], "Update encodes with the options too")
 	assert.True(t, later.Equal(got.At))
 
-	_, err = table.Update(f.ctx, Stamped{ID: "s"}, update.Set("extra", &types.AttributeValueMemberS{Value: "as given"}))
+	_, err = table.Update(f.Ctx, Stamped{ID: "s"}, update.Set("extra", &types.AttributeValueMemberS{Value: "as given"}))
 	require.NoError(t, err)
-	assert.Equal(t, &types.AttributeValueMemberS{Value: "as given"}, f.stored(t, "s")["extra"], "an attribute value is sent as it is")
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "as given"}, f.Stored(t, "s")["extra"], "an attribute value is sent as it is")
 }
 
 // StatusTicket is indexed by status in a global secondary index.

@@ -49,15 +49,15 @@ func TestGetAllReportsMissing(t *testing.T) {
 		}
 		stored = append(stored, &Counter{ID: key(i), N: i})
 	}
-	require.NoError(t, f.table.PutAll(f.ctx, stored, mapper.Unversioned()))
-	f.calls.Reset()
+	require.NoError(t, f.Table.PutAll(f.Ctx, stored, mapper.Unversioned()))
+	f.Calls.Reset()
 
-	got, err := f.table.GetAll(f.ctx, keys)
+	got, err := f.Table.GetAll(f.Ctx, keys)
 	require.ErrorIs(t, err, mapper.ErrNotFound)
 	var me *mapper.MissingError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, missing, me.Keys)
-	assert.Equal(t, f.name, me.Table)
+	assert.Equal(t, f.Name, me.Table)
 	require.Len(t, got, 250)
 	for i, c := range got {
 		if i%5 == 4 {
@@ -68,19 +68,19 @@ func TestGetAllReportsMissing(t *testing.T) {
 			assert.Equal(t, Counter{ID: key(i), N: i, Version: 1}, *c)
 		}
 	}
-	assert.Equal(t, int64(3), f.calls.Count("BatchGetItem"))
+	assert.Equal(t, int64(3), f.Calls.Count("BatchGetItem"))
 
 	// All present: no error.
-	got, err = f.table.GetAll(f.ctx, []Counter{{ID: key(0)}, {ID: key(1)}})
+	got, err = f.Table.GetAll(f.Ctx, []Counter{{ID: key(0)}, {ID: key(1)}})
 	require.NoError(t, err)
 	assert.Equal(t, []*Counter{{ID: key(0), N: 0, Version: 1}, {ID: key(1), N: 1, Version: 1}}, got)
 
 	// None asked: no call.
-	f.calls.Reset()
-	got, err = f.table.GetAll(f.ctx, nil)
+	f.Calls.Reset()
+	got, err = f.Table.GetAll(f.Ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, got)
-	assert.Equal(t, int64(0), f.calls.Total())
+	assert.Equal(t, int64(0), f.Calls.Total())
 }
 
 // TestGetAllDuplicateKeys: a key given twice is read once (DynamoDB refuses
@@ -88,9 +88,9 @@ func TestGetAllReportsMissing(t *testing.T) {
 // structs.
 func TestGetAllDuplicateKeys(t *testing.T) {
 	f := newFixture(t)
-	require.NoError(t, f.table.PutAll(f.ctx, []*Counter{{ID: "a", N: 1}, {ID: "b", N: 2}}, mapper.Unversioned()))
-	f.calls.Reset()
-	got, err := f.table.GetAll(f.ctx, []Counter{{ID: "a"}, {ID: "x"}, {ID: "b"}, {ID: "a"}, {ID: "x"}})
+	require.NoError(t, f.Table.PutAll(f.Ctx, []*Counter{{ID: "a", N: 1}, {ID: "b", N: 2}}, mapper.Unversioned()))
+	f.Calls.Reset()
+	got, err := f.Table.GetAll(f.Ctx, []Counter{{ID: "a"}, {ID: "x"}, {ID: "b"}, {ID: "a"}, {ID: "x"}})
 	var me *mapper.MissingError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, []int{1, 4}, me.Keys, "a missing key is reported at each position")
@@ -99,9 +99,9 @@ func TestGetAllDuplicateKeys(t *testing.T) {
 	assert.Equal(t, got[0], got[3])
 	assert.NotSame(t, got[0], got[3], "separate structs")
 	assert.Equal(t, 2, got[2].N)
-	assert.Equal(t, int64(1), f.calls.Count("BatchGetItem"))
+	assert.Equal(t, int64(1), f.Calls.Count("BatchGetItem"))
 
-	got, err = f.table.GetAll(f.ctx, []Counter{{ID: "a"}, {ID: "b"}}, mapper.Project("n"), mapper.ConsistentRead(false))
+	got, err = f.Table.GetAll(f.Ctx, []Counter{{ID: "a"}, {ID: "b"}}, mapper.Project("n"), mapper.ConsistentRead(false))
 	require.NoError(t, err)
 	assert.Equal(t, []*Counter{{ID: "a", N: 1}, {ID: "b", N: 2}}, got, "projected: the key and n only (version 0: do not Put these back)")
 }
@@ -156,36 +156,36 @@ func TestPutAllThenDeleteAll(t *testing.T) {
 		keys[i] = Counter{ID: key(i)}
 	}
 
-	err := f.table.PutAll(f.ctx, items)
+	err := f.Table.PutAll(f.Ctx, items)
 	require.ErrorIs(t, err, mapper.ErrInvalidOption)
 	assert.Contains(t, err.Error(), "txn")
 	assert.Contains(t, err.Error(), "PutOp")
 	assert.Contains(t, err.Error(), "Unversioned()")
-	err = f.table.DeleteAll(f.ctx, keys)
+	err = f.Table.DeleteAll(f.Ctx, keys)
 	require.ErrorIs(t, err, mapper.ErrInvalidOption)
 	assert.Contains(t, err.Error(), "DeleteOp")
-	assert.Equal(t, int64(0), f.calls.Total(), "refused before sending")
+	assert.Equal(t, int64(0), f.Calls.Total(), "refused before sending")
 	assert.Equal(t, int64(0), items[0].Version)
 
-	require.NoError(t, f.table.PutAll(f.ctx, items, mapper.Unversioned()))
-	assert.Equal(t, int64(3), f.calls.Count("BatchWriteItem"), "25 + 25 + 10")
+	require.NoError(t, f.Table.PutAll(f.Ctx, items, mapper.Unversioned()))
+	assert.Equal(t, int64(3), f.Calls.Count("BatchWriteItem"), "25 + 25 + 10")
 	for i, c := range items {
 		assert.Equal(t, int64(1), c.Version, "items[%d]: the version written is set, as Put(Unversioned()) would", i)
 	}
-	assert.Equal(t, Counter{ID: key(59), N: 59, Version: 1}, *f.storedCounter(t, key(59)))
-	_, hasToken := f.stored(t, key(0))["optimist_token"]
+	assert.Equal(t, Counter{ID: key(59), N: 59, Version: 1}, *f.StoredCounter(t, key(59)))
+	_, hasToken := f.Stored(t, key(0))["optimist_token"]
 	assert.False(t, hasToken, "a batch write stores no token: nothing could settle it")
-	assert.Equal(t, 60, count(t, f.raw, f.name))
+	assert.Equal(t, 60, count(t, f.Raw, f.Name))
 
 	items[7].N = 700
-	require.NoError(t, f.table.PutAll(f.ctx, items[:10], mapper.Unversioned()))
-	assert.Equal(t, Counter{ID: key(7), N: 700, Version: 2}, *f.storedCounter(t, key(7)))
+	require.NoError(t, f.Table.PutAll(f.Ctx, items[:10], mapper.Unversioned()))
+	assert.Equal(t, Counter{ID: key(7), N: 700, Version: 2}, *f.StoredCounter(t, key(7)))
 
-	f.calls.Reset()
-	require.NoError(t, f.table.DeleteAll(f.ctx, keys, mapper.Unversioned()))
-	assert.Equal(t, int64(3), f.calls.Count("BatchWriteItem"))
-	assert.Equal(t, 0, count(t, f.raw, f.name))
-	require.NoError(t, f.table.DeleteAll(f.ctx, keys[:3], mapper.Unversioned()), "deleting missing items is not an error")
+	f.Calls.Reset()
+	require.NoError(t, f.Table.DeleteAll(f.Ctx, keys, mapper.Unversioned()))
+	assert.Equal(t, int64(3), f.Calls.Count("BatchWriteItem"))
+	assert.Equal(t, 0, count(t, f.Raw, f.Name))
+	require.NoError(t, f.Table.DeleteAll(f.Ctx, keys[:3], mapper.Unversioned()), "deleting missing items is not an error")
 }
 
 // TestBatchWritesRefusedBeforeSending: conditions, duplicate keys and bad
@@ -211,7 +211,7 @@ func TestBatchWritesRefusedBeforeSending(t *testing.T) {
 		"DeleteAll If":     {func() error { return plain.DeleteAll(ctx, []Plain{{PK: "a"}}, cond) }, mapper.ErrInvalidOption},
 		"DeleteAll Fence":  {func() error { return plain.DeleteAll(ctx, []Plain{{PK: "a"}}, mapper.Fence("f", 1)) }, mapper.ErrInvalidOption},
 		"versioned If": {func() error {
-			return f.table.PutAll(ctx, []*Counter{{ID: "a"}}, mapper.Unversioned(), cond)
+			return f.Table.PutAll(ctx, []*Counter{{ID: "a"}}, mapper.Unversioned(), cond)
 		}, mapper.ErrInvalidOption},
 		"PutAll duplicate": {func() error {
 			return plain.PutAll(ctx, []*Plain{{PK: "a", SK: 1}, {PK: "b", SK: 1}, {PK: "a", SK: 1, Text: "x"}})
@@ -226,11 +226,11 @@ func TestBatchWritesRefusedBeforeSending(t *testing.T) {
 			return err
 		}, mapper.ErrInvalidItem},
 		"versioned DeleteAll": {func() error {
-			return f.table.DeleteAll(ctx, []Counter{{ID: "a", Version: 3}})
+			return f.Table.DeleteAll(ctx, []Counter{{ID: "a", Version: 3}})
 		}, mapper.ErrInvalidOption},
 		"PutAll nil item": {func() error { return plain.PutAll(ctx, []*Plain{{PK: "a"}, nil}) }, anyErr},
 		"negative version": {func() error {
-			return f.table.PutAll(ctx, []*Counter{{ID: "a", Version: -1}}, mapper.Unversioned())
+			return f.Table.PutAll(ctx, []*Counter{{ID: "a", Version: -1}}, mapper.Unversioned())
 		}, anyErr},
 		"PutAll of nothing":    {func() error { return plain.PutAll(ctx, nil) }, nil},
 		"DeleteAll of nothing": {func() error { return plain.DeleteAll(ctx, []Plain{}) }, nil},
@@ -238,7 +238,7 @@ func TestBatchWritesRefusedBeforeSending(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			calls.Reset()
-			f.calls.Reset()
+			f.Calls.Reset()
 			err := tc.call()
 			switch tc.want {
 			case nil:
@@ -248,7 +248,7 @@ func TestBatchWritesRefusedBeforeSending(t *testing.T) {
 			default:
 				assert.ErrorIs(t, err, tc.want)
 			}
-			assert.Equal(t, int64(0), calls.Total()+f.calls.Total(), "no call sent")
+			assert.Equal(t, int64(0), calls.Total()+f.Calls.Total(), "no call sent")
 		})
 	}
 	err = plain.PutAll(ctx, []*Plain{{PK: "a", SK: 1}, {PK: "b", SK: 1}, {PK: "a", SK: 1}})
@@ -318,8 +318,8 @@ func (c *throttled) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemI
 // all are written and read.
 func TestBatchRetriesUnprocessed(t *testing.T) {
 	f := newFixture(t)
-	slow := newThrottled(f.raw, f.name, 10)
-	table, err := mapper.NewTable[Counter](slow, f.name)
+	slow := newThrottled(f.Raw, f.Name, 10)
+	table, err := mapper.NewTable[Counter](slow, f.Name)
 	require.NoError(t, err)
 	items := make([]*Counter, 60)
 	keys := make([]Counter, 60)
@@ -327,15 +327,15 @@ func TestBatchRetriesUnprocessed(t *testing.T) {
 		items[i] = &Counter{ID: key(i), N: i}
 		keys[i] = Counter{ID: key(i)}
 	}
-	require.NoError(t, table.PutAll(f.ctx, items, mapper.Unversioned()))
+	require.NoError(t, table.PutAll(f.Ctx, items, mapper.Unversioned()))
 	assert.Equal(t, 6, slow.calls, "10 items per call")
-	assert.Equal(t, 60, count(t, f.raw, f.name))
+	assert.Equal(t, 60, count(t, f.Raw, f.Name))
 	for _, c := range items {
 		assert.Equal(t, int64(1), c.Version)
 	}
 
 	slow.calls, slow.keep = 0, 30
-	got, err := table.GetAll(f.ctx, keys)
+	got, err := table.GetAll(f.Ctx, keys)
 	require.NoError(t, err)
 	for i, c := range got {
 		assert.Equal(t, items[i], c)
@@ -343,9 +343,9 @@ func TestBatchRetriesUnprocessed(t *testing.T) {
 	assert.Equal(t, 2, slow.calls, "30 of 60 keys, then the 30 left")
 
 	slow.calls, slow.keep = 0, 7
-	require.NoError(t, table.DeleteAll(f.ctx, keys, mapper.Unversioned()))
+	require.NoError(t, table.DeleteAll(f.Ctx, keys, mapper.Unversioned()))
 	assert.Equal(t, 9, slow.calls, "7 items per call")
-	assert.Equal(t, 0, count(t, f.raw, f.name))
+	assert.Equal(t, 0, count(t, f.Raw, f.Name))
 }
 
 // TestBatchGivesUpWhenNothingIsProcessed: when calls keep processing
@@ -354,16 +354,16 @@ func TestBatchRetriesUnprocessed(t *testing.T) {
 // items done keep their results.
 func TestBatchGivesUpWhenNothingIsProcessed(t *testing.T) {
 	f := newFixture(t)
-	require.NoError(t, f.table.PutAll(f.ctx, []*Counter{{ID: "x", N: 1}}, mapper.Unversioned()))
-	stuck := newThrottled(f.raw, f.name, 25)
-	table, err := mapper.NewTable[Counter](stuck, f.name, func(o *mapper.TableOptions) {
+	require.NoError(t, f.Table.PutAll(f.Ctx, []*Counter{{ID: "x", N: 1}}, mapper.Unversioned()))
+	stuck := newThrottled(f.Raw, f.Name, 25)
+	table, err := mapper.NewTable[Counter](stuck, f.Name, func(o *mapper.TableOptions) {
 		o.MaxAttempts, o.BackoffBase, o.BackoffMax = 4, time.Millisecond, 5*time.Millisecond
 	})
 	require.NoError(t, err)
 
 	items := []*Counter{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	stuck.left = 1 // one item, then nothing
-	err = table.PutAll(f.ctx, items, mapper.Unversioned())
+	err = table.PutAll(f.Ctx, items, mapper.Unversioned())
 	require.ErrorIs(t, err, mapper.ErrUnprocessed)
 	var be *mapper.BatchError
 	require.ErrorAs(t, err, &be)
@@ -372,11 +372,11 @@ func TestBatchGivesUpWhenNothingIsProcessed(t *testing.T) {
 	assert.Equal(t, 1+4, stuck.calls, "one call that wrote one, then 4 that wrote nothing")
 	assert.Equal(t, int64(1), items[0].Version, "written: its version is set")
 	assert.Equal(t, int64(0), items[1].Version, "not written: unchanged")
-	assert.Equal(t, int64(1), f.storedCounter(t, "a").Version)
-	assert.Empty(t, f.stored(t, "b"))
+	assert.Equal(t, int64(1), f.StoredCounter(t, "a").Version)
+	assert.Empty(t, f.Stored(t, "b"))
 
 	stuck.calls, stuck.left = 0, 1
-	got, err := table.GetAll(f.ctx, []Counter{{ID: "x"}, {ID: "a"}, {ID: "nope"}})
+	got, err := table.GetAll(f.Ctx, []Counter{{ID: "x"}, {ID: "a"}, {ID: "nope"}})
 	require.ErrorIs(t, err, mapper.ErrUnprocessed)
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "BatchGetItem", be.Op)
@@ -384,10 +384,10 @@ func TestBatchGivesUpWhenNothingIsProcessed(t *testing.T) {
 	assert.Equal(t, []*Counter{{ID: "x", N: 1, Version: 1}, nil, nil}, got, "what was read is returned")
 
 	// ctx ends during the backoff.
-	patient, err := mapper.NewTable[Counter](stuck, f.name, func(o *mapper.TableOptions) { o.BackoffBase, o.BackoffMax = time.Hour, time.Hour })
+	patient, err := mapper.NewTable[Counter](stuck, f.Name, func(o *mapper.TableOptions) { o.BackoffBase, o.BackoffMax = time.Hour, time.Hour })
 	require.NoError(t, err)
 	stuck.left = 0
-	ctx, cancel := context.WithTimeout(f.ctx, 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(f.Ctx, 50*time.Millisecond)
 	defer cancel()
 	err = patient.DeleteAll(ctx, []Counter{{ID: "a"}}, mapper.Unversioned())
 	require.ErrorIs(t, err, context.DeadlineExceeded)

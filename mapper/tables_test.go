@@ -491,19 +491,19 @@ func TestOldValues(t *testing.T) {
 func TestOldValueAfterLostResponse(t *testing.T) {
 	f := newFixture(t)
 	c := &Counter{ID: "a", N: 1}
-	require.NoError(t, f.table.Put(f.ctx, c))
+	require.NoError(t, f.Table.Put(f.Ctx, c))
 	drop := &ddbtest.DropTransport{DropOps: map[string]int{"PutItem": 1}}
-	lossy, err := mapper.NewTable[Counter](f.client(drop.Option()), f.name)
+	lossy, err := mapper.NewTable[Counter](f.Client(drop.Option()), f.Name)
 	require.NoError(t, err)
 	prev := &Counter{ID: "untouched"}
 	c.N = 2
-	err = lossy.Put(f.ctx, c, mapper.Old(&prev))
+	err = lossy.Put(f.Ctx, c, mapper.Old(&prev))
 	require.ErrorIs(t, err, mapper.ErrOldUnknown)
 	assert.NotErrorIs(t, err, mapper.ErrUnknownOutcome)
 	assert.False(t, version.IsConflict(err))
 	assert.Equal(t, 1, drop.Dropped())
 	assert.Equal(t, int64(2), c.Version, "the write was applied")
-	assert.Equal(t, 2, f.storedCounter(t, "a").N)
+	assert.Equal(t, 2, f.StoredCounter(t, "a").N)
 	assert.Equal(t, "untouched", prev.ID)
 }
 

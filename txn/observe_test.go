@@ -23,19 +23,19 @@ import (
 // tables, the client request token, the attempts and the capacity.
 func TestObserveCommitRetries(t *testing.T) {
 	f := newFixture(t)
-	other := ddbtest.CreateTable(t, f.raw, "id", types.ScalarAttributeTypeS, "", "")
+	other := ddbtest.CreateTable(t, f.Raw, "id", types.ScalarAttributeTypeS, "", "")
 	inj := &conflictInjector{k: 2}
 	rec := &ddbtest.Recorder{Capacity: true}
-	tx := txn.New(f.client(inj.option), txn.Backoff(time.Millisecond, 5*time.Millisecond), txn.Observer(rec))
+	tx := txn.New(f.Client(inj.option), txn.Backoff(time.Millisecond, 5*time.Millisecond), txn.Observer(rec))
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "b"}}
-	require.NoError(t, tx.Add(f.table.PutOp(&Counter{ID: "a"}), txn.Update(other, key, update.Add("n", 1))))
-	require.NoError(t, tx.Commit(f.ctx))
+	require.NoError(t, tx.Add(f.Table.PutOp(&Counter{ID: "a"}), txn.Update(other, key, update.Add("n", 1))))
+	require.NoError(t, tx.Commit(f.Ctx))
 
 	assert.Equal(t, []string{"write start", "retry", "retry", "write end"}, rec.Names())
 	ev := rec.Events()
 	for i, e := range ev {
 		assert.Equal(t, "TransactWriteItems", e.Op, "event %d", i)
-		assert.Equal(t, f.name+","+other, e.Table, "event %d: the tables, in the order of the ops", i)
+		assert.Equal(t, f.Name+","+other, e.Table, "event %d: the tables, in the order of the ops", i)
 		assert.Equal(t, tx.Token(), e.Token, "event %d", i)
 		assert.Nil(t, e.Key, "event %d: several items", i)
 		assert.Equal(t, 1, e.Span, "event %d", i)
@@ -59,11 +59,11 @@ func TestObserveCommitRetries(t *testing.T) {
 // The Options field works as the option does.
 func TestObserveCommitConflictAndUnknownOutcome(t *testing.T) {
 	f := newFixture(t)
-	require.NoError(t, f.table.Put(f.ctx, &Counter{ID: "a"}))
+	require.NoError(t, f.Table.Put(f.Ctx, &Counter{ID: "a"}))
 	rec := &ddbtest.Recorder{}
-	tx := txn.New(f.calls, func(o *txn.Options) { o.Observer = rec })
-	require.NoError(t, tx.Add(f.table.PutOp(&Counter{ID: "a"})))
-	require.ErrorIs(t, tx.Commit(f.ctx), version.ErrConflict)
+	tx := txn.New(f.Calls, func(o *txn.Options) { o.Observer = rec })
+	require.NoError(t, tx.Add(f.Table.PutOp(&Counter{ID: "a"})))
+	require.ErrorIs(t, tx.Commit(f.Ctx), version.ErrConflict)
 	assert.Equal(t, []string{"write start", "conflict", "write end"}, rec.Names())
 	c := rec.Of(observe.Conflict)[0]
 	assert.True(t, version.IsConflict(c.Err))
@@ -72,11 +72,11 @@ func TestObserveCommitConflictAndUnknownOutcome(t *testing.T) {
 
 	rec.Reset()
 	drop := &ddbtest.DropTransport{DropOps: map[string]int{"TransactWriteItems": 1000}}
-	lossy, err := mapper.NewTable[Counter](f.client(drop.Option()), f.name)
+	lossy, err := mapper.NewTable[Counter](f.Client(drop.Option()), f.Name)
 	require.NoError(t, err)
 	tx = txn.New(lossy.Client(), txn.Observer(rec))
 	require.NoError(t, tx.Add(lossy.UpdateOp(Counter{ID: "b"}, update.Add("n", 1))))
-	require.ErrorIs(t, tx.Commit(f.ctx), version.ErrUnknownOutcome)
+	require.ErrorIs(t, tx.Commit(f.Ctx), version.ErrUnknownOutcome)
 	assert.Equal(t, []string{"write start", "unknown_outcome", "write end"}, rec.Names())
 	u := rec.Of(observe.UnknownOutcome)[0]
 	assert.ErrorIs(t, u.Err, version.ErrUnknownOutcome)
@@ -85,6 +85,6 @@ func TestObserveCommitConflictAndUnknownOutcome(t *testing.T) {
 
 	// Nothing sent, nothing reported.
 	rec.Reset()
-	assert.ErrorIs(t, txn.New(f.calls, txn.Observer(rec)).Commit(f.ctx), txn.ErrEmpty)
+	assert.ErrorIs(t, txn.New(f.Calls, txn.Observer(rec)).Commit(f.Ctx), txn.ErrEmpty)
 	assert.Empty(t, rec.Events())
 }

@@ -1,0 +1,77 @@
+// Package counters is the table of versioned counters that the mapper and
+// txn tests share: a table on the test binary's DynamoDB Local, a
+// mapper.Table written through a call-counting client, and raw reads that
+// bypass the mapper. It lives apart from ddbtest because it imports
+// mapper, which ddbtest's in-package users (mapper's own tests) cannot.
+package counters
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/mapper"
+)
+
+// Counter is the versioned item of the tests.
+type Counter struct {
+	ID      string `dynamo:"id,hash"`
+	N       int    `dynamo:"n"`
+	Status  string `dynamo:"status,omitempty"`
+	Version int64  `dynamo:"version,version"`
+}
+
+// Fixture is a table of Counters on the shared server, written through a
+// call-counting client.
+type Fixture struct {
+	Ctx   context.Context
+	Raw   *dynamodb.Client        // the server's client, not counted
+	Calls *ddbtest.CountingClient // what Table sends through
+	Table *mapper.Table[Counter]
+	Name  string // the table's name
+	// Client makes another client of the same server (with its own
+	// transport options, such as a fault transport).
+	Client func(...func(*dynamodb.Options)) *dynamodb.Client
+}
+
+// New creates a table of its own for the test t.
+func New(t *testing.T) *Fixture {
+	t.Helper()
+	srv := ddbtest.Server(t)
+	raw := srv.Client()
+	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
+	calls := ddbtest.NewCounting(raw)
+	table, err := mapper.NewTable[Counter](calls, name)
+	require.NoError(t, err)
+	return &Fixture{Ctx: context.Background(), Raw: raw, Calls: calls, Table: table, Name: name, Client: srv.NewClient}
+}
+
+// Stored reads the raw item with id (consistently), bypassing the mapper;
+// nil if there is none.
+func (f *Fixture) Stored(t *testing.T, id string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := f.Raw.GetItem(f.Ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(f.Name),
+		Key:            map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id}},
+		ConsistentRead: aws.Bool(true),
+	})
+	require.NoError(t, err)
+	return out.Item
+}
+
+// StoredCounter decodes the raw item with id with attributevalue, not the
+// mapper; the item must exist.
+func (f *Fixture) StoredCounter(t *testing.T, id string) *Counter {
+	t.Helper()
+	item := f.Stored(t, id)
+	require.NotEmpty(t, item, "item %q is missing", id)
+	var c Counter
+	require.NoError(t, attributevalue.UnmarshalMapWithOptions(item, &c, func(o *attributevalue.DecoderOptions) { o.TagKey = "dynamo" }))
+	return &c
+}
