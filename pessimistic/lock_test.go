@@ -37,6 +37,22 @@ func lockTable(t *testing.T) (*dynamolocal.Server, string) {
 	return srv, name
 }
 
+// Doc is the resource of the fencing tests: a document written with the
+// lock's fencing token.
+type Doc struct {
+	ID   string `dynamo:"id,hash"`
+	Body string `dynamo:"body"`
+}
+
+// docsTable makes a table of Docs of its own on srv.
+func docsTable(t *testing.T, srv *dynamolocal.Server) *mapper.Table[Doc] {
+	t.Helper()
+	name := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
+	docs, err := mapper.NewTable[Doc](srv.Client(), name)
+	require.NoError(t, err)
+	return docs
+}
+
 func newLocker(t *testing.T, c pessimistic.Client, table string, opts ...pessimistic.Option) *pessimistic.Locker {
 	t.Helper()
 	l, err := pessimistic.New(c, table, opts...)
@@ -446,13 +462,7 @@ func TestLostHeartbeatResponseKeepsTheLease(t *testing.T) {
 // was taken over; the new holder's write stands.
 func TestFencing(t *testing.T) {
 	srv, table := lockTable(t)
-	type Doc struct {
-		ID   string `dynamo:"id,hash"`
-		Body string `dynamo:"body"`
-	}
-	docsName := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
-	docs, err := mapper.NewTable[Doc](srv.Client(), docsName)
-	require.NoError(t, err)
+	docs := docsTable(t, srv)
 	ctx := context.Background()
 	const lease = 500 * time.Millisecond
 

@@ -213,13 +213,7 @@ func TestList(t *testing.T) {
 // the next holder gets a higher token and writes.
 func TestForceRelease(t *testing.T) {
 	srv, table := lockTable(t)
-	type Doc struct {
-		ID   string `dynamo:"id,hash"`
-		Body string `dynamo:"body"`
-	}
-	docsName := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
-	docs, err := mapper.NewTable[Doc](srv.Client(), docsName)
-	require.NoError(t, err)
+	docs := docsTable(t, srv)
 	ctx := context.Background()
 
 	holder := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(10*time.Second), pessimistic.Heartbeat(100*time.Millisecond))
@@ -273,13 +267,7 @@ func TestForceRelease(t *testing.T) {
 // next holder's first fenced write is what refuses the old holder's.
 func TestForceReleaseWithoutOperatorFence(t *testing.T) {
 	srv, table := lockTable(t)
-	type Doc struct {
-		ID   string `dynamo:"id,hash"`
-		Body string `dynamo:"body"`
-	}
-	docsName := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
-	docs, err := mapper.NewTable[Doc](srv.Client(), docsName)
-	require.NoError(t, err)
+	docs := docsTable(t, srv)
 	ctx := context.Background()
 	holder := newLocker(t, srv.Client(), table)
 	old, err := holder.Acquire(ctx, "doc-1")
