@@ -73,9 +73,6 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	}
 	o, err := t.writeOptions(callModify, opts)
 	if err != nil {
-		if o, _ := t.writeOptions(callDelete, opts); o != nil && o.Unversioned {
-			return nil, fmt.Errorf("%w: Modify with Unversioned would lose concurrent updates", ErrInvalidOption)
-		}
 		return nil, err
 	}
 	policy := t.policy(o)

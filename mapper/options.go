@@ -183,27 +183,40 @@ var (
 	callBatch  = writeCall{"a batch write (PutAll, DeleteAll)", wUnversioned}
 )
 
-// given returns the options set in o, and their names.
-func (o *WriteOptions) given() (set wopt, names map[wopt]string) {
-	names = map[wopt]string{}
-	mark := func(f wopt, on bool, name string) {
-		if on {
+// given returns the options set in o.
+func (o *WriteOptions) given() (set wopt) {
+	for f := wopt(1); f <= wRetry; f <<= 1 {
+		if o.name(f) != "" {
 			set |= f
-			names[f] = name
 		}
 	}
-	mark(wCond, len(o.Conditions) > 0, "If")
-	if o.FenceAttr != "" || o.FenceToken != 0 {
-		mark(wCond, true, "Fence")
+	return set
+}
+
+// name returns the name of the option of o that sets flag f, "" if none
+// does (for error messages: only one name is given per flag).
+func (o *WriteOptions) name(f wopt) string {
+	switch {
+	case f == wCond && (o.FenceAttr != "" || o.FenceToken != 0):
+		return "Fence"
+	case f == wCond && len(o.Conditions) > 0:
+		return "If"
+	case f == wUnversioned && o.Unversioned:
+		return "Unversioned"
+	case f == wExactlyOnce && o.ExactlyOnce && o.Token == "":
+		return "ExactlyOnce"
+	case f == wToken && o.Token != "":
+		return "ExactlyOnceToken"
+	case f == wReturns && o.old != nil:
+		return "Old"
+	case f == wReturns && o.Capacity != nil:
+		return "WriteCapacity"
+	case f == wAlso && o.Also != nil:
+		return "Also"
+	case f == wRetry && (o.MaxAttempts != 0 || o.BackoffBase != 0 || o.BackoffMax != 0 || o.backoff):
+		return "MaxAttempts or Backoff"
 	}
-	mark(wUnversioned, o.Unversioned, "Unversioned")
-	mark(wExactlyOnce, o.ExactlyOnce && o.Token == "", "ExactlyOnce")
-	mark(wToken, o.Token != "", "ExactlyOnceToken")
-	mark(wReturns, o.Capacity != nil, "WriteCapacity")
-	mark(wReturns, o.old != nil, "Old")
-	mark(wAlso, o.Also != nil, "Also")
-	mark(wRetry, o.MaxAttempts != 0 || o.BackoffBase != 0 || o.BackoffMax != 0 || o.backoff, "MaxAttempts or Backoff")
-	return set, names
+	return ""
 }
 
 // writeOptions applies opts for call and refuses what call cannot honour
@@ -221,7 +234,7 @@ func (t *Table[T]) writeOptions(call writeCall, opts []WriteOption) (*WriteOptio
 	if o.err != nil {
 		return nil, o.err
 	}
-	set, names := o.given()
+	set := o.given()
 	if bad := set &^ call.take; bad != 0 {
 		for f := wopt(1); f <= bad; f <<= 1 {
 			if bad&f != 0 {
@@ -235,8 +248,10 @@ func (t *Table[T]) writeOptions(call writeCall, opts []WriteOption) (*WriteOptio
 					why = ": the transaction's request token is its own (txn.Token)"
 				case f == wAlso:
 					why = ": Also is for Save; put the actions in the update instead"
+				case f == wUnversioned && call.take == callModify.take:
+					why = ": Modify with Unversioned would lose concurrent updates"
 				}
-				return nil, fmt.Errorf("%w: %s does not apply to %s%s", ErrInvalidOption, names[f], call.name, why)
+				return nil, fmt.Errorf("%w: %s does not apply to %s%s", ErrInvalidOption, o.name(f), call.name, why)
 			}
 		}
 	}
@@ -259,7 +274,7 @@ func (t *Table[T]) writeOptions(call writeCall, opts []WriteOption) (*WriteOptio
 	}
 	if o.ExactlyOnce && set&wReturns != 0 {
 		// A transaction returns neither the old item nor capacity per item.
-		return nil, fmt.Errorf("%w: %s does not apply to an ExactlyOnce write (TransactWriteItems returns neither)", ErrInvalidOption, names[wReturns])
+		return nil, fmt.Errorf("%w: %s does not apply to an ExactlyOnce write (TransactWriteItems returns neither)", ErrInvalidOption, o.name(wReturns))
 	}
 	return o, nil
 }

@@ -141,6 +141,21 @@ func (t *Table[T]) asks(o *WriteOptions, rv types.ReturnValue) (types.ReturnValu
 	return rv, rc, nil
 }
 
+// writeOutput returns what the output of a PutItem, UpdateItem or
+// DeleteItem carries: the returned item and the consumed capacity; ok is
+// false for anything else (such as nil).
+func writeOutput(out any) (item map[string]types.AttributeValue, cc *types.ConsumedCapacity, ok bool) {
+	switch r := out.(type) {
+	case *dynamodb.PutItemOutput:
+		return r.Attributes, r.ConsumedCapacity, true
+	case *dynamodb.UpdateItemOutput:
+		return r.Attributes, r.ConsumedCapacity, true
+	case *dynamodb.DeleteItemOutput:
+		return r.Attributes, r.ConsumedCapacity, true
+	}
+	return nil, nil, false
+}
+
 // returned hands what a write's response carries to Old and WriteCapacity.
 // out is the call's output, nil when the call failed but the write was
 // found to be ours (a resend after a lost response).
@@ -148,19 +163,7 @@ func (t *Table[T]) returned(o *WriteOptions, out any) error {
 	if o.old == nil && o.Capacity == nil {
 		return nil
 	}
-	var old map[string]types.AttributeValue
-	var cc *types.ConsumedCapacity
-	ok := true
-	switch r := out.(type) {
-	case *dynamodb.PutItemOutput:
-		old, cc = r.Attributes, r.ConsumedCapacity
-	case *dynamodb.UpdateItemOutput:
-		old, cc = r.Attributes, r.ConsumedCapacity
-	case *dynamodb.DeleteItemOutput:
-		old, cc = r.Attributes, r.ConsumedCapacity
-	default:
-		ok = false
-	}
+	old, cc, ok := writeOutput(out)
 	if o.Capacity != nil {
 		(&capacityAdder{c: o.Capacity}).add(cc, true)
 	}

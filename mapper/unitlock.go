@@ -71,15 +71,11 @@ func (t *Table[T]) visible(ctx context.Context, item map[string]types.AttributeV
 }
 
 // resolve is unitlock.Resolve for items of this table.
+// The key of an item is taken only for the rare apply, from the item as
+// read (Resolve asks before it replaces items[i]).
 func (t *Table[T]) resolve(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error) {
-	keys := make([]map[string]types.AttributeValue, len(items))
-	for i, it := range items {
-		if it != nil {
-			keys[i] = t.s.keyFrom(it)
-		}
-	}
 	return unitlock.Resolve(ctx, items, unitlock.GetItemReader(t.client), t.client,
-		func(i int) (string, map[string]types.AttributeValue) { return t.name, keys[i] })
+		func(i int) (string, map[string]types.AttributeValue) { return t.name, t.s.keyFrom(items[i]) })
 }
 
 // recheck is a condition DynamoDB evaluated on items as stored, to evaluate

@@ -237,15 +237,7 @@ func (t *Table[T]) sendObserved(ctx context.Context, w *plan.Write, o *WriteOpti
 
 // consumed is the capacity a write's output reports (0 if none).
 func consumed(out any) float64 {
-	var cc *types.ConsumedCapacity
-	switch r := out.(type) {
-	case *dynamodb.PutItemOutput:
-		cc = r.ConsumedCapacity
-	case *dynamodb.UpdateItemOutput:
-		cc = r.ConsumedCapacity
-	case *dynamodb.DeleteItemOutput:
-		cc = r.ConsumedCapacity
-	}
+	_, cc, _ := writeOutput(out)
 	if cc == nil {
 		return 0
 	}
