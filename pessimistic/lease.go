@@ -284,8 +284,10 @@ func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 	if s.ended() {
 		return beatLost
 	}
-	if v := s.spanValues(); v != nil {
-		ctx = obs.Values(ctx, v)
+	if s.o.Observer != nil {
+		if v := s.spanValues(); v != nil {
+			ctx = obs.Values(ctx, v)
+		}
 	}
 	// The call may take until the lease would be given up, not longer.
 	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.Clock.Now()), time.Millisecond))
@@ -523,8 +525,10 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 	out, err := r.client.UpdateItem(ctx, in, att.Option)
 	if err == nil && r.released != nil {
 		r.released(out.Attributes, sent)
-		if q := parseQueue(out.Attributes); len(q) > 0 {
-			s.next = q[0].token
+		if s.o.Observer != nil { // s.next is for the LockReleased event only
+			if q := parseQueue(out.Attributes); len(q) > 0 {
+				s.next = q[0].token
+			}
 		}
 	}
 	return err

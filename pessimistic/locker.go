@@ -188,13 +188,10 @@ func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []O
 	}
 	parent := leaseParent(ctx, o, detach)
 	if name == "" {
-		return nil, fmt.Errorf("%w: a lock needs a name", ErrInvalidOption)
+		return nil, errNoName
 	}
-	l.mu.Lock()
-	closed := l.closed
-	l.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
+	if err := l.usable(); err != nil {
+		return nil, err
 	}
 	if o.FIFO {
 		return l.acquireFIFO(ctx, name, parent, o)

@@ -109,9 +109,9 @@ func (op Op) Key() map[string]types.AttributeValue {
 	return op.w.Key
 }
 
-// Action returns the op as the TransactWriteItems action Commit sends
-// (without ReturnValuesOnConditionCheckFailure, which Commit adds), or the
-// op's error. The action is a copy: changing it does not change the op.
+// Action returns the op as the TransactWriteItems action Commit sends (a
+// conditional one asks for ALL_OLD when its condition fails), or the op's
+// error. The action is a copy: changing it does not change the op.
 func (op Op) Action() (types.TransactWriteItem, error) {
 	if err := op.Err(); err != nil {
 		return types.TransactWriteItem{}, err

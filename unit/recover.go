@@ -178,7 +178,7 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 // aliveHere reports whether unit id runs in this process and made a
 // heartbeat since since.
 func aliveHere(coord, id string, since time.Time) bool {
-	v, ok := live.Load(liveKey(coord, id))
+	v, ok := live.Load(unitlock.StateKey(coord, id))
 	return ok && v.(*Unit).beatSince(since)
 }
 

@@ -58,7 +58,6 @@ type item struct {
 	locked      bool                            // the item holds our lock
 	placeholder bool                            // the item did not exist; our lock made it
 	stored      map[string]types.AttributeValue // the item as locked, without the lock; nil if none
-	known       bool                            // stored is known
 	prepared    bool                            // our lock holds the op's write
 	checked     bool                            // a check op passed on the lock
 	uncertain   bool                            // a lock's outcome is unknown: read the item before finishing it
@@ -144,12 +143,10 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	u.stop = cancel
 	u.beating.Add(1)
-	live.Store(liveKey(o.coord, u.id), u)
+	live.Store(unitlock.StateKey(o.coord, u.id), u)
 	go u.heartbeats(hctx)
 	return u, nil
 }
-
-func liveKey(coord, id string) string { return coord + "\x00" + id }
 
 // heartbeats bumps the record's counter every o.heartbeat while the
 // record is active. Others decide the unit died only after seeing the
@@ -217,7 +214,7 @@ func (u *Unit) beatSince(t time.Time) bool {
 func (u *Unit) stopHeartbeats() {
 	u.stop()
 	u.beating.Wait()
-	live.Delete(liveKey(u.o.coord, u.id))
+	live.Delete(unitlock.StateKey(u.o.coord, u.id))
 }
 
 // check returns the error of a unit that cannot go on.
@@ -518,7 +515,7 @@ func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitlock.Lock, er
 
 // heldFor records that it holds our lock l, as item shows it.
 func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unitlock.Lock) {
-	it.locked, it.uncertain, it.known = true, false, true
+	it.locked, it.uncertain = true, false
 	it.placeholder = l != nil && l.Placeholder
 	it.prepared = l != nil && l.Prepared
 	it.checked = l != nil && l.Checked

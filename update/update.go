@@ -177,7 +177,7 @@ func (b *Builder) add(k plan.ActionKind, p string, value any) *Builder {
 	}
 	for _, other := range b.actions {
 		if a.Path.Overlaps(other.Path) {
-			return fail(fmt.Errorf("%w: %s also changed by %s(%q)", plan.ErrOverlap, fromPlan(a.Path), other.Kind, fromPlan(other.Path)))
+			return fail(fmt.Errorf("%w: %s also changed by %s(%q)", plan.ErrOverlap, a.Path, other.Kind, other.Path))
 		}
 	}
 	b.actions = append(b.actions, a)

@@ -27,7 +27,6 @@ const (
 	RecLease    = "lease" // N: the lease in milliseconds
 	RecStarted  = "start" // N: start time, unix nanoseconds, for wait-die
 	RecFinished = "fin"   // BOOL: every item applied or undone
-	RecPages    = "pages" // N: pages written; the record keeps the highest
 	RecItems    = "items" // SS: on a page, the items logged in it (EncodeKey)
 	RecTTL      = "ttl"   // N: epoch seconds: a finished record, and every page
 )
@@ -48,7 +47,6 @@ type Record struct {
 	Lease   time.Duration
 	Started int64
 	Done    bool // finished: every item applied or undone
-	Pages   int
 }
 
 // ParseRecord reads a record item.
@@ -64,9 +62,6 @@ func ParseRecord(item map[string]types.AttributeValue) Record {
 		r.Lease = time.Duration(n) * time.Millisecond
 	}
 	r.Started, _ = attrs.Int64(item[RecStarted])
-	if n, ok := attrs.Int64(item[RecPages]); ok {
-		r.Pages = int(n)
-	}
 	return r
 }
 
@@ -227,7 +222,7 @@ const memoryCap = 1 << 14
 // Observe records a sighting of unit id's record with counter beat and
 // reports whether the counter has stayed so for a full lease or longer.
 func Observe(coord, id, beat string, d time.Duration, clock lease.Clock) bool {
-	k := coord + "\x00" + id
+	k := StateKey(coord, id)
 	now := clock.Now()
 	memory.Lock()
 	defer memory.Unlock()
@@ -245,6 +240,6 @@ func Observe(coord, id, beat string, d time.Duration, clock lease.Clock) bool {
 // Forget drops what Observe saw of unit id.
 func Forget(coord, id string) {
 	memory.Lock()
-	delete(memory.seen, coord+"\x00"+id)
+	delete(memory.seen, StateKey(coord, id))
 	memory.Unlock()
 }
