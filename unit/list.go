@@ -92,21 +92,10 @@ func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, er
 }
 
 func infoOf(id string, item map[string]types.AttributeValue) *Info {
-	info := &Info{ID: id}
-	if v, ok := item[unitlock.RecState].(*types.AttributeValueMemberS); ok {
-		info.State = v.Value
-	}
-	if v, ok := item[unitlock.RecOwner].(*types.AttributeValueMemberS); ok {
-		info.Owner = v.Value
-	}
-	if v, ok := item[unitlock.RecFinished].(*types.AttributeValueMemberBOOL); ok {
-		info.Finished = v.Value
-	}
-	if ns, ok := attrs.Int64(item[unitlock.RecStarted]); ok {
-		info.Started = time.Unix(0, ns)
-	}
-	if ms, ok := attrs.Int64(item[unitlock.RecLease]); ok {
-		info.Lease = time.Duration(ms) * time.Millisecond
+	r := unitlock.ParseRecord(item)
+	info := &Info{ID: id, State: r.State, Owner: r.Owner, Finished: r.Done, Lease: r.Lease}
+	if r.Started != 0 {
+		info.Started = time.Unix(0, r.Started)
 	}
 	info.Beat, _ = attrs.Int64(item[unitlock.RecBeat])
 	return info
