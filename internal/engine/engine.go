@@ -60,9 +60,8 @@ type Options struct {
 type Engine struct {
 	opts Options
 
-	mu        sync.Mutex // guards everything below: every request runs under it
-	scopes    map[string]*scope
-	lastSweep time.Time
+	mu     sync.Mutex // guards everything below: every request runs under it
+	scopes map[string]*scope
 
 	reqSeq atomic.Uint64
 }
