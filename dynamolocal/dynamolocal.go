@@ -64,8 +64,8 @@ const startTimeout = 30 * time.Second
 // stopGrace is how long Close waits after SIGTERM before it sends SIGKILL.
 const stopGrace = 3 * time.Second
 
-// Server is a running DynamoDB Local, or one found through [EnvEndpoint].
-// Its methods are safe for concurrent use.
+// Server is a running embedded engine or DynamoDB Local, or one found
+// through [EnvEndpoint]. Its methods are safe for concurrent use.
 type Server struct {
 	endpoint string
 	client   *dynamodb.Client
@@ -88,16 +88,19 @@ type Server struct {
 	closeErr  error
 }
 
-// Start returns a DynamoDB Local server ready to answer requests.
+// Start returns a server ready to answer requests.
 //
 // If [EnvEndpoint] is set, Start starts nothing: it waits until that endpoint
 // answers a ListTables call and returns a Server for it whose Close does
-// nothing. Otherwise it installs DynamoDB Local into the cache directory if
-// needed (see the package documentation), starts it with java on a free port,
-// and waits until it answers a ListTables call (about 3-4 s).
+// nothing. Otherwise, by default, it starts the embedded engine with opts
+// (in microseconds; no I/O but a loopback listener). With [EnvEngine] set
+// to "dynamodb-local" it installs DynamoDB Local into the cache directory
+// if needed (see the package documentation), starts it with java on a
+// free port, and waits until it answers a ListTables call (seconds); opts
+// do not apply to it.
 //
 // ctx bounds installing and starting only; the server keeps running after ctx
-// ends, until [Server.Close] or until the calling process exits (on Linux).
+// ends, until [Server.Close] or until the calling process exits.
 func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	if ep := os.Getenv(EnvEndpoint); ep != "" {
 		return attach(ctx, ep, EnvEndpoint+"=")
@@ -295,8 +298,9 @@ const sharedStartTimeout = 10 * time.Minute
 // process), starting it with [Start] on the first call. Tests should share it
 // and each use a table of its own.
 //
-// The server is not closed by t.Cleanup, since later tests reuse it; on Linux
-// it dies with the test binary (see the package documentation). If the server
+// The server is not closed by t.Cleanup, since later tests reuse it: the
+// embedded engine goes with the process, and on Linux so does DynamoDB
+// Local's JVM (see the package documentation). If the server
 // cannot be started, New calls t.Fatalf with the reason, on that call and on
 // every later one: the start is attempted once per process, never retried.
 func New(t testing.TB) *Server {
@@ -307,7 +311,7 @@ func New(t testing.TB) *Server {
 		shared.srv, shared.err = Start(ctx)
 	})
 	if shared.err != nil {
-		t.Fatalf("cannot start DynamoDB Local for the tests: %v", shared.err)
+		t.Fatalf("dynamolocal: cannot start the server for the tests: %v", shared.err)
 	}
 	return shared.srv
 }
