@@ -121,6 +121,22 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	return startDynamoDBLocal(ctx)
 }
 
+// EnvReference names the variable that, when set, is the endpoint of an
+// AWS DynamoDB Local already running, for [StartDynamoDBLocal].
+const EnvReference = "DYNAMODB_LOCAL_ENDPOINT"
+
+// StartDynamoDBLocal returns AWS DynamoDB Local, whatever [EnvEngine] and
+// [EnvEndpoint] say: the one at [EnvReference] if that is set, else one it
+// installs and starts as [Start] does with OPTIMIST_ENGINE=dynamodb-local.
+// The conformance suite takes it as the reference the embedded engine is
+// held to.
+func StartDynamoDBLocal(ctx context.Context) (*Server, error) {
+	if ep := os.Getenv(EnvReference); ep != "" {
+		return attach(ctx, ep, EnvReference+"=")
+	}
+	return startDynamoDBLocal(ctx)
+}
+
 // startDynamoDBLocal installs AWS DynamoDB Local if needed and starts it.
 func startDynamoDBLocal(ctx context.Context) (*Server, error) {
 	// Look for java first: without it a 56 MB download would be wasted.
