@@ -276,6 +276,9 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		return nil, 0, notNull(i, a.kind, "key")
 	case a.kind == "conditionCheck" && in.ConditionExpression == nil:
 		return nil, 0, notNull(i, a.kind, "conditionExpression")
+	case a.kind == "update" && in.UpdateExpression == nil && in.ExpressionAttributeValues != nil:
+		// Without values, an Update without UpdateExpression is accepted.
+		return nil, 0, notNull(i, a.kind, "updateExpression")
 	}
 	if err := checkName(*in.TableName); err != nil {
 		return nil, 0, err
@@ -333,7 +336,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	}
 	if err := x.done(); err != nil {
 		var api *apiError
-		if errors.As(err, &api) && strings.HasSuffix(api.msg, "can only be specified when using expressions") && (a.kind == "put" || a.kind == "delete") {
+		if errors.As(err, &api) && api.msg == "ExpressionAttributeValues can only be specified when using expressions" && (a.kind == "put" || a.kind == "delete") {
 			api.msg += ": ConditionExpression is null"
 		}
 		return nil, 0, err
@@ -525,7 +528,7 @@ func (e *Engine) repeatAnswer(s *scope, te *tokenEntry, mode string) map[string]
 		caps.add(t, 2*readUnits(size, true), nil, 1)
 	}
 	out := map[string]any{}
-	if c := caps.render(mode, "ReadCapacityUnits", false); c != nil {
+	if c := caps.render(mode, "ReadCapacityUnits", true); c != nil {
 		out["ConsumedCapacity"] = c
 	}
 	return out

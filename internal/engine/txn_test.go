@@ -45,10 +45,16 @@ func (c *fakeClock) advance(d time.Duration) {
 // call posts a raw request to e and returns the status and the body.
 func call(t *testing.T, e *engine.Engine, op, body string) (int, string) {
 	t.Helper()
+	return callAs(t, e, "test", op, body)
+}
+
+// callAs is call with the access key key.
+func callAs(t *testing.T, e *engine.Engine, key, op, body string) (int, string) {
+	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20261126/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x")
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+key+"/20261126/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x")
 	w := httptest.NewRecorder()
 	e.ServeHTTP(w, req)
 	return w.Code, w.Body.String()
@@ -190,6 +196,13 @@ func TestTransactWriteItemsValidation(t *testing.T) {
 		{"null false", txn(ok, put("txa", `{"pk":{"S":"h2"},"s":{"NULL":false}}`)), vex, "One or more parameter values were invalid: Null attribute value types must have the value of true"},
 		{"empty value", txn(ok, put("txa", `{"pk":{"S":"h2"},"s":{}}`)), vex, "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},
 		{"values without expression", txn(ok, `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}}}}`), vex, "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"},
+		{"names without expression", txn(ok, `{"Delete":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeNames":{"#a":"a"}}}`), vex, "ExpressionAttributeNames can only be specified when using expressions"},
+		{"update values without expression", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}}}}`), vex, "Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null"},
+		{"update names without expression", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeNames":{"#a":"a"}}}`), vex, "ExpressionAttributeNames can only be specified when using expressions"},
+		{"unused names", txn(`{"ConditionCheck":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ConditionExpression":"attribute_exists(pk)","ExpressionAttributeNames":{"#a":"a"}}}`), vex, "Value provided in ExpressionAttributeNames unused in expressions: keys: {#a}"},
+		{"empty condition", txn(`{"ConditionCheck":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ConditionExpression":""}}`), vex, "Invalid ConditionExpression: The expression can not be empty;"},
+		{"empty update", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"UpdateExpression":""}}`), vex, "Invalid UpdateExpression: The expression can not be empty;"},
+		{"empty values", txn(`{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ConditionExpression":"attribute_exists(pk)","ExpressionAttributeValues":{}}}`), vex, "ExpressionAttributeValues must not be empty"},
 		{"empty index key", txn(ok, put("txg", `{"pk":{"S":"h2"},"gk":{"S":""}}`)), vex, "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: gix, IndexKey: gk"},
 		{"token too long", `{"ClientRequestToken":"0123456789012345678901234567890123456","TransactItems":[` + ok + `]}`, vex, "Value 0123456789012345678901234567890123456 at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36"},
 		// Precedence, as Local decides it.
@@ -293,6 +306,8 @@ func TestTransactWriteItemsToken(t *testing.T) {
 	expect(t, e, "TransactWriteItems", withToken("tok", strings.TrimSuffix(first, "}")+`,"ReturnConsumedCapacity":"TOTAL"}`), http.StatusOK,
 		`{"ConsumedCapacity":[{"TableName":"txa","CapacityUnits":2.0,"ReadCapacityUnits":2.0}]}`)
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"k1"},"v":{"N":"2"}}}`, getItem(t, e, "txa", `{"pk":{"S":"k1"}}`))
+	expect(t, e, "TransactWriteItems", withToken("tok", strings.TrimSuffix(first, "}")+`,"ReturnConsumedCapacity":"INDEXES"}`), http.StatusOK,
+		`{"ConsumedCapacity":[{"TableName":"txa","CapacityUnits":2.0,"ReadCapacityUnits":2.0,"Table":{"ReadCapacityUnits":2.0,"CapacityUnits":2.0}}]}`)
 	// Members in another order, an explicit null, other ReturnConsumedCapacity
 	// and ReturnItemCollectionMetrics: still the same parameters.
 	for _, same := range []string{
@@ -337,6 +352,13 @@ func TestTransactWriteItemsToken(t *testing.T) {
 	expect(t, e, "TransactWriteItems", withToken("tok3", txn(put("txa", `{"pk":{"N":"1"}}`))), http.StatusBadRequest,
 		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","CancellationReasons":[{"Code":"ValidationError","Message":"One or more parameter values were invalid: Type mismatch for key"}],"Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]"}`)
 	expect(t, e, "TransactWriteItems", withToken("tok3", txn(put("txa", `{"pk":{"S":"m3"}}`))), http.StatusOK, `{}`)
+	// Tokens belong to a scope (access key and region), as tables do.
+	code, out := callAs(t, e, "other", "CreateTable", `{"TableName":"txa","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`)
+	require.Equal(t, http.StatusOK, code, out)
+	code, out = callAs(t, e, "other", "TransactWriteItems", withToken("tok2", txn(put("txa", `{"pk":{"S":"s2"}}`))))
+	assert.Equal(t, http.StatusOK, code, out)
+	_, out = callAs(t, e, "other", "GetItem", `{"TableName":"txa","Key":{"pk":{"S":"s2"}}}`)
+	assert.JSONEq(t, `{"Item":{"pk":{"S":"s2"}}}`, out)
 	// An empty token is no token.
 	expect(t, e, "TransactWriteItems", withToken("", txn(put("txa", `{"pk":{"S":"m4"}}`))), http.StatusOK, `{}`)
 	expect(t, e, "TransactWriteItems", withToken("", txn(put("txa", `{"pk":{"S":"m5"}}`))), http.StatusOK, `{}`)
@@ -444,4 +466,66 @@ func TestTransactionConflictFault(t *testing.T) {
 	require.True(t, errors.As(err, &tce), "%v", err)
 	assert.Equal(t, "TransactionConflict", *tce.CancellationReasons[0].Code)
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"a"}}}`, getItem(t, e, "txa", `{"pk":{"S":"a"}}`))
+}
+
+// Transactions racing for one item: exactly one wins, and a reader of two
+// items a transaction writes together sees both or neither.
+func TestTransactWriteItemsConcurrent(t *testing.T) {
+	e := txnTables(t)
+	const writers = 16
+	var wg sync.WaitGroup
+	results := make(chan int, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, _ := call(t, e, "TransactWriteItems", txn(
+				`{"Put":{"TableName":"txa","Item":{"pk":{"S":"lock"},"by":{"N":"`+fmt.Sprint(i)+`"}},"ConditionExpression":"attribute_not_exists(pk)"}}`,
+				put("txb", `{"pk":{"S":"w"},"sk":{"N":"`+fmt.Sprint(i)+`"}}`)))
+			results <- code
+		}()
+	}
+	stop := make(chan struct{})
+	torn := make(chan string, 1)
+	var readers sync.WaitGroup
+	for range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := range writers {
+					_, out := call(t, e, "TransactGetItems", txn(
+						getTxn("txa", `{"pk":{"S":"lock"}}`, ""),
+						getTxn("txb", `{"pk":{"S":"w"},"sk":{"N":"`+fmt.Sprint(i)+`"}}`, "")))
+					lock := strings.Contains(out, `"by":{"N":"`+fmt.Sprint(i)+`"}`)
+					row := strings.Contains(out, `"sk":{"N":"`+fmt.Sprint(i)+`"}`)
+					if lock != row {
+						select {
+						case torn <- out:
+						default:
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	close(results)
+	counts := map[int]int{}
+	for code := range results {
+		counts[code]++
+	}
+	assert.Equal(t, map[int]int{http.StatusOK: 1, http.StatusBadRequest: writers - 1}, counts)
+	select {
+	case out := <-torn:
+		t.Fatalf("a reader saw half a transaction: %s", out)
+	default:
+	}
 }
