@@ -77,6 +77,7 @@ type Engine struct {
 type scope struct {
 	tables map[string]*table
 	tokens map[string]*tokenEntry // TransactWriteItems client request tokens
+	aging  []*tokenEntry          // the tokens in the order they were taken, to forget them
 }
 
 // New returns an engine with no tables.

@@ -79,6 +79,7 @@ type (
 // ten minutes: the parameters of the transaction that succeeded with it and
 // the items it wrote, which a repeat reads for its consumed capacity.
 type tokenEntry struct {
+	token  string
 	params string // canonicalParams of its TransactItems
 	at     time.Time
 	keys   []txnKey
@@ -138,7 +139,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 	if token != "" {
 		params = canonicalParams(in.TransactItems)
 		e.forgetTokens(s)
-		if te := s.tokens[token]; te != nil {
+		if te := s.tokens[token]; te != nil && e.now().Sub(te.at) < tokenLife {
 			if te.params != params {
 				return nil, newError(http.StatusBadRequest, nsDynamo+"IdempotentParameterMismatchException", "")
 			}
@@ -235,7 +236,9 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		caps.add(a.w.t, 2*writeUnits(size), ix, 2)
 	}
 	if token != "" {
-		s.tokens[token] = &tokenEntry{params: params, at: e.now(), keys: keys}
+		te := &tokenEntry{token: token, params: params, at: e.now(), keys: keys}
+		s.tokens[token] = te
+		s.aging = append(s.aging, te)
 	}
 	out := map[string]any{}
 	if c := caps.render(in.ReturnConsumedCapacity, "WriteCapacityUnits", true); c != nil {
@@ -501,13 +504,17 @@ func dropNulls(v any) any {
 }
 
 // forgetTokens drops the tokens of s older than tokenLife: DynamoDB treats
-// such a token's request as a new one.
+// such a token's request as a new one. Tokens age in the order they were
+// taken, so only the oldest are looked at (a clock moved back delays the
+// forgetting, and the lookup checks the age again).
 func (e *Engine) forgetTokens(s *scope) {
 	now := e.now()
-	for k, te := range s.tokens {
-		if now.Sub(te.at) >= tokenLife {
-			delete(s.tokens, k)
+	for len(s.aging) > 0 && now.Sub(s.aging[0].at) >= tokenLife {
+		if te := s.aging[0]; s.tokens[te.token] == te {
+			delete(s.tokens, te.token)
 		}
+		s.aging[0] = nil
+		s.aging = s.aging[1:]
 	}
 }
 
