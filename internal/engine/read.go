@@ -51,17 +51,19 @@ type row struct {
 
 // read is a Query or Scan ready to run.
 type read struct {
-	t        *table
-	ix       *index // nil for the table
-	x        *exprs
-	filter   *cond.Expr
-	proj     *projection_
-	count    bool // Select COUNT
-	fetch    bool // an LSI read that needs the table's items
-	limit    int  // 0: none
-	consist  bool
-	capacity string
-	scan     bool
+	t      *table
+	ix     *index // nil for the table
+	x      *exprs
+	filter *cond.Expr
+	proj   *projection_
+	count  bool // Select COUNT
+	fetch  bool // an LSI read that needs the table's items
+	// filterTable: an LSI Scan whose filter reads the table's items.
+	filterTable bool
+	limit       int // 0: none
+	consist     bool
+	capacity    string
+	scan        bool
 }
 
 // legacy refuses the parameters the expression forms replaced.
@@ -149,13 +151,12 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 		names, _, _ := exprRefs(*in.ProjectionExpression)
 		r.x.use(names, nil)
 	}
-	if !r.x.any {
-		if r.x.names != nil {
-			return validation("ExpressionAttributeNames can only be specified when using expressions: %s", nullParams)
-		}
-		if r.x.values != nil {
-			return validation("ExpressionAttributeValues can only be specified when using expressions: %s", nullParams)
-		}
+	if !r.x.any && r.x.names != nil {
+		return validation("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	// Values need a condition: a projection does not count.
+	if r.x.values != nil && in.FilterExpression == nil && in.KeyConditionExpression == nil {
+		return validation("ExpressionAttributeValues can only be specified when using expressions: %s", nullParams)
 	}
 	return r.x.done()
 }
@@ -174,11 +175,8 @@ func (r *read) selection(in *readInput) error {
 	case sel == "ALL_PROJECTED_ATTRIBUTES" && in.ProjectionExpression != nil:
 		return validation("Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
 	case sel == "ALL_PROJECTED_ATTRIBUTES" && r.ix == nil:
-		verb := "Querying"
-		if r.scan {
-			verb = "Scanning"
-		}
-		return validation("ALL_PROJECTED_ATTRIBUTES can be used only when %s using an IndexName", verb)
+		// Scan's answer too says Querying.
+		return validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
 	}
 	r.count = sel == "COUNT"
 	ix := r.ix
@@ -202,9 +200,14 @@ func (r *read) selection(in *readInput) error {
 	if in.FilterExpression != nil {
 		_, _, tops := exprRefs(*in.FilterExpression)
 		if missing := r.unprojected(r.resolve(tops)); len(missing) > 0 {
-			// Unlike a projection, a filter never fetches from the table,
-			// even on an LSI.
-			return invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
+			// A Query refuses such a filter, even on an LSI. A Scan
+			// accepts it: on a GSI it sees the attributes as absent, on
+			// an LSI it reads them from the table's item (DynamoDB
+			// Local's behaviour).
+			if !r.scan {
+				return invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
+			}
+			r.filterTable = !ix.global
 		}
 	}
 	return nil
@@ -337,7 +340,11 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 			}
 		}
 		if r.filter != nil {
-			ok, err := r.x.eval("FilterExpression", r.filter, it)
+			on := it
+			if r.filterTable {
+				on = rw.en.item
+			}
+			ok, err := r.x.eval("FilterExpression", r.filter, on)
 			if err != nil {
 				return nil, err
 			}

@@ -59,6 +59,9 @@ func runRaw(t *testing.T, e *engine.Engine, table string, cases []rawCase) {
 				body += "," + c.body
 			}
 			body += "}"
+			if op == "BatchGetItem" {
+				body = strings.ReplaceAll(c.body, "$T", table)
+			}
 			_, got := call(t, e, op, body)
 			want := strings.ReplaceAll(c.want, "$T", table)
 			assert.Equal(t, normal(t, want, c.unordered), normal(t, got, c.unordered), "request %s", body)
@@ -66,18 +69,29 @@ func runRaw(t *testing.T, e *engine.Engine, table string, cases []rawCase) {
 	}
 }
 
-// normal decodes a JSON answer for comparison; with unordered, Items are
-// sorted by their encoding.
+// normal decodes a JSON answer for comparison; with unordered, Items (and
+// BatchGetItem's Responses) are sorted by their encoding.
 func normal(t testing.TB, s string, unordered bool) any {
 	t.Helper()
 	var v map[string]any
 	require.NoError(t, json.Unmarshal([]byte(s), &v), s)
-	if items, ok := v["Items"].([]any); ok && unordered {
-		sort.Slice(items, func(i, j int) bool {
-			a, _ := json.Marshal(items[i])
-			b, _ := json.Marshal(items[j])
-			return bytes.Compare(a, b) < 0
-		})
+	if !unordered {
+		return v
+	}
+	lists := []any{v["Items"]}
+	if r, ok := v["Responses"].(map[string]any); ok {
+		for _, l := range r {
+			lists = append(lists, l)
+		}
+	}
+	for _, l := range lists {
+		if items, ok := l.([]any); ok {
+			sort.Slice(items, func(i, j int) bool {
+				a, _ := json.Marshal(items[i])
+				b, _ := json.Marshal(items[j])
+				return bytes.Compare(a, b) < 0
+			})
+		}
 	}
 	return v
 }

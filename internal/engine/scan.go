@@ -30,19 +30,17 @@ func (e *Engine) scan(s *scope, in *readInput) (any, error) {
 		return nil, validation("If total segments is specified, a particular segment must also be specified for this request")
 	case in.Segment != nil:
 		seg, total = *in.Segment, *in.TotalSegments
-		if total < 1 || total > maxSegments {
-			if total > maxSegments {
-				return nil, validation("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to %d", total, maxSegments)
-			}
-			return nil, validation("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1", total)
+		// DynamoDB Local checks the segment against the total first, so a
+		// total below 1 is reported as a segment out of range.
+		if total > maxSegments {
+			return nil, validation("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to %d", total, maxSegments)
 		}
 		if seg < 0 || seg >= total {
 			return nil, validation("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", seg, total-1)
 		}
 	}
-	if in.KeyConditionExpression != nil {
-		return nil, validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {KeyConditionExpression}")
-	}
+	// Scan has no such parameter: DynamoDB ignores it as any unknown member.
+	in.KeyConditionExpression, in.ScanIndexForward = nil, nil
 	if err := r.expressions(in, "FilterExpression is null"); err != nil {
 		return nil, err
 	}
