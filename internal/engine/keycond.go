@@ -401,16 +401,3 @@ func (kc *keyCond) matches(v types.AttributeValue) bool {
 	}
 	return false
 }
-
-// lowerBound is the least value the condition admits, for a search in
-// sorted order; nil means from the start.
-func (kc *keyCond) lowerBound() types.AttributeValue {
-	if kc == nil {
-		return nil
-	}
-	switch kc.op {
-	case "=", ">", ">=", "BETWEEN", "begins_with":
-		return kc.vals[0]
-	}
-	return nil
-}
