@@ -86,8 +86,7 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 			return nil, err
 		}
 		if ka.ProjectionExpression != nil {
-			names, _, _ := exprRefs(*ka.ProjectionExpression)
-			x.use(names, nil)
+			x.use(exprRefs(*ka.ProjectionExpression).names, nil)
 		}
 		if err := x.done(); err != nil {
 			return nil, err

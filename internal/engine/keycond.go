@@ -70,17 +70,25 @@ func isWord(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
+// refs are the placeholders an expression uses and the paths it names.
+type refs struct {
+	names, values []string
+	tops          []string // the top-level attribute of each path (#names unresolved)
+	deep          []string // the same, of the paths that go into it (a.b, a[0])
+}
+
 // exprRefs lists the #names and :values an expression uses and the
-// top-level attribute (a #name unresolved) of each of its paths.
-func exprRefs(s string) (names, values, tops []string) {
+// top-level attribute of each of its paths.
+func exprRefs(s string) refs {
+	var r refs
 	toks := ktokens(s)
 	for i, t := range toks {
 		switch t.kind {
 		case 'v':
-			values = append(values, t.text)
+			r.values = append(r.values, t.text)
 		case 'i':
 			if strings.HasPrefix(t.text, "#") {
-				names = append(names, t.text)
+				r.names = append(r.names, t.text)
 			}
 			prev, next := ktok{}, toks[i+1]
 			if i > 0 {
@@ -89,10 +97,13 @@ func exprRefs(s string) (names, values, tops []string) {
 			if prev.text == "." || prev.text == "[" || next.text == "(" {
 				continue // a nested element, a list index or a function
 			}
-			tops = append(tops, t.text)
+			r.tops = append(r.tops, t.text)
+			if next.text == "." || next.text == "[" {
+				r.deep = append(r.deep, t.text)
+			}
 		}
 	}
-	return names, values, tops
+	return r
 }
 
 // knode is a node of a key condition's tree.
@@ -242,8 +253,8 @@ func (x *exprs) keyConditions(s *string) (*knode, error) {
 	if _, err := e.Eval(nil, x.names, x.values); err != nil {
 		return nil, exprError("KeyConditionExpression", err)
 	}
-	names, values, _ := exprRefs(*s)
-	x.use(names, values)
+	rf := exprRefs(*s)
+	x.use(rf.names, rf.values)
 	p := &kparser{toks: ktokens(*s)}
 	return p.or(), nil
 }
@@ -345,17 +356,44 @@ func (x *exprs) keySchemaConds(root *knode, hash, rng keyDef) (types.AttributeVa
 	if hv == nil {
 		return nil, nil, validation("Query condition missed key schema element")
 	}
-	if typeName(hv) != hash.typ {
-		return nil, nil, invalidParam("Condition parameter type does not match schema type")
+	if err := keyConditionValue(hash, hv); err != nil {
+		return nil, nil, err
 	}
 	if rc != nil {
 		for _, v := range rc.vals {
-			if typeName(v) != rng.typ {
-				return nil, nil, invalidParam("Condition parameter type does not match schema type")
+			if err := keyConditionValue(rng, v); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
 	return hv, rc, nil
+}
+
+// keyConditionValue checks a value compared with key attribute k.
+func keyConditionValue(k keyDef, v types.AttributeValue) error {
+	if typeName(v) != k.typ {
+		return invalidParam("Condition parameter type does not match schema type")
+	}
+	if kind := emptyKey(v); kind != "" {
+		return validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", kind, k.name)
+	}
+	return nil
+}
+
+// emptyKey names the kind of an empty S or B value ("string", "binary"),
+// "" for any other value.
+func emptyKey(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		if v.Value == "" {
+			return "string"
+		}
+	case *types.AttributeValueMemberB:
+		if len(v.Value) == 0 {
+			return "binary"
+		}
+	}
+	return ""
 }
 
 // flip mirrors a comparison whose path is on the right (:v < sk is sk > :v).

@@ -33,13 +33,8 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.FilterExpression != nil {
-		_, _, tops := exprRefs(*in.FilterExpression)
-		for _, n := range r.resolve(tops) {
-			if n == hk.name || (rk.name != "" && n == rk.name) {
-				return nil, validation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
-			}
-		}
+	if err := r.filterKeys(in); err != nil {
+		return nil, err
 	}
 	if err := r.selection(in); err != nil {
 		return nil, err

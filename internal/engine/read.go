@@ -58,7 +58,7 @@ type read struct {
 	proj   *projection_
 	count  bool // Select COUNT
 	fetch  bool // an LSI read that needs the table's items
-	// filterTable: an LSI Scan whose filter reads the table's items.
+	// filterTable: an index Scan whose filter reads the table's items.
 	filterTable bool
 	limit       int // 0: none
 	consist     bool
@@ -141,15 +141,14 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 		if _, err := r.filter.Eval(nil, r.x.names, r.x.values); err != nil {
 			return exprError("FilterExpression", err)
 		}
-		names, values, _ := exprRefs(*in.FilterExpression)
-		r.x.use(names, values)
+		rf := exprRefs(*in.FilterExpression)
+		r.x.use(rf.names, rf.values)
 	}
 	if r.proj, err = r.x.projection(in.ProjectionExpression); err != nil {
 		return err
 	}
 	if in.ProjectionExpression != nil {
-		names, _, _ := exprRefs(*in.ProjectionExpression)
-		r.x.use(names, nil)
+		r.x.use(exprRefs(*in.ProjectionExpression).names, nil)
 	}
 	if !r.x.any && r.x.names != nil {
 		return validation("ExpressionAttributeNames can only be specified when using expressions")
@@ -198,16 +197,42 @@ func (r *read) selection(in *readInput) error {
 		}
 	}
 	if in.FilterExpression != nil {
-		_, _, tops := exprRefs(*in.FilterExpression)
-		if missing := r.unprojected(r.resolve(tops)); len(missing) > 0 {
+		if missing := r.unprojected(r.resolve(exprRefs(*in.FilterExpression).tops)); len(missing) > 0 {
 			// A Query refuses such a filter, even on an LSI. A Scan
-			// accepts it: on a GSI it sees the attributes as absent, on
-			// an LSI it reads them from the table's item (DynamoDB
-			// Local's behaviour).
+			// accepts it and evaluates it on the table's item, GSI or LSI
+			// (DynamoDB Local's behaviour: attribute_not_exists of an
+			// unprojected attribute is false there).
 			if !r.scan {
 				return invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
 			}
-			r.filterTable = !ix.global
+			r.filterTable = true
+		}
+	}
+	return nil
+}
+
+// filterKeys refuses a filter that goes into a key attribute (pk.x), and,
+// for a Query, one that names a key attribute of what it reads at all.
+func (r *read) filterKeys(in *readInput) error {
+	if in.FilterExpression == nil {
+		return nil
+	}
+	rf := exprRefs(*in.FilterExpression)
+	for _, n := range r.resolve(rf.deep) {
+		if n == r.t.hash.name || n == r.t.rng.name {
+			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
+		}
+		if r.ix != nil && (n == r.ix.hash.name || n == r.ix.rng.name) {
+			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: %s", n)
+		}
+	}
+	if r.scan {
+		return nil
+	}
+	hk, rk := r.keysOf()
+	for _, n := range r.resolve(rf.tops) {
+		if n == hk.name || (rk.name != "" && n == rk.name) {
+			return validation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
 		}
 	}
 	return nil
@@ -304,6 +329,9 @@ func (r *read) startKey(esk item) (map[string]types.AttributeValue, error) {
 		}
 		if typeName(v) != types[n] {
 			return nil, validation("Type mismatch for attribute to update")
+		}
+		if kind := emptyKey(v); kind != "" {
+			return nil, validation("The query can return at most one row and cannot be restarted. The provided starting key is invalid: One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", kind, n)
 		}
 		if m[n], err = checkValue(v); err != nil {
 			return nil, err

@@ -44,6 +44,9 @@ func (e *Engine) scan(s *scope, in *readInput) (any, error) {
 	if err := r.expressions(in, "FilterExpression is null"); err != nil {
 		return nil, err
 	}
+	if err := r.filterKeys(in); err != nil {
+		return nil, err
+	}
 	if err := r.selection(in); err != nil {
 		return nil, err
 	}
