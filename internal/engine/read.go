@@ -10,8 +10,19 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
-// What Query and Scan share: the request, its checks, the view of a table
-// or an index they read, and the page they return.
+// What Query and Scan share: the request, its checks and the page they
+// return. The rules, each measured on DynamoDB Local:
+//
+//   - Limit counts the items read, before the filter; a page also ends
+//     after the item that brings what was read (index projections for an
+//     index, whatever is returned) to 1 MB. A page that ends either way
+//     has a LastEvaluatedKey, even when nothing follows.
+//   - A LastEvaluatedKey holds the table's key and, for an index, the
+//     index's key; an ExclusiveStartKey must have exactly those.
+//   - Read capacity is the bytes read in 4 KB units, rounded up once per
+//     call, halved for eventual consistency; nothing read costs nothing.
+//     An LSI Query that reads unprojected attributes also pays for each
+//     table item it fetches; an LSI Scan does not.
 
 type readInput struct {
 	TableName                 string
@@ -74,8 +85,8 @@ func (in *readInput) legacy() error {
 	return nil
 }
 
-// prepare runs the checks Query and Scan share, up to the expressions,
-// which the caller parses between prepare and finishPrepare.
+// prepareRead runs the checks Query and Scan share that come before their
+// expressions.
 func (e *Engine) prepareRead(s *scope, in *readInput, scan bool) (*read, error) {
 	t, err := s.lookup(in.TableName)
 	if err != nil {
