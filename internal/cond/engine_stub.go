@@ -37,7 +37,7 @@ func (e *Expr) placeholders() *placeholders {
 type Projection struct{}
 
 func ParseProjection(expr string) (*Projection, error) { return nil, errors.New("not implemented") }
-func (p *Projection) Names() []string                 { return nil }
+func (p *Projection) Names() []string                  { return nil }
 func (p *Projection) Paths(names map[string]string) ([]Path, error) {
 	return nil, nil
 }
