@@ -48,6 +48,7 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 			return nil, validation("The provided starting key does not match the range key predicate")
 		}
 	}
+	r.single = r.ix == nil && r.t.rng.name == ""
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	if r.ix != nil {
 		return r.page(r.queryIndex(hv, rc, esk, forward))

@@ -71,7 +71,8 @@ type read struct {
 	fetch  bool // an LSI read that needs the table's items
 	// filterTable: an index Scan whose filter reads the table's items.
 	filterTable bool
-	limit       int // 0: none
+	single      bool // a Query of a table without a range key: at most one item, never a LastEvaluatedKey
+	limit       int  // 0: none
 	consist     bool
 	capacity    string
 	scan        bool
@@ -402,7 +403,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 	}
 	out["Count"] = count
 	out["ScannedCount"] = scanned
-	if more && last != nil {
+	if more && last != nil && !r.single {
 		lek := map[string]types.AttributeValue{}
 		for _, n := range r.lekNames() {
 			lek[n] = last.en.item[n]
