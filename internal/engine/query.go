@@ -33,12 +33,6 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.filterKeys(in); err != nil {
-		return nil, err
-	}
-	if err := r.selection(in); err != nil {
-		return nil, err
-	}
 	esk, err := r.startKey(in.ExclusiveStartKey)
 	if err != nil {
 		return nil, err
@@ -47,6 +41,12 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 		if encodeKey(esk[hk.name]) != encodeKey(hv) || (rk.name != "" && !rc.matches(esk[rk.name])) {
 			return nil, validation("The provided starting key does not match the range key predicate")
 		}
+	}
+	if err := r.filterKeys(in); err != nil {
+		return nil, err
+	}
+	if err := r.selection(in); err != nil {
+		return nil, err
 	}
 	r.single = r.ix == nil && r.t.rng.name == ""
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
