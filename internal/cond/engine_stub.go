@@ -1,39 +1,38 @@
 package cond
 
-// TEMPORARY: replaced by the engine-expr branch.
+// TEMPORARY: the rest comes with the engine-expr branch.
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-type PathElem struct {
-	Name    string
-	Index   int
-	IsIndex bool
-}
-type Path []PathElem
+// Names returns the #name placeholders the expression uses, in order of
+// first use.
+func (e *Expr) Names() []string { return e.placeholders().names }
 
-func (e *Expr) Names() []string  { return nil }
-func (e *Expr) Values() []string { return nil }
+// Values returns the :value placeholders the expression uses, in order of
+// first use.
+func (e *Expr) Values() []string { return e.placeholders().values }
 
-type Update struct{}
-
-func ParseUpdate(expr string) (*Update, error) {
-	return nil, errors.New("cond: update: not implemented")
-}
-func (u *Update) Names() []string  { return nil }
-func (u *Update) Values() []string { return nil }
-func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue, keyNames []string) (map[string]types.AttributeValue, error) {
-	out := map[string]types.AttributeValue{}
-	for k, v := range item {
-		out[k] = v
+func (e *Expr) placeholders() *placeholders {
+	p := &placeholders{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		switch n.kind {
+		case kPath:
+			p.addPath(n.path)
+		case kValue:
+			p.addValue(n.value)
+		}
+		for _, k := range n.kids {
+			walk(k)
+		}
 	}
-	return out, nil
+	walk(e.root)
+	return p
 }
-func (u *Update) Paths(names map[string]string) ([]Path, error) { return nil, nil }
 
 type Projection struct{}
 
@@ -45,4 +44,3 @@ func (p *Projection) Paths(names map[string]string) ([]Path, error) {
 func Project(item map[string]types.AttributeValue, paths []Path) map[string]types.AttributeValue {
 	return nil
 }
-func Message(err error) string { return strings.TrimPrefix(err.Error(), "cond: invalid expression: ") }

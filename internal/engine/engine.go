@@ -28,6 +28,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Clock is the engine's source of time: item TTLs expire, tables are dated
@@ -60,9 +62,11 @@ type Options struct {
 type Engine struct {
 	opts Options
 
-	mu        sync.Mutex // guards everything below: every request runs under it
-	scopes    map[string]*scope
-	lastSweep time.Time
+	mu     sync.Mutex // guards everything below: every request runs under it
+	scopes map[string]*scope
+	// hold, during a request a FaultThrottle rule throttles in part, says
+	// which of its items to leave unprocessed (BatchWriteItem).
+	hold func(table string, item map[string]types.AttributeValue) bool
 
 	reqSeq atomic.Uint64
 }
@@ -72,6 +76,7 @@ type Engine struct {
 type scope struct {
 	tables map[string]*table
 	tokens map[string]*tokenEntry // TransactWriteItems client request tokens
+	aging  []*tokenEntry          // the tokens in the order they were taken, to forget them
 }
 
 // New returns an engine with no tables.
@@ -104,6 +109,7 @@ type request struct {
 	body   []byte
 	scope  string
 	header http.Header
+	hold   func(table string, item map[string]types.AttributeValue) bool // see Engine.hold
 }
 
 // response is the answer to one call before any fault is applied.
@@ -206,6 +212,8 @@ func (e *Engine) handle(req *request) response {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.hold = req.hold
+	defer func() { e.hold = nil }()
 	e.sweep()
 	out, err := h(e, e.scopeFor(req.scope), req.body)
 	if err != nil {

@@ -29,7 +29,11 @@ const (
 	// applied; nothing changes.
 	FaultDropRequest
 	// FaultThrottle: answered ProvisionedThroughputExceededException;
-	// nothing changes. The SDK retries it.
+	// nothing changes. The SDK retries it. On a BatchWriteItem, a rule
+	// that names a Table or a Key throttles only the requests it matches:
+	// they come back in UnprocessedItems and the others are applied (when
+	// it matches all of them, the whole call is throttled, as DynamoDB
+	// does when it can process nothing).
 	FaultThrottle
 	// FaultServerError: answered 500 InternalServerError; nothing changes.
 	// To the client a 5xx is an unknown outcome, and the SDK retries it.
@@ -277,8 +281,13 @@ func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, 
 	case FaultDropRequest:
 		return response{}, true
 	case FaultThrottle:
-		return errorResponse(newError(http.StatusBadRequest, nsDynamo+"ProvisionedThroughputExceededException",
-			"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.")), false
+		if req.op == "BatchWriteItem" && (r.Table != "" || r.Key != nil) {
+			req.hold = func(table string, item map[string]types.AttributeValue) bool {
+				return r.matches(req.op, []target{{table: table, item: item}})
+			}
+			return e.handle(req), false
+		}
+		return errorResponse(throttled()), false
 	case FaultServerError:
 		return errorResponse(serverError("Internal server error")), false
 	case FaultDelay:

@@ -88,13 +88,12 @@ func (t *table) keyOf(key item) (hash, rng types.AttributeValue, err error) {
 }
 
 // keyValue checks one key attribute of m. inKey is true for a Key
-// parameter, false for an Item, where DynamoDB words the errors otherwise.
+// parameter, false for an Item; DynamoDB Local words the errors of both
+// alike.
 func (t *table) keyValue(k keyDef, m map[string]types.AttributeValue, inKey bool) (types.AttributeValue, error) {
 	v, ok := m[k.name]
 	if !ok {
-		if inKey {
-			return nil, validation("The number of conditions on the keys is invalid")
-		}
+		// DynamoDB Local words it so for a Key and an Item alike.
 		return nil, validation("One of the required keys was not given a value")
 	}
 	switch typeName(v) {
@@ -104,10 +103,7 @@ func (t *table) keyValue(k keyDef, m map[string]types.AttributeValue, inKey bool
 	case "":
 		return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
 	default:
-		if inKey {
-			return nil, validation("Invalid attribute value type")
-		}
-		return nil, invalidParam("Type mismatch for key")
+		return nil, validation("Invalid attribute value type")
 	}
 	v, err := checkValue(v)
 	if err != nil {
@@ -494,6 +490,7 @@ type write struct {
 	update    *cond.Update
 	put       map[string]types.AttributeValue
 	delete    bool
+	check     bool // a transaction's ConditionCheck: nothing is written
 }
 
 // prepare resolves a write's new item against the current one, checking
@@ -519,6 +516,8 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 		}
 	}
 	switch {
+	case w.check:
+		return old, cur, nil
 	case w.delete:
 		return old, nil, nil
 	case w.put != nil:
@@ -553,6 +552,9 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 
 // apply stores the outcome of prepare.
 func (w *write) apply(next map[string]types.AttributeValue) {
+	if w.check {
+		return
+	}
 	if next == nil {
 		w.t.items.remove(w.hash, w.rng)
 		return

@@ -3,7 +3,6 @@ package engine_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -14,19 +13,6 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/engine"
 )
-
-// call posts a raw request to e and returns the status and the body.
-func call(t testing.TB, e *engine.Engine, op, body string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://engine.invalid/", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-	resp, err := e.Do(req)
-	require.NoError(t, err)
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(b)
-}
 
 // mustCall is call for a request that must succeed.
 func mustCall(t testing.TB, e *engine.Engine, op, body string) string {
