@@ -152,8 +152,6 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 		if _, err := r.filter.Eval(nil, r.x.names, r.x.values); err != nil {
 			return exprError("FilterExpression", err)
 		}
-		rf := exprRefs(*in.FilterExpression)
-		r.x.use(rf.names, rf.values)
 	}
 	if r.proj, err = r.x.projection(in.ProjectionExpression); err != nil {
 		return err
