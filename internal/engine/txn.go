@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
 // Transactions: TransactWriteItems and TransactGetItems. Every request runs
@@ -22,7 +23,8 @@ import (
 // it, so that the first error it reports is Local's:
 //
 //  1. the request's shape, action by action: one operation per action, the
-//     required members, table names, values, item sizes, expressions (a
+//     required members, table names, values, item sizes, expressions and
+//     what an update expression's placeholders and operands allow (a
 //     ValidationException), then the 4 MB payload;
 //  2. the tables (ResourceNotFoundException);
 //  3. the keys, action by action: missing or malformed key attributes (a
@@ -344,7 +346,29 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		}
 		return nil, 0, err
 	}
+	if err := staticUpdateCheck(w); err != nil {
+		return nil, 0, err
+	}
 	return a, size, nil
+}
+
+// staticUpdateCheck returns the errors of an Update's expression that
+// DynamoDB finds in the request alone (undefined placeholders, paths that
+// overlap, operands of the wrong type), which Local reports before it looks
+// at the tables. Apply checks those first, so applying the update to an
+// empty item, without key names, reports them; the errors that the empty
+// item itself causes are evaluation errors, which have no "Invalid
+// UpdateExpression" prefix, and wait for phase 4 and the real item.
+func staticUpdateCheck(w *write) error {
+	if w.update == nil {
+		return nil
+	}
+	_, err := w.update.Apply(map[string]types.AttributeValue{}, w.x.names, w.x.values, nil)
+	var ce *cond.Error
+	if errors.As(err, &ce) && strings.HasPrefix(ce.Msg, "Invalid UpdateExpression: ") {
+		return validation("%s", ce.Msg)
+	}
+	return nil
 }
 
 // resolveKey runs phase 3 on an action: it finds its key. A key attribute

@@ -556,6 +556,10 @@ func TestTransactWriteItemsUpdate(t *testing.T) {
 		// have reasons to cancel it.
 		{"after a failed condition", txn(`{"Put":{"TableName":"txa","Item":{"pk":{"S":"h1"}},"ConditionExpression":"attribute_not_exists(pk)"}}`, upd("SET s[1] = :one", `{":one":{"N":"1"}}`)), "The document path provided in the update expression is invalid for update"},
 		{"after a key of the wrong type", txn(put("txa", `{"pk":{"N":"1"}}`), upd("SET n = zz + :one", `{":one":{"N":"1"}}`)), "The provided expression refers to an attribute that does not exist in the item"},
+		// Errors in the expression itself come before the tables.
+		{"overlap before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), upd("SET n = :one, n = :one", `{":one":{"N":"1"}}`)), "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [n], path two: [n]"},
+		{"operand type before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), upd("SET n = n + :one", `{":one":{"S":"1"}}`)), "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S"},
+		{"undefined value before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), upd("SET n = :two", ``)), "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :two"},
 		{"before a key of the wrong type", txn(upd("SET n = zz + :one", `{":one":{"N":"1"}}`), put("txa", `{"pk":{"N":"1"}}`)), "The provided expression refers to an attribute that does not exist in the item"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -580,6 +584,11 @@ func TestTransactWriteItemsUpdate(t *testing.T) {
 				`"Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [None, ValidationError]"}`)
 	}
 	assert.JSONEq(t, `{}`, getItem(t, e, "txa", `{"pk":{"S":"h9"}}`))
+	// ... after the tables and the duplicates, as Local checks it.
+	expect(t, e, "TransactWriteItems", txn(put("nope", `{"pk":{"S":"h9"}}`), upd("SET pk = :m", `{":m":{"S":"x"}}`)), http.StatusBadRequest,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"Cannot do operations on a non-existent table"}`)
+	expect(t, e, "TransactWriteItems", txn(ok, ok, upd("SET pk = :m", `{":m":{"S":"x"}}`)), http.StatusBadRequest,
+		`{"__type":"com.amazon.coral.validate#ValidationException","Message":"Transaction request cannot include multiple operations on one item"}`)
 
 	// An update that makes the item too large.
 	expect(t, e, "PutItem", fmt.Sprintf(`{"TableName":"txa","Item":{"pk":{"S":"big1"},"b":{"S":%q}}}`, strings.Repeat("x", 300000)), http.StatusOK, `{}`)
