@@ -1,7 +1,6 @@
 package cond
 
-// TEMPORARY: replaced by the engine-expr branch. (Trimmed by engine-txn's
-// merge of engine-expr to what that branch does not provide yet.)
+// TEMPORARY: the rest comes with the engine-expr branch.
 
 import (
 	"errors"
@@ -9,8 +8,31 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-func (e *Expr) Names() []string  { return nil }
-func (e *Expr) Values() []string { return nil }
+// Names returns the #name placeholders the expression uses, in order of
+// first use.
+func (e *Expr) Names() []string { return e.placeholders().names }
+
+// Values returns the :value placeholders the expression uses, in order of
+// first use.
+func (e *Expr) Values() []string { return e.placeholders().values }
+
+func (e *Expr) placeholders() *placeholders {
+	p := &placeholders{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		switch n.kind {
+		case kPath:
+			p.addPath(n.path)
+		case kValue:
+			p.addValue(n.value)
+		}
+		for _, k := range n.kids {
+			walk(k)
+		}
+	}
+	walk(e.root)
+	return p
+}
 
 type Projection struct{}
 

@@ -62,9 +62,8 @@ type Options struct {
 type Engine struct {
 	opts Options
 
-	mu        sync.Mutex // guards everything below: every request runs under it
-	scopes    map[string]*scope
-	lastSweep time.Time
+	mu     sync.Mutex // guards everything below: every request runs under it
+	scopes map[string]*scope
 	// hold, during a request a FaultThrottle rule throttles in part, says
 	// which of its items to leave unprocessed (BatchWriteItem).
 	hold func(table string, item map[string]types.AttributeValue) bool

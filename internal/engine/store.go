@@ -34,6 +34,12 @@ type store struct {
 	order []*partition // sorted by enc
 	count int
 	bytes int64
+
+	// ttlAttr is the table's TTL attribute ("" when TTL is off), and
+	// nextTTL the earliest TTL of its items seen since the last sweep (0:
+	// none), so that a sweep reads the items only when one may be due.
+	ttlAttr string
+	nextTTL int64
 }
 
 func newStore() *store { return &store{parts: map[string]*partition{}} }
@@ -79,6 +85,7 @@ func (s *store) put(e *entry) *entry {
 		copy(s.order[i+1:], s.order[i:])
 		s.order[i] = p
 	}
+	s.noteTTL(e.item)
 	i, ok := p.find(e.rng)
 	if ok {
 		old := p.entries[i]
@@ -126,5 +133,15 @@ func (s *store) all(f func(*entry) bool) {
 				return
 			}
 		}
+	}
+}
+
+// noteTTL lowers nextTTL to the TTL of item, if it has one.
+func (s *store) noteTTL(item map[string]types.AttributeValue) {
+	if s.ttlAttr == "" {
+		return
+	}
+	if exp, ok := ttlOf(item[s.ttlAttr]); ok && (s.nextTTL == 0 || exp < s.nextTTL) {
+		s.nextTTL = exp
 	}
 }

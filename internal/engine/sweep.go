@@ -1,45 +1,42 @@
 package engine
 
 import (
-	"time"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
-// sweepEvery is how often, on the engine's clock, expired items are looked
-// for: a sweep reads every item of every table with TTL enabled.
-const sweepEvery = time.Second
-
-// sweep deletes the items whose TTL (plus Options.TTLDelay) has passed, at
-// most once per sweepEvery of the engine's clock. It runs under e.mu at
-// the start of a request, so a test that moves the clock sees the deletion
-// at its next request. As on DynamoDB, the TTL attribute must be a number
-// of epoch seconds; other types, and values more than five years in the
-// past, are ignored.
+// sweep deletes the items whose TTL (plus Options.TTLDelay) has passed. It
+// runs under e.mu at the start of every request, so a test that moves the
+// clock sees the deletion at its next request; it reads a table's items
+// only when the earliest TTL it has seen is due. As on DynamoDB, the TTL
+// attribute must be a number of epoch seconds; other types, and values
+// more than five years in the past, are ignored.
 func (e *Engine) sweep() {
 	now := e.now()
-	if now.Sub(e.lastSweep) < sweepEvery && !now.Before(e.lastSweep) {
-		return
-	}
-	e.lastSweep = now
 	limit := now.Add(-e.opts.TTLDelay).Unix()
 	oldest := now.AddDate(-5, 0, 0).Unix()
 	for _, s := range e.scopes {
 		for _, t := range s.tables {
-			if t.ttlAttr == "" {
+			st := t.items
+			if st.ttlAttr == "" || st.nextTTL == 0 || st.nextTTL > limit {
 				continue
 			}
 			var expired []*entry
-			t.items.all(func(en *entry) bool {
-				if exp, ok := ttlOf(en.item[t.ttlAttr]); ok && exp <= limit && exp >= oldest {
+			st.nextTTL = 0
+			st.all(func(en *entry) bool {
+				exp, ok := ttlOf(en.item[st.ttlAttr])
+				switch {
+				case !ok:
+				case exp <= limit && exp >= oldest:
 					expired = append(expired, en)
+				case exp > limit && (st.nextTTL == 0 || exp < st.nextTTL):
+					st.nextTTL = exp
 				}
 				return true
 			})
 			for _, en := range expired {
-				t.items.remove(en.hash, en.rng)
+				st.remove(en.hash, en.rng)
 			}
 		}
 	}

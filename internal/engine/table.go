@@ -483,6 +483,9 @@ func (e *Engine) updateTTL(s *scope, in *updateTTLInput) (any, error) {
 	} else {
 		t.ttlAttr = ""
 	}
+	t.items.ttlAttr = t.ttlAttr
+	t.items.nextTTL = 0
+	t.items.all(func(en *entry) bool { t.items.noteTTL(en.item); return true })
 	return map[string]any{"TimeToLiveSpecification": spec}, nil
 }
 

@@ -43,13 +43,13 @@ func (c *fakeClock) advance(d time.Duration) {
 }
 
 // call posts a raw request to e and returns the status and the body.
-func call(t *testing.T, e *engine.Engine, op, body string) (int, string) {
+func call(t testing.TB, e *engine.Engine, op, body string) (int, string) {
 	t.Helper()
 	return callAs(t, e, "test", op, body)
 }
 
 // callAs is call with the access key key.
-func callAs(t *testing.T, e *engine.Engine, key, op, body string) (int, string) {
+func callAs(t testing.TB, e *engine.Engine, key, op, body string) (int, string) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
