@@ -113,6 +113,8 @@ func TestTransactWriteItemsAppliesAll(t *testing.T) {
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"u"}}}`, getItem(t, e, "txa", `{"pk":{"S":"u"}}`), "an Update without UpdateExpression creates the item with its key")
 	assert.JSONEq(t, `{}`, getItem(t, e, "txg", `{"pk":{"S":"c"}}`), "a ConditionCheck writes nothing")
 
+	expect(t, e, "TransactWriteItems", txn(`{"ConditionCheck":{"TableName":"txa","Key":{"pk":{"S":"x"}},"ConditionExpression":"#v = :v","ExpressionAttributeNames":{"#v":"v"},"ExpressionAttributeValues":{":v":{"N":"1.5"}}}}`,
+		`{"Delete":{"TableName":"txb","Key":{"pk":{"S":"x"},"sk":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), http.StatusOK, `{}`)
 	expect(t, e, "TransactWriteItems", txn(`{"Delete":{"TableName":"txa","Key":{"pk":{"S":"x"}},"ConditionExpression":"attribute_exists(pk)"}}`), http.StatusOK, `{}`)
 	assert.JSONEq(t, `{}`, getItem(t, e, "txa", `{"pk":{"S":"x"}}`))
 }
@@ -196,6 +198,9 @@ func TestTransactWriteItemsValidation(t *testing.T) {
 		{"null false", txn(ok, put("txa", `{"pk":{"S":"h2"},"s":{"NULL":false}}`)), vex, "One or more parameter values were invalid: Null attribute value types must have the value of true"},
 		{"empty value", txn(ok, put("txa", `{"pk":{"S":"h2"},"s":{}}`)), vex, "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},
 		{"values without expression", txn(ok, `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}}}}`), vex, "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"},
+		{"unused value", txn(ok, `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), vex, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:a}"},
+		{"unused value before duplicates", txn(ok, ok, `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), vex, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:a}"},
+		{"unused value before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), vex, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:a}"},
 		{"names without expression", txn(ok, `{"Delete":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeNames":{"#a":"a"}}}`), vex, "ExpressionAttributeNames can only be specified when using expressions"},
 		{"update values without expression", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}}}}`), vex, "Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null"},
 		{"update names without expression", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeNames":{"#a":"a"}}}`), vex, "ExpressionAttributeNames can only be specified when using expressions"},
