@@ -639,10 +639,12 @@ type (
 
 // txnKeyError is DynamoDB Local's answer to a key of a TransactGetItems
 // that does not fit its table: a TransactionCanceledException that carries
-// the validation message and no cancellation reasons.
+// the validation message and no cancellation reasons. An empty key value is
+// a plain ValidationException there too.
 func txnKeyError(err error) error {
 	var api *apiError
-	if !errors.As(err, &api) || api.code() != "ValidationException" {
+	if !errors.As(err, &api) || api.code() != "ValidationException" ||
+		strings.HasPrefix(api.msg, "One or more parameter values are not valid.") {
 		return err
 	}
 	return newError(http.StatusBadRequest, nsDynamo+"TransactionCanceledException", "%s", api.msg)
@@ -663,56 +665,47 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 		hash types.AttributeValue
 		rng  types.AttributeValue
 	}
-	gets := make([]*get, len(in.TransactItems))
-	for i, ti := range in.TransactItems {
-		g := ti.Get
-		if g == nil {
+	// DynamoDB Local checks the Gets one after the other, each whole: its
+	// table, its key (one item per Get), its projection.
+	for _, ti := range in.TransactItems {
+		if ti.Get == nil {
 			return nil, nullItems
 		}
-		if g.TableName == nil {
-			return nil, notNull(i+1, "get", "tableName")
-		}
-		if g.Key == nil {
+	}
+	gets := make([]*get, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		g := &get{in: ti.Get}
+		if g.in.Key == nil {
 			return nil, validation("Get Condition for key not in key list")
 		}
-		if err := checkName(*g.TableName); err != nil {
-			return nil, err
+		if g.in.TableName == nil {
+			return nil, validation("Requested resource not found")
 		}
-		if _, err := g.Key.attrs(); err != nil {
-			return nil, err
-		}
-		x, err := newExprs(g.ExpressionAttributeNames, nil)
-		if err != nil {
-			return nil, err
-		}
-		proj, err := x.projection(g.ProjectionExpression)
-		if err != nil {
-			return nil, err
-		}
-		if err := x.done(); err != nil {
-			return nil, err
-		}
-		gets[i] = &get{in: g, proj: proj}
-	}
-	for _, g := range gets {
 		t, err := s.lookup(*g.in.TableName)
 		if err != nil {
 			return nil, err
 		}
 		g.t = t
-	}
-	seen := map[string]bool{}
-	for _, g := range gets {
-		hash, rng, err := g.t.keyOf(g.in.Key)
-		if err != nil {
+		if g.hash, g.rng, err = t.keyOf(g.in.Key); err != nil {
 			return nil, txnKeyError(err)
 		}
-		g.hash, g.rng = hash, rng
-		k := itemID(g.t, hash, rng)
+		k := itemID(t, g.hash, g.rng)
 		if seen[k] {
 			return nil, validation("Transaction request cannot include multiple operations on one item")
 		}
 		seen[k] = true
+		x, err := newExprs(g.in.ExpressionAttributeNames, nil)
+		if err != nil {
+			return nil, err
+		}
+		if g.proj, err = x.projection(g.in.ProjectionExpression); err != nil {
+			return nil, err
+		}
+		if err := x.done(); err != nil {
+			return nil, err
+		}
+		gets[i] = g
 	}
 	caps := &capacities{}
 	responses := make([]map[string]any, len(gets))

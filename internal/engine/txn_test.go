@@ -409,6 +409,15 @@ func TestTransactGetItems(t *testing.T) {
 		{"duplicates", txn(g("txa", `{"pk":{"S":"h1"}}`, ""), g("txa", `{"pk":{"S":"h1"}}`, "")), vex, "Transaction request cannot include multiple operations on one item"},
 		{"missing table", txn(g("nope", `{"pk":{"S":"h1"}}`, "")), "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", "Cannot do operations on a non-existent table"},
 		{"no key", txn(`{"Get":{"TableName":"txa"}}`), vex, "Get Condition for key not in key list"},
+		{"no table name", txn(`{"Get":{"Key":{"pk":{"S":"x"}}}}`), vex, "Requested resource not found"},
+		{"empty key", txn(getTxn("txa", `{"pk":{"S":""}}`, "")), vex, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk"},
+		{"key with extra attribute", txn(getTxn("txa", `{"pk":{"S":"a"},"x":{"S":"b"}}`, "")), tce, "The number of conditions on the keys is invalid"},
+		// Local checks each Get whole before the next.
+		{"missing table before a later bad name", txn(getTxn("nope", `{"pk":{"S":"a"}}`, ""), getTxn("x", `{"pk":{"S":"a"}}`, "")), "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", "Cannot do operations on a non-existent table"},
+		{"key type before a later missing table", txn(getTxn("txa", `{"pk":{"N":"1"}}`, ""), getTxn("nope", `{"pk":{"S":"a"}}`, "")), tce, "One or more parameter values were invalid: Type mismatch for key"},
+		{"duplicates before a later missing table", txn(getTxn("txa", `{"pk":{"S":"a"}}`, ""), getTxn("txa", `{"pk":{"S":"a"}}`, ""), getTxn("nope", `{"pk":{"S":"a"}}`, "")), vex, "Transaction request cannot include multiple operations on one item"},
+		{"key type before later duplicates", txn(getTxn("txa", `{"pk":{"N":"1"}}`, ""), getTxn("txa", `{"pk":{"S":"a"}}`, ""), getTxn("txa", `{"pk":{"S":"a"}}`, "")), tce, "One or more parameter values were invalid: Type mismatch for key"},
+		{"unused names before a later missing table", txn(getTxn("txa", `{"pk":{"S":"a"}}`, `,"ExpressionAttributeNames":{"#a":"a"}`), getTxn("nope", `{"pk":{"S":"a"}}`, "")), vex, "ExpressionAttributeNames can only be specified when using expressions"},
 		{"unused names", txn(g("txa", `{"pk":{"S":"h1"}}`, `,"ExpressionAttributeNames":{"#a":"a"}`)), vex, "ExpressionAttributeNames can only be specified when using expressions"},
 		// Local answers a key that does not fit with a cancellation that
 		// carries the message and no reasons.
@@ -442,8 +451,14 @@ func TestTransactGetItemsProjection(t *testing.T) {
 		`],"ReturnConsumedCapacity":"TOTAL"}`, http.StatusOK,
 		`{"ConsumedCapacity":[{"TableName":"txa","CapacityUnits":152.0,"ReadCapacityUnits":152.0}],"Responses":[{"Item":{"pk":{"S":"h1"}}},{},{"Item":{"pk":{"S":"big1"}}}]}`)
 	expect(t, e, "TransactGetItems", txn(getTxn("txa", `{"pk":{"S":"h1"}}`, `,"ProjectionExpression":"zz"`)), http.StatusOK, `{"Responses":[{"Item":{}}]}`)
-	expect(t, e, "TransactGetItems", txn(getTxn("txa", `{"pk":{"S":"h1"}}`, `,"ProjectionExpression":"a,"`)), http.StatusBadRequest,
-		`{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid ProjectionExpression: Syntax error; token: \"<EOF>\", near: \",\""}`)
+	syntax := `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid ProjectionExpression: Syntax error; token: \"<EOF>\", near: \",\""}`
+	bad := getTxn("txa", `{"pk":{"S":"h1"}}`, `,"ProjectionExpression":"a,"`)
+	expect(t, e, "TransactGetItems", txn(bad), http.StatusBadRequest, syntax)
+	// Each Get is checked whole before the next.
+	expect(t, e, "TransactGetItems", txn(bad, getTxn("nope", `{"pk":{"S":"a"}}`, "")), http.StatusBadRequest, syntax)
+	expect(t, e, "TransactGetItems", txn(bad, getTxn("txa", `{"pk":{"N":"1"}}`, "")), http.StatusBadRequest, syntax)
+	expect(t, e, "TransactGetItems", txn(getTxn("nope", `{"pk":{"S":"a"}}`, ""), bad), http.StatusBadRequest,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"Cannot do operations on a non-existent table"}`)
 }
 
 // FaultTransactionConflict cancels a transaction with TransactionConflict on
