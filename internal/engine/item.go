@@ -281,7 +281,7 @@ func (x *exprs) condition(param string, s *string) (*cond.Expr, error) {
 	if strings.TrimSpace(*s) == "" {
 		return nil, validation("Invalid %s: The expression can not be empty;", param)
 	}
-	e, err := cond.Parse(*s)
+	e, err := cond.ParseAs(*s, param)
 	if err != nil {
 		return nil, exprError(param, err)
 	}
