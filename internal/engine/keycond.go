@@ -244,7 +244,7 @@ func (x *exprs) keyConditions(s *string) (*knode, error) {
 	if strings.TrimSpace(*s) == "" {
 		return nil, validation("Invalid KeyConditionExpression: The expression can not be empty;")
 	}
-	e, err := cond.Parse(*s)
+	e, err := cond.ParseAs(*s, "KeyConditionExpression")
 	if err != nil {
 		return nil, exprError("KeyConditionExpression", err)
 	}
