@@ -55,7 +55,7 @@ type Options struct {
 	Listen string
 }
 
-// Option sets a field of [Options].
+// Option sets a field of [Options], for [Start] and [NewEngine].
 type Option = func(*Options)
 
 // WithClock sets the embedded engine's clock.
