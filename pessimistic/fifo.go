@@ -135,6 +135,7 @@ type fifoQueue struct {
 	hold      time.Duration       // how long a head holds, a low estimate (0: not known yet)
 	removing  bool                // a waiter is removing abandoned entries
 	waiting   map[int64]bool      // the tickets of this Locker's waiters
+	gone      holder              // the last entry removed without releasing, as the record says
 }
 
 func newFIFOQueue(clock TimeSource) *fifoQueue {
@@ -196,6 +197,11 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 		q.head, q.headSince = es[0].token, changed
 	}
 	q.entries, q.sent, q.at = es, sent, now
+	q.gone = holder{}
+	if v, ok := item[attrGoneOwner].(*types.AttributeValueMemberS); ok {
+		q.gone.owner = v.Value
+		q.gone.token, _ = attrs.Int64(item[attrGoneToken])
+	}
 	close(q.news)
 	q.news = make(chan struct{})
 }
@@ -209,6 +215,8 @@ type place struct {
 	due       time.Time // when the next entry ahead may be seen abandoned
 	news      <-chan struct{}
 	sent      time.Time // when the call that brought the snapshot was sent
+	before    *entry    // the entry just ahead (live or abandoned), nil if none
+	gone      holder    // the last entry removed without releasing
 }
 
 // look returns where the waiter with ticket mine stands (mine 0: one that
@@ -217,13 +225,14 @@ func (q *fifoQueue) look(mine int64) place {
 	now := q.clock.Now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	p := place{known: mine == 0, news: q.news, sent: q.sent}
+	p := place{known: mine == 0, news: q.news, sent: q.sent, gone: q.gone}
 	for i := range q.entries {
 		e := &q.entries[i]
 		if mine != 0 && e.token >= mine {
 			p.known = p.known || e.token == mine
 			break
 		}
+		p.before = e
 		ob := q.obs[e.id]
 		if ob.lease == 0 {
 			ob.lease = DefaultLeaseDuration
@@ -386,6 +395,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 	q.enter(ticket)
 	defer q.leave(ticket)
 	misses, lastHead, looks := 0, int64(0), 0
+	var pred *entry // the entry last seen just ahead: the one whose turn ends before ours
 	giveUp := func(err error) (*Lease, error) {
 		if errors.Is(lease.Err(), ErrClosed) {
 			return nil, err // like a crash: the entry stays until it is seen abandoned
@@ -395,6 +405,9 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 	for {
 		looks++
 		p := q.look(ticket)
+		if p.before != nil {
+			pred = p.before
+		}
 		switch {
 		case lease.Err() != nil:
 			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, lease.Err()))
@@ -403,7 +416,11 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			// as abandoned (this process paused for a lease, say).
 			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, ErrLeaseLost))
 		case p.known && p.ahead == 0 && len(p.abandoned) == 0:
-			lease.observeHeld(ctx, "Acquire", looks)
+			var prev *holder
+			if pred != nil && p.gone.token == pred.token { // it was removed, not released
+				prev = &holder{owner: pred.owner, token: pred.token}
+			}
+			lease.observeHeld(ctx, "Acquire", looks, prev)
 			return lease, nil // at the head of the queue
 		case len(p.abandoned) > 0 && q.startRemoving():
 			err := l.removeAbandoned(ctx, name, q, p.abandoned)
@@ -623,8 +640,9 @@ func tooLarge(err error) bool {
 // failed condition returns is the new snapshot, and the waiters look again.
 func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue, abandoned []entry) error {
 	batch := abandoned[:min(len(abandoned), removeBatch)]
-	names := map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#er": entryRvn}
-	values := map[string]types.AttributeValue{}
+	last := batch[len(batch)-1] // the highest ticket: the one whose turn was last
+	names := map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#er": entryRvn, "#go": attrGoneOwner, "#gt": attrGoneToken}
+	values := map[string]types.AttributeValue{":go": attrs.S(last.owner), ":gt": attrs.N(last.token)}
 	var remove, cond []string
 	for i, e := range batch {
 		id := fmt.Sprintf("#i%d", i)
@@ -637,7 +655,7 @@ func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue,
 	out, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           l.tableP,
 		Key:                                 l.key(name, lockSK),
-		UpdateExpression:                    aws.String("REMOVE " + strings.Join(remove, ", ")),
+		UpdateExpression:                    aws.String("REMOVE " + strings.Join(remove, ", ") + " SET #go = :go, #gt = :gt"),
 		ConditionExpression:                 aws.String(strings.Join(cond, " AND ")),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,

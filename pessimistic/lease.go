@@ -79,6 +79,7 @@ type Lease struct {
 	maybeSent time.Time  // ...and when it was sent
 	lastOK    time.Time  // when the last write known to have landed was sent
 	next      int64      // a FIFO release's hand-over: the next holder's ticket
+	prev      *holder    // set once, before the lease is returned: the holder it took over from (nil: none)
 
 	state    sync.Mutex // guards the fields below, never held across a call
 	released bool
