@@ -24,7 +24,7 @@ import (
 // that call's context.
 func TestNewMakesNoCall(t *testing.T) {
 	nothing := &ddbtest.CountingClient{} // counts, then refuses every call
-	l, err := pessimistic.New(nothing, "locks")
+	_, err := pessimistic.New(nothing, "locks")
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), nothing.Total(), "New made no call")
 
@@ -44,7 +44,7 @@ func TestNewMakesNoCall(t *testing.T) {
 	// The first call checks the table, with its own context.
 	srv, table := lockTable(t)
 	calls := ddbtest.NewCounting(srv.Client())
-	l, err = pessimistic.New(calls, table)
+	l, err := pessimistic.New(calls, table)
 	require.NoError(t, err)
 	t.Cleanup(l.Close)
 	canceled, cancel := context.WithCancel(context.Background())
