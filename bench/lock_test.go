@@ -73,6 +73,9 @@ func BenchmarkFIFOJoin(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			if err := waiters.Check(context.Background()); err != nil { // New makes no call; check before counting
+				b.Fatal(err)
+			}
 			defer waiters.Close()
 			var total int64
 			b.ResetTimer()
@@ -180,6 +183,9 @@ func sections(b *testing.B, raw *dynamodb.Client, table, name string, opts []pes
 	for i := range lockers {
 		l, err := pessimistic.New(calls, table, append([]pessimistic.Option{pessimistic.Owner(fmt.Sprintf("locker-%d", i))}, opts...)...)
 		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Check(context.Background()); err != nil { // New makes no call; check before counting
 			b.Fatal(err)
 		}
 		ls = append(ls, l)

@@ -1,6 +1,6 @@
 // Package observe lets a program see what optimist decides on its behalf:
 // conflicts and retries, lost answers settled by a read, writes whose
-// outcome is unknown, locks acquired, lost, forced and handed over,
+// outcome is unknown, locks acquired, lost, forced, taken over and handed over,
 // heartbeats that fail, units of work committed, rolled back and
 // recovered. It is one small interface, [Observer], given to each
 // package through its options; [Slog] turns the events into structured
@@ -26,7 +26,8 @@
 // Each [Event] has a [Kind], a [Phase] and a Time, and, where they apply,
 // the table, the item's key, the DynamoDB call or library call (Op), the
 // attempt, a token (write token, client request token or fencing token),
-// a lock's name or a unit's id, the error and an outcome. Three kinds are
+// a lock's name or a unit's id, a lock's owner, the error and an outcome
+// (one of the Outcome constants, the words logs and metrics use too). Three kinds are
 // spans, reported as a Start and an End (with Duration and Err): Write
 // (one write sent: a Put, Save, Update, Delete, each write of Modify, a
 // transaction), LockHeld (from acquisition to release or loss) and Unit

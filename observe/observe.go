@@ -56,8 +56,13 @@ type Event struct {
 	Token string
 	// Name is a lock's name, or a unit's id.
 	Name string
-	// Outcome is what a settlement decided: "landed" or "not_landed" for
-	// Settled, "forward" or "back" for UnitSettled and UnitRecovered.
+	// Owner is, for the lock events, the lock's holder as its Owner option
+	// named it: the one that acquired, released, lost or was removed from
+	// the lock (for LockTakenOver, the previous holder).
+	Owner string
+	// Outcome is what a settlement decided, one of the Outcome constants:
+	// [OutcomeLanded] or [OutcomeNotSeen] for Settled, [OutcomeForward] or
+	// [OutcomeBack] for UnitSettled and UnitRecovered.
 	Outcome string
 	// Err is the error of a failure, a conflict, an unknown outcome, a lost
 	// lease, or of the operation an End event ends (nil: it succeeded).
@@ -71,6 +76,25 @@ type Event struct {
 	// Wait is, on a Retry, the backoff before the next attempt.
 	Wait time.Duration
 }
+
+// The outcomes of settlements (Event.Outcome): the one vocabulary of the
+// library's events, its logs (package observe's Slog) and its metrics
+// (module otel's optimist.outcome attribute).
+const (
+	// OutcomeLanded: a Settled write whose answer was lost is ours, as
+	// the read showed: it succeeded.
+	OutcomeLanded = "landed"
+	// OutcomeNotSeen: a Settled write whose answer was lost was not seen
+	// by the read (the item carries another write's token). Whether it
+	// landed and was overwritten, or never landed, cannot be known: an
+	// UnknownOutcome follows.
+	OutcomeNotSeen = "not_seen"
+	// OutcomeForward: a unit past its commit point was finished (its
+	// writes applied).
+	OutcomeForward = "forward"
+	// OutcomeBack: a unit before its commit point was undone.
+	OutcomeBack = "back"
+)
 
 // Phase tells a span-shaped operation's Start and End from a point event.
 type Phase uint8
@@ -124,8 +148,9 @@ const (
 	Retry
 	// Settled: a write whose answer was lost was settled without writing
 	// again (mapper): by a consistent read, or by the item a resend's failed
-	// condition returned. Outcome "landed" (the write is ours: success) or
-	// "not_landed" (an UnknownOutcome follows). Op, Table, Key, Token.
+	// condition returned. Outcome [OutcomeLanded] (the write is ours:
+	// success) or [OutcomeNotSeen] (an UnknownOutcome follows). Op, Table,
+	// Key, Token.
 	Settled
 	// UnknownOutcome: a write whose outcome cannot be known (mapper, txn,
 	// unit's commit point); Err matches version.ErrUnknownOutcome. Op,
@@ -136,25 +161,29 @@ const (
 	// lost: ErrLeaseLost, ErrUnreachable, ErrClosed, the context's error
 	// with ReleaseOnDone). Op "Acquire" or "LockItem"; Table the lock table
 	// (or the item's table), Key the item's key for an item lock; Name;
-	// Token the fencing token (none for item locks).
+	// Token the fencing token (none for item locks); Owner the holder.
 	LockHeld
-	// LockAcquired: Acquire or LockItem got the lock. Name, Table, Token;
+	// LockAcquired: Acquire or LockItem got the lock. Name, Table, Token,
+	// Owner (the new holder);
 	// Attempt the conditional writes it made (for a FIFO lock, the looks at
 	// the queue after joining it); Op "Acquire" or "LockItem".
 	LockAcquired
 	// LockReleased: a lease's release write landed (Op "Release", or
-	// "SaveAndRelease" for an item lock). Name, Table, Token.
+	// "SaveAndRelease" for an item lock). Name, Table, Token, Owner.
 	LockReleased
 	// LockLost: a held lease ended without its holder releasing it. Err is
 	// ErrLeaseLost (another owner took the lock, or it was forced) or
 	// ErrUnreachable (heartbeats could not reach DynamoDB in time). Name,
-	// Table, Token; Op "Heartbeat" or "Release" (where it was found).
+	// Table, Token, Owner (the holder that lost it); Op "Heartbeat" or
+	// "Release" (where it was found).
 	LockLost
-	// LockForced: Locker.ForceRelease removed a holder (Op "ForceRelease";
-	// Name, Table; Token the removed holder's token).
+	// LockForced: Locker.ForceRelease or ForceReleaseIf removed a holder
+	// (Op "ForceRelease"; Name, Table; Owner and Token the removed
+	// holder's, empty when a resend found the lock free already).
 	LockForced
 	// LockHandedOver: a FIFO lock's release left waiters in the queue: the
-	// next in line holds the lock now (Name, Table; Token its ticket).
+	// next in line holds the lock now (Name, Table, Owner the releasing
+	// holder; Token the next one's ticket).
 	LockHandedOver
 	// HeartbeatFailed: a heartbeat call failed, or could not be settled
 	// (pessimistic: Op "Heartbeat", Name, Table, Token; unit: Op "Heartbeat",
@@ -179,12 +208,19 @@ const (
 	// (Outcome) so that it could go on. Op the call that met it; Table,
 	// Key the item; Name the other unit's id.
 	UnitSettled
+	// LockTakenOver: Acquire got a lock whose previous holder did not
+	// release it: one that stopped renewing its lease (seen unchanged for
+	// a lease, for a FIFO lock removed from the queue), or one that
+	// Locker.ForceRelease removed. Name, Table; Owner and Token are the
+	// previous holder's (Token its fencing token or ticket). It comes just
+	// before the new holder's LockAcquired, which names the new holder.
+	LockTakenOver
 	kindCount
 )
 
 var kindNames = [kindCount]string{"", "write", "conflict", "retry", "settled", "unknown_outcome",
 	"lock_held", "lock_acquired", "lock_released", "lock_lost", "lock_forced", "lock_handed_over",
-	"heartbeat_failed", "unit", "unit_commit", "unit_rollback", "unit_recovered", "unit_settled"}
+	"heartbeat_failed", "unit", "unit_commit", "unit_rollback", "unit_recovered", "unit_settled", "lock_taken_over"}
 
 // String returns the kind's name in snake case ("unknown_outcome").
 func (k Kind) String() string {

@@ -23,7 +23,7 @@ func TestKindNames(t *testing.T) {
 		observe.UnknownOutcome: "unknown_outcome", observe.LockHeld: "lock_held", observe.LockAcquired: "lock_acquired",
 		observe.LockReleased: "lock_released", observe.LockLost: "lock_lost", observe.LockForced: "lock_forced",
 		observe.LockHandedOver: "lock_handed_over", observe.HeartbeatFailed: "heartbeat_failed", observe.Unit: "unit",
-		observe.UnitCommit: "unit_commit", observe.UnitRollback: "unit_rollback", observe.UnitRecovered: "unit_recovered",
+		observe.UnitCommit: "unit_commit", observe.UnitRollback: "unit_rollback", observe.UnitRecovered: "unit_recovered", observe.LockTakenOver: "lock_taken_over",
 		observe.UnitSettled: "unit_settled",
 	}
 	for k, name := range want {
@@ -124,7 +124,7 @@ func TestSlogLevels(t *testing.T) {
 		require.Len(t, recs, 1)
 		assert.Equal(t, want, recs[0]["level"], "%v", e.Kind)
 	}
-	for _, k := range []observe.Kind{observe.LockLost, observe.LockForced, observe.HeartbeatFailed} {
+	for _, k := range []observe.Kind{observe.LockLost, observe.LockForced, observe.LockTakenOver, observe.HeartbeatFailed} {
 		assert.Equal(t, "WARN", logged(t, slog.LevelDebug, observe.Event{Kind: k})[0]["level"], "%v", k)
 	}
 	for _, k := range []observe.Kind{observe.Settled, observe.LockReleased, observe.LockHandedOver, observe.UnitCommit, observe.UnitRollback, observe.UnitRecovered, observe.UnitSettled} {
@@ -150,10 +150,11 @@ func TestSlogAttributes(t *testing.T) {
 			Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "alice"}}, Attempt: 2, Token: "t.1",
 			Err: errors.New("boom"), Capacity: 1.5, Duration: 3 * time.Millisecond},
 		observe.Event{Kind: observe.Retry, Op: "Modify", Wait: 7 * time.Millisecond, Attempt: 3},
-		observe.Event{Kind: observe.UnitRecovered, Name: "u1", Outcome: "forward"},
+		observe.Event{Kind: observe.UnitRecovered, Name: "u1", Outcome: observe.OutcomeForward},
 		observe.Event{Kind: observe.LockAcquired},
+		observe.Event{Kind: observe.LockTakenOver, Name: "job", Owner: "worker-1", Token: "41"},
 	)
-	require.Len(t, recs, 4)
+	require.Len(t, recs, 5)
 	w := recs[0]
 	for k, v := range map[string]any{"msg": "optimist: write end", "kind": "write", "phase": "end", "op": "PutItem", "table": "accounts",
 		"key": `{id="alice"}`, "attempt": 2.0, "token": "t.1", "err": "boom", "capacity": 1.5, "duration": float64(3 * time.Millisecond)} {
@@ -167,6 +168,10 @@ func TestSlogAttributes(t *testing.T) {
 	assert.Equal(t, "forward", recs[2]["outcome"])
 	// Fields that do not apply are left out.
 	assert.ElementsMatch(t, []string{"time", "level", "msg", "kind"}, keys(recs[3]))
+	// A lock event names its owner (for a takeover, the previous holder).
+	assert.Equal(t, "worker-1", recs[4]["owner"])
+	assert.Equal(t, "41", recs[4]["token"])
+	assert.Equal(t, "optimist: lock_taken_over", recs[4]["msg"])
 }
 
 func keys(m map[string]any) []string {

@@ -9,13 +9,13 @@ import (
 // on l (nil: slog.Default() at the time of each event), with the message
 // "optimist: <kind>" ("optimist: write end" for spans) and the attributes
 // that apply: kind, phase (spans only), op, table, key (as [FormatKey]
-// renders it), attempt, token, name, outcome, err, capacity, duration,
-// wait.
+// renders it), attempt, token, name, owner, outcome (one of the Outcome
+// constants), err, capacity, duration, wait.
 //
 // Levels:
 //
-//   - Warn: UnknownOutcome, LockLost, LockForced, HeartbeatFailed: what an
-//     operator may have to act on.
+//   - Warn: UnknownOutcome, LockLost, LockForced, LockTakenOver,
+//     HeartbeatFailed: what an operator may have to act on.
 //   - Info: decisions: Settled, LockAcquired, LockReleased,
 //     LockHandedOver, UnitCommit, UnitRollback, UnitRecovered,
 //     UnitSettled.
@@ -37,7 +37,7 @@ func level(k Kind, p Phase) slog.Level {
 		return slog.LevelDebug
 	}
 	switch k {
-	case UnknownOutcome, LockLost, LockForced, HeartbeatFailed:
+	case UnknownOutcome, LockLost, LockForced, LockTakenOver, HeartbeatFailed:
 		return slog.LevelWarn
 	case Conflict, Retry:
 		return slog.LevelDebug
@@ -76,6 +76,7 @@ func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 	}
 	str("token", e.Token)
 	str("name", e.Name)
+	str("owner", e.Owner)
 	str("outcome", e.Outcome)
 	if e.Err != nil {
 		attrs = append(attrs, slog.String("err", e.Err.Error()))

@@ -26,15 +26,18 @@
 //     when more than one). A failed write has status Error, error.type and
 //     the error recorded.
 //   - A lock hold is a span "optimist.lock.held" from acquisition to release
-//     or loss (optimist.lock.name, optimist.lock.table, optimist.lock.token).
+//     or loss (optimist.lock.name, optimist.lock.table, optimist.lock.token,
+//     optimist.lock.owner).
 //   - A unit of work is a span "optimist.unit" from Begin to Commit or
 //     Rollback (optimist.unit.id, optimist.unit.coordinator).
 //
 // The DynamoDB calls made within a span carry its context: a client
 // instrumented with otelaws nests its spans under these. Conflicts,
-// retries, settled answers, unknown outcomes, lost leases, hand-overs and
-// failed heartbeats are events ("optimist.conflict", ...) of the span in
-// whose context they happen: the write's, the lock's, or the caller's for
+// retries, settled answers, unknown outcomes, lost leases, hand-overs,
+// takeovers, forced releases and failed heartbeats are events
+// ("optimist.conflict", ...) of the span in whose context they happen,
+// with optimist.owner for the lock events (the holder; for a takeover,
+// the previous one) and optimist.outcome for settlements: the write's, the lock's, or the caller's for
 // Modify's retries. error.type is a low-cardinality class: the library's
 // outcomes by name (conflict, unknown_outcome, condition_failed, locked,
 // lease_lost, unreachable, aborted, ...), DynamoDB's errors by their code,
@@ -49,10 +52,15 @@
 //	optimist.retries              {retry}          the same (operation: Modify, TransactWriteItems, BatchWriteItem, ...)
 //	optimist.unknown_outcomes     {write}          the same
 //	optimist.settled              {write}          the same, optimist.outcome (landed, not_seen)
+//	optimist.lock.takeovers       {lock}           optimist.table (from a dead or force-released holder)
 //	optimist.capacity.consumed    {capacity_unit}  the same
 //	optimist.lock.losses          {lease}          optimist.table, error.type (lease_lost, unreachable)
 //	optimist.heartbeat.failures   {heartbeat}      optimist.table (the lock or coordinator table), error.type
 //	optimist.unit.recoveries      {unit}           optimist.table (the coordinator), optimist.outcome (forward, back)
+//
+// The values of optimist.outcome are the observe package's Outcome
+// constants (observe.OutcomeLanded, OutcomeNotSeen, OutcomeForward,
+// OutcomeBack), the same words the events and Slog's logs carry.
 //
 // and the histogram db.client.operation.duration (seconds) of writes,
 // with db.system.name, db.operation.name, db.collection.name and, for a

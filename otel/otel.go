@@ -68,6 +68,7 @@ type observer struct {
 
 	conflicts, retries, unknown, settled     metric.Int64Counter
 	lockLosses, beatFailures, unitsRecovered metric.Int64Counter
+	takeovers                                metric.Int64Counter
 	consumed                                 metric.Float64Counter
 	duration                                 metric.Float64Histogram
 }
@@ -96,10 +97,11 @@ func New(opts ...Option) observe.Observer {
 	o.conflicts = counter("optimist.conflicts", "{conflict}", "Writes refused by their version check.")
 	o.retries = counter("optimist.retries", "{retry}", "Retries the library made: Modify after a conflict, Commit after a TransactionConflict, batch calls resending unprocessed items.")
 	o.unknown = counter("optimist.unknown_outcomes", "{write}", "Writes whose outcome could not be known.")
-	o.settled = counter("optimist.settled", "{write}", "Writes whose answer was lost, settled by a read (optimist.outcome: landed or not_seen).")
+	o.settled = counter("optimist.settled", "{write}", "Writes whose answer was lost, settled by a read (optimist.outcome: "+observe.OutcomeLanded+" or "+observe.OutcomeNotSeen+").")
+	o.takeovers = counter("optimist.lock.takeovers", "{lock}", "Locks taken over from a holder that did not release them (dead, or force-released).")
 	o.lockLosses = counter("optimist.lock.losses", "{lease}", "Held leases lost (error.type: lease_lost or unreachable).")
 	o.beatFailures = counter("optimist.heartbeat.failures", "{heartbeat}", "Heartbeats of locks and units that failed.")
-	o.unitsRecovered = counter("optimist.unit.recoveries", "{unit}", "Units finished by Recover (optimist.outcome: forward or back).")
+	o.unitsRecovered = counter("optimist.unit.recoveries", "{unit}", "Units finished by Recover (optimist.outcome: "+observe.OutcomeForward+" or "+observe.OutcomeBack+").")
 	var err error
 	o.consumed, err = m.Float64Counter("optimist.capacity.consumed", metric.WithUnit("{capacity_unit}"),
 		metric.WithDescription("Capacity units consumed by writes, as DynamoDB reported them."))
@@ -176,6 +178,9 @@ func (o *observer) start(ctx context.Context, e observe.Event) context.Context {
 		if e.Token != "" {
 			kv = append(kv, attribute.String("optimist.lock.token", e.Token))
 		}
+		if e.Owner != "" {
+			kv = append(kv, attribute.String("optimist.lock.owner", e.Owner))
+		}
 	case observe.Unit:
 		name = "optimist.unit"
 		kv = append(kv, attribute.String("optimist.unit.id", e.Name), attribute.String("optimist.unit.coordinator", e.Table))
@@ -243,6 +248,8 @@ func (o *observer) point(ctx context.Context, e observe.Event) {
 	case observe.HeartbeatFailed:
 		o.beatFailures.Add(ctx, 1, metric.WithAttributes(attribute.String("optimist.table", e.Table),
 			semconv.ErrorTypeKey.String(errorType(e.Err))))
+	case observe.LockTakenOver:
+		o.takeovers.Add(ctx, 1, metric.WithAttributes(attribute.String("optimist.table", e.Table)))
 	case observe.UnitRecovered:
 		o.unitsRecovered.Add(ctx, 1, metric.WithAttributes(attribute.String("optimist.table", e.Table),
 			attribute.String("optimist.outcome", e.Outcome)))
@@ -266,6 +273,12 @@ func (o *observer) point(ctx context.Context, e observe.Event) {
 	}
 	if e.Name != "" {
 		kv = append(kv, attribute.String("optimist.name", e.Name))
+	}
+	if e.Owner != "" {
+		kv = append(kv, attribute.String("optimist.owner", e.Owner))
+	}
+	if e.Kind == observe.LockTakenOver && e.Token != "" {
+		kv = append(kv, attribute.String("optimist.token", e.Token))
 	}
 	if e.Err != nil {
 		kv = append(kv, semconv.ErrorTypeKey.String(errorType(e.Err)), attribute.String("optimist.error", e.Err.Error()))

@@ -256,7 +256,7 @@ func TestLostAnswers(t *testing.T) {
 	require.ErrorIs(t, err, mapper.ErrUnknownOutcome)
 
 	m := h.metrics(t)
-	assert.Equal(t, 1.0, sum(m["optimist.settled"], map[string]string{"db.operation.name": "PutItem", "optimist.outcome": "landed"}))
+	assert.Equal(t, 1.0, sum(m["optimist.settled"], map[string]string{"db.operation.name": "PutItem", "optimist.outcome": observe.OutcomeLanded}))
 	assert.Equal(t, 1.0, sum(m["optimist.unknown_outcomes"], map[string]string{"db.operation.name": "UpdateItem", "db.collection.name": name}))
 	assert.Empty(t, m["optimist.capacity.consumed"], "not asked for")
 
@@ -280,7 +280,7 @@ func TestLockAndUnitSpans(t *testing.T) {
 	ctx := context.Background()
 	locks := tableName(t)
 	require.NoError(t, pessimistic.CreateTable(ctx, srv.Client(), locks))
-	l, err := pessimistic.New(srv.Client(), locks, pessimistic.Observer(h.obs), pessimistic.Heartbeat(50*time.Millisecond), pessimistic.LeaseDuration(5*time.Second))
+	l, err := pessimistic.New(srv.Client(), locks, pessimistic.Observer(h.obs), pessimistic.Heartbeat(50*time.Millisecond), pessimistic.LeaseDuration(5*time.Second), pessimistic.Owner("worker-7"))
 	require.NoError(t, err)
 	defer l.Close()
 	lease, err := l.Acquire(ctx, "job-7")
@@ -297,6 +297,7 @@ func TestLockAndUnitSpans(t *testing.T) {
 	held := h.ended("optimist.lock.held")[0]
 	assert.Equal(t, "job-7", spanAttr(held, "optimist.lock.name"))
 	assert.Equal(t, fmt.Sprint(lease.Token()), spanAttr(held, "optimist.lock.token"))
+	assert.Equal(t, "worker-7", spanAttr(held, "optimist.lock.owner"))
 	assert.Equal(t, "lease_lost", spanAttr(held, "error.type"))
 	assert.Equal(t, codes.Error, held.Status().Code)
 	assert.Equal(t, "optimist.lock_lost", held.Events()[0].Name)
@@ -318,4 +319,33 @@ func TestLockAndUnitSpans(t *testing.T) {
 	assert.Equal(t, coord, spanAttr(spans[0], "optimist.unit.coordinator"))
 	assert.Equal(t, codes.Unset, spans[0].Status().Code)
 	assert.Equal(t, "optimist.unit_commit", spans[0].Events()[0].Name)
+}
+
+// TestLockTakeover: a lock taken from a force-released holder is counted
+// as a takeover; the new hold's span names the new owner.
+func TestLockTakeover(t *testing.T) {
+	srv := dynamolocal.New(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	locks := tableName(t)
+	require.NoError(t, pessimistic.CreateTable(ctx, srv.Client(), locks))
+	first, err := pessimistic.New(srv.Client(), locks, pessimistic.Owner("first"))
+	require.NoError(t, err)
+	defer first.Close()
+	old, err := first.Acquire(ctx, "job-8")
+	require.NoError(t, err)
+	require.NoError(t, first.ForceRelease(ctx, "job-8"))
+	next, err := pessimistic.New(srv.Client(), locks, pessimistic.Owner("next"), pessimistic.Observer(h.obs))
+	require.NoError(t, err)
+	defer next.Close()
+	lease, err := next.Acquire(ctx, "job-8")
+	require.NoError(t, err)
+	require.NoError(t, lease.Release(ctx))
+
+	m := h.metrics(t)
+	assert.Equal(t, 1.0, sum(m["optimist.lock.takeovers"], map[string]string{"optimist.table": locks}))
+	held := h.ended("optimist.lock.held")
+	require.Len(t, held, 1)
+	assert.Equal(t, "next", spanAttr(held[0], "optimist.lock.owner"))
+	assert.Equal(t, fmt.Sprint(old.Token()+2), spanAttr(held[0], "optimist.lock.token"), "the force's bump, then ours")
 }

@@ -101,14 +101,28 @@
 // the item), so long queues cost write capacity in proportion to their
 // length squared.
 //
-// Waiters read the queue with one consistent GetItem, timed by their place
-// and the pace of the head (a waiter ten places back sleeps about ten
-// holds), and share what they read with the other waiters of their Locker:
-// a release answers with the queue as it left it, so the lock passes to a
-// waiter of the same Locker at no extra call. An entry whose record version
+// Waiters read the queue with one consistent GetItem, about once per
+// hand-over ahead of them: a waiter sleeps until its turn is expected, by
+// its place and the pace of the queue (a waiter ten places back sleeps
+// about ten holds), reads, and sleeps again by what it read. The pace is
+// the last holder's own measure of its hold, which its release leaves in
+// the record (a duration, not a time: no clocks are compared), or, before
+// any release was recorded, what the waiter sees: it then reads at
+// doubling intervals, from PollInterval, until the head changes. When the
+// head is later than expected, the next in line reads every eighth of a
+// hold, then at doubling intervals. So a waiter k places back makes about
+// k reads, and a few more to learn the pace of a fresh lock or to wait
+// out a late holder; PollInterval does not bound the sleeps. Waiters share
+// what they read with the other waiters of their Locker: a release
+// answers with the queue as it left it, so the lock passes to a waiter of
+// the same Locker at no extra call, and those behind a waiter of their own
+// Locker are woken by its reads. An entry whose record version
 // stayed the same for its lease, on the observer's own clock, is abandoned
 // (a crashed holder or waiter): it is removed, on the condition that it
-// still holds that version (up to 50 in one UpdateItem), and skipped. With
+// still holds that version (up to 50 in one UpdateItem), and skipped.
+// However long its expected turn, a waiter reads again when an entry ahead
+// could first be seen abandoned, so a dead head is taken over about a
+// lease after its last heartbeat. With
 // Wait(0) the queue is read first and nothing is written when anyone is
 // ahead.
 //
@@ -124,8 +138,15 @@
 // lock, for them and for [Lease.Data]. [Locker.ForceRelease] removes a
 // holder known to be dead and bumps the fence counter, so that a holder
 // that was alive after all loses its lease at its next heartbeat and its
-// fenced writes are refused once a newer token has been written. The
-// command cmd/optimist does all of this from a shell.
+// fenced writes are refused once a newer token has been written.
+// [Locker.ForceReleaseIf] removes the holder only if it is still the one
+// the operator saw (owner and token): between a look and a release, a dead
+// holder's lease may run out and a waiter take over, and the unconditional
+// form would remove that live holder. The command cmd/optimist does all of
+// this from a shell, fenced by default.
+//
+// [New] makes no call: the table's key schema is checked by a Locker's
+// first call, with that call's context, or by [Locker.Check].
 //
 // # Locks held in the item
 //
@@ -147,7 +168,7 @@
 //     write per conflict. Best when conflicts are occasional and fn is cheap
 //     and free of side effects; under a burst on one hot item from many
 //     processes, conflicts pile up.
-//   - Lease lock (Acquire/Do): two calls when uncontended, plus a poll per
+//   - Lease lock (Acquire/Do): two calls when uncontended, plus a try per
 //     PollInterval while waiting. For expensive or side-effecting work that
 //     must not run twice at once. Not fair: a holder that releases and asks
 //     again often wins.

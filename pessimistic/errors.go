@@ -44,6 +44,33 @@ var (
 	ErrTableSchema = errors.New("pessimistic: wrong lock table schema")
 )
 
+// ErrHolderChanged is the class of [*HolderChangedError]:
+// [Locker.ForceReleaseIf] found the lock held by another holder than the
+// one it was told to remove, and removed nothing.
+var ErrHolderChanged = errors.New("pessimistic: lock holder changed")
+
+// HolderChangedError reports that [Locker.ForceReleaseIf] removed nothing
+// because the lock is held by someone else than the holder it was given
+// (typically: that holder's lease ran out and a waiter took over). It
+// matches [ErrHolderChanged].
+type HolderChangedError struct {
+	Name  string // the lock
+	Owner string // the holder the caller asked to remove
+	Token int64  // and its token
+	// NowOwner and NowToken are the lock's holder as the refused write
+	// found it (for a FIFO lock, the head of the queue and its ticket).
+	NowOwner string
+	NowToken int64
+}
+
+func (e *HolderChangedError) Error() string {
+	return fmt.Sprintf("pessimistic: force release %q: held by %s (token %d) now, not by %s (token %d); nothing removed",
+		e.Name, e.NowOwner, e.NowToken, e.Owner, e.Token)
+}
+
+// Is reports whether target is [ErrHolderChanged].
+func (e *HolderChangedError) Is(target error) bool { return target == ErrHolderChanged }
+
 // NotAcquiredError reports who holds a lock that could not be acquired. It
 // matches [ErrNotAcquired]; with Wait it is the holder seen last.
 type NotAcquiredError struct {

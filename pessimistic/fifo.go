@@ -43,6 +43,10 @@ const (
 	entryRvn         = "r"
 	entryLease       = "l"
 	entryData        = "d" // B: the waiter's Data, if any
+	// How long the last holder to release held the lock (ms, on its own
+	// clock), and its ticket: the pace of the queue, for the waiters.
+	attrHeldMs = "heldMs"
+	attrHeldBy = "heldBy"
 )
 
 // MaxQueue is how many waiters a FIFO lock's queue holds; Acquire with
@@ -135,6 +139,8 @@ type fifoQueue struct {
 	hold      time.Duration       // how long a head holds, a low estimate (0: not known yet)
 	removing  bool                // a waiter is removing abandoned entries
 	waiting   map[int64]bool      // the tickets of this Locker's waiters
+	gone      holder              // the last entry removed without releasing, as the record says
+	heldBy    int64               // the ticket of the last release whose hold was taken as a sample
 }
 
 func newFIFOQueue(clock TimeSource) *fifoQueue {
@@ -181,11 +187,32 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 			delete(q.obs, id)
 		}
 	}
+	// The last holder's own measure of its hold, new since the last
+	// sample: the best sample there is (the midpoint below is off by up to
+	// half the time between reads, and a waiter far back reads seldom).
+	heldMs, _ := attrs.Int64(item[attrHeldMs])
+	heldBy, _ := attrs.Int64(item[attrHeldBy])
+	reported := heldBy > q.heldBy && heldMs > 0
+	if reported {
+		q.heldBy = heldBy
+	}
+	if reported && q.head != 0 && len(es) > 0 && es[0].token > q.head {
+		// The heads since the one first seen at headSince held about
+		// that long each: a better guess of the change than the midpoint
+		// when reads are far apart (as they are, one per hand-over).
+		served := time.Duration(es[0].token - q.head)
+		if guess := q.headSince.Add(served * handOver(time.Duration(heldMs)*time.Millisecond)); guess.After(lower) && guess.Before(now) {
+			changed = guess
+		}
+	}
 	switch {
 	case len(es) == 0:
 		q.head, q.headSince = 0, changed
 	case es[0].token > q.head:
-		if q.head != 0 {
+		switch {
+		case reported:
+			q.hold = nextHold(q.hold, time.Duration(heldMs)*time.Millisecond)
+		case q.head != 0:
 			// Tickets are handed out one by one, so every ticket between
 			// the old head and the new one was served (or given up) since
 			// the old head was first seen.
@@ -194,8 +221,15 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 			q.hold = nextHold(q.hold, sample)
 		}
 		q.head, q.headSince = es[0].token, changed
+	case reported && q.hold == 0:
+		q.hold = time.Duration(heldMs) * time.Millisecond // a first estimate, from a join or read
 	}
 	q.entries, q.sent, q.at = es, sent, now
+	q.gone = holder{}
+	if v, ok := item[attrGoneOwner].(*types.AttributeValueMemberS); ok {
+		q.gone.owner = v.Value
+		q.gone.token, _ = attrs.Int64(item[attrGoneToken])
+	}
 	close(q.news)
 	q.news = make(chan struct{})
 }
@@ -209,6 +243,8 @@ type place struct {
 	due       time.Time // when the next entry ahead may be seen abandoned
 	news      <-chan struct{}
 	sent      time.Time // when the call that brought the snapshot was sent
+	before    *entry    // the entry just ahead (live or abandoned), nil if none
+	gone      holder    // the last entry removed without releasing
 }
 
 // look returns where the waiter with ticket mine stands (mine 0: one that
@@ -217,13 +253,14 @@ func (q *fifoQueue) look(mine int64) place {
 	now := q.clock.Now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	p := place{known: mine == 0, news: q.news, sent: q.sent}
+	p := place{known: mine == 0, news: q.news, sent: q.sent, gone: q.gone}
 	for i := range q.entries {
 		e := &q.entries[i]
 		if mine != 0 && e.token >= mine {
 			p.known = p.known || e.token == mine
 			break
 		}
+		p.before = e
 		ob := q.obs[e.id]
 		if ob.lease == 0 {
 			ob.lease = DefaultLeaseDuration
@@ -258,21 +295,27 @@ func nextHold(hold, sample time.Duration) time.Duration {
 }
 
 // pause is how long a waiter, ahead of whom p.ahead live entries stand,
-// sleeps before reading the queue again. Its turn is expected when the
-// current head, first seen at headSince, has held for hold (the time
-// between changes of the head, as seen) and each of the p.ahead-1 others
-// after it too: it reads then, the one read that finds it at the head if
-// the estimate was right. A waiter further back whose expected turn has
-// passed, the head being slow, reads again when it could be next at the
-// earliest: were the head to change now, after p.ahead-1 holds. The next
-// in line, late, reads every eighth of hold, and after four reads that saw
-// the same head each pause is twice the last, so that a slow holder does
-// not make it spin. Until a change of the head has been seen, hold is
-// taken to be as long as the head has held so far (at least a
-// millisecond): the reads then come at growing intervals. A waiter behind
-// another waiter of its Locker does not read on its own: that one's reads
-// wake it (at least every four PollIntervals, or one per place ahead). No
-// waiter sleeps longer than PollInterval times a quarter of its place.
+// sleeps before reading the queue again: about once per hand-over ahead of
+// it. Its turn is expected when the current head, first seen at headSince,
+// has held for hold (the time between changes of the head: the last
+// releaser's own measure, which it leaves in the record, or as seen) and
+// each of the p.ahead-1 others after it too: it reads then, the one read
+// that finds it at the head if the estimate was right. A waiter further
+// back whose expected turn has passed, the head being slow, reads again
+// when it could be next at the earliest: were the head to change now,
+// after p.ahead-1 holds. The next in line, late, reads every eighth of
+// hold, and after two reads that saw the same head each pause is twice
+// the last, so that a slow holder does not make it spin. Until a hold is
+// known (no release seen, none recorded), each of those ahead is taken to
+// hold as long again as the head has held so far (at least PollInterval),
+// from now: the reads come at doubling intervals. A waiter
+// behind another waiter of its Locker reads on its own at most every four
+// PollIntervals: that one's reads wake it.
+//
+// Whatever the estimate, a waiter reads again when an entry ahead could
+// first be seen abandoned (a lease after its record version was first
+// seen), so that a dead head is taken over about a lease after its last
+// heartbeat; and no pause is longer than the waiter's own lease.
 //
 // Reading earlier (a quarter of hold before the expected turn, and every
 // quarter of hold after) cost more calls and made handovers slower, and an
@@ -288,35 +331,41 @@ func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Durat
 	}
 	q.mu.Unlock()
 	floor := max(time.Millisecond, o.PollInterval/50)
-	if hold == 0 {
-		hold = min(max(floor, now.Sub(since)), o.PollInterval)
-	}
-	limit := o.PollInterval * time.Duration(max(1, p.ahead/4))
 	var d time.Duration
 	switch {
 	case !p.known || p.ahead == 0:
 		d = floor
-	case behind:
-		d = o.PollInterval * time.Duration(max(4, p.ahead))
-		limit = d
+	case hold == 0:
+		// No hold known: were each ahead to hold as long as the head has
+		// so far, from now.
+		d = time.Duration(p.ahead) * max(o.PollInterval, now.Sub(since))
+		if behind {
+			d = max(d, 4*o.PollInterval)
+		}
 	default:
-		others := time.Duration(p.ahead-1) * hold
-		turn := since.Add(others + hold)
+		per := handOver(hold)
+		others := time.Duration(p.ahead-1) * per
+		turn := since.Add(others + per)
 		if later := now.Add(others); later.After(turn) {
 			turn = later
 		}
-		if now.Before(turn) {
-			d = turn.Sub(now)
-		} else {
-			d = hold / 8 << min(max(misses-4, 0), 16)
+		late := hold / 8 << min(max(misses-2, 0), 16)
+		d = max(turn.Sub(now), late) // (a jittered pause may wake just before the turn: no read for the rest)
+		if behind {
+			d = max(d, 4*o.PollInterval)
 		}
 	}
 	if !p.due.IsZero() && p.due.Sub(now) < d {
 		d = p.due.Sub(now)
 	}
-	d = min(max(d, floor), limit)
+	d = min(max(d, floor), o.LeaseDuration)
 	return d - d/10 + rand.N(d/5+1) // ±10%, so that waiters do not wake in step
 }
+
+// handOver is how often the head changes when each holds for hold: the
+// hold, and the next one's delay in noticing that its turn came (it reads
+// every eighth of a hold once its turn is due: half that on average).
+func handOver(hold time.Duration) time.Duration { return hold + hold/16 }
 
 // queueRecord is where the lease of the waiter with entry id lives: its
 // entry in the queue of the lock called name.
@@ -332,6 +381,7 @@ func (l *Locker) queueRecord(name, id string, q *fifoQueue) *record {
 			return entryHolder(mapValue(item, attrQueueEntries, id), ticket)
 		},
 		released: q.published,
+		holds:    true,
 	}
 }
 
@@ -386,6 +436,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 	q.enter(ticket)
 	defer q.leave(ticket)
 	misses, lastHead, looks := 0, int64(0), 0
+	var pred *entry // the entry last seen just ahead: the one whose turn ends before ours
 	giveUp := func(err error) (*Lease, error) {
 		if errors.Is(lease.Err(), ErrClosed) {
 			return nil, err // like a crash: the entry stays until it is seen abandoned
@@ -395,6 +446,9 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 	for {
 		looks++
 		p := q.look(ticket)
+		if p.before != nil {
+			pred = p.before
+		}
 		switch {
 		case lease.Err() != nil:
 			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, lease.Err()))
@@ -403,7 +457,12 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			// as abandoned (this process paused for a lease, say).
 			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, ErrLeaseLost))
 		case p.known && p.ahead == 0 && len(p.abandoned) == 0:
-			lease.observeHeld(ctx, "Acquire", looks)
+			var prev *holder
+			if pred != nil && p.gone.token == pred.token { // it was removed, not released
+				prev = &holder{owner: pred.owner, token: pred.token}
+			}
+			lease.headAt = o.Clock.Now()
+			lease.observeHeld(ctx, "Acquire", looks, prev)
 			return lease, nil // at the head of the queue
 		case len(p.abandoned) > 0 && q.startRemoving():
 			err := l.removeAbandoned(ctx, name, q, p.abandoned)
@@ -623,8 +682,9 @@ func tooLarge(err error) bool {
 // failed condition returns is the new snapshot, and the waiters look again.
 func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue, abandoned []entry) error {
 	batch := abandoned[:min(len(abandoned), removeBatch)]
-	names := map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#er": entryRvn}
-	values := map[string]types.AttributeValue{}
+	last := batch[len(batch)-1] // the highest ticket: the one whose turn was last
+	names := map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#er": entryRvn, "#go": attrGoneOwner, "#gt": attrGoneToken}
+	values := map[string]types.AttributeValue{":go": attrs.S(last.owner), ":gt": attrs.N(last.token)}
 	var remove, cond []string
 	for i, e := range batch {
 		id := fmt.Sprintf("#i%d", i)
@@ -637,7 +697,7 @@ func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue,
 	out, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           l.tableP,
 		Key:                                 l.key(name, lockSK),
-		UpdateExpression:                    aws.String("REMOVE " + strings.Join(remove, ", ")),
+		UpdateExpression:                    aws.String("REMOVE " + strings.Join(remove, ", ") + " SET #go = :go, #gt = :gt"),
 		ConditionExpression:                 aws.String(strings.Join(cond, " AND ")),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,

@@ -68,7 +68,8 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 }
 
 // TestFIFOReadTiming: when a waiter reads the queue again, by the
-// estimate of how long each head holds (see pause).
+// estimate of how long each head holds (see pause): about once per
+// hand-over ahead of it, with no cap at PollInterval.
 func TestFIFOReadTiming(t *testing.T) {
 	o, err := defaultOptions().resolve(nil)
 	require.NoError(t, err)
@@ -76,6 +77,7 @@ func TestFIFOReadTiming(t *testing.T) {
 	clock := fakeclock.New(time.Unix(1_000_000, 0))
 	q := newFIFOQueue(clock)
 	const hold = 20 * time.Millisecond
+	per := handOver(hold) // the hold, and the next one's delay in noticing
 	q.hold, q.headSince = hold, clock.Now()
 	around := func(want time.Duration, p place, mine int64, misses int, msg string) {
 		t.Helper()
@@ -85,26 +87,29 @@ func TestFIFOReadTiming(t *testing.T) {
 			require.LessOrEqual(t, got, want+want/10+1, msg)
 		}
 	}
-	around(hold, place{known: true, ahead: 1}, 9, 0, "the next in line reads when the head is expected to have gone")
-	around(3*hold, place{known: true, ahead: 3}, 9, 0, "further back: after the head and the two others ahead")
-	around(o.PollInterval, place{known: true, ahead: 7}, 9, 0, "but never longer than PollInterval times a quarter of its place (at least one)")
-	around(2*o.PollInterval, place{known: true, ahead: 11}, 9, 0, "but never longer than PollInterval times a quarter of its place")
+	around(per, place{known: true, ahead: 1}, 9, 0, "the next in line reads when the head is expected to have gone")
+	around(3*per, place{known: true, ahead: 3}, 9, 0, "further back: after the head and the two others ahead")
+	around(11*per, place{known: true, ahead: 11}, 9, 0, "further back still: no cap at PollInterval")
+	around(o.LeaseDuration, place{known: true, ahead: 5000}, 9, 0, "but no pause is longer than the lease")
+	around(5*time.Millisecond, place{known: true, ahead: 3, due: clock.Now().Add(5 * time.Millisecond)}, 9, 0,
+		"an entry ahead may be seen abandoned sooner: read then")
 
 	clock.Advance(5 * hold) // the head holds on, five times as long as expected
 	around(hold/8, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every eighth of a hold")
-	around(hold/8<<2, place{known: true, ahead: 1}, 9, 6, "after four reads that saw the same head, the pauses double")
-	around(2*hold, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
+	around(hold/8<<2, place{known: true, ahead: 1}, 9, 4, "after two reads that saw the same head, the pauses double")
+	around(2*per, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
 
 	q.waiting[5] = true // another waiter of this Locker is ahead: its reads wake us
 	around(4*o.PollInterval, place{known: true, ahead: 3}, 9, 0, "behind a waiter of its own Locker, it reads only as a fallback")
 	delete(q.waiting, 5)
 
-	// Before any change of the head was seen, the hold is taken to be as
-	// long as the head has held so far.
-	q.hold, q.headSince = 0, clock.Now().Add(-80*time.Millisecond)
-	around(10*time.Millisecond, place{known: true, ahead: 1}, 9, 0, "unknown hold")
+	// Before any hold is known, each ahead is taken to hold as long again
+	// as the head has held so far, and at least PollInterval.
+	q.hold, q.headSince = 0, clock.Now().Add(-300*time.Millisecond)
+	around(300*time.Millisecond, place{known: true, ahead: 1}, 9, 0, "unknown hold")
+	around(900*time.Millisecond, place{known: true, ahead: 3}, 9, 0, "unknown hold, three ahead")
 	q.headSince = clock.Now()
-	around(2*time.Millisecond, place{known: true, ahead: 1}, 9, 0, "unknown hold, head just seen: the floor")
+	around(o.PollInterval, place{known: true, ahead: 1}, 9, 0, "unknown hold, head just seen: PollInterval")
 
 	assert.Equal(t, 10*time.Millisecond, nextHold(0, 10*time.Millisecond), "the first sample")
 	assert.Equal(t, 6*time.Millisecond, nextHold(10*time.Millisecond, 2*time.Millisecond), "a shorter sample: half-way down at once")

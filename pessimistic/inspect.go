@@ -89,6 +89,9 @@ func (l *Locker) Inspect(ctx context.Context, name string) (*Info, error) {
 	if name == "" {
 		return nil, errNoName
 	}
+	if err := l.ready(ctx); err != nil {
+		return nil, err
+	}
 	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: l.tableP, Key: l.key(name, lockSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, fmt.Errorf("pessimistic: inspect %q: %w", name, err)
@@ -103,7 +106,7 @@ func (l *Locker) Inspect(ctx context.Context, name string) (*Info, error) {
 // An error ends the sequence. It changes nothing.
 func (l *Locker) List(ctx context.Context) iter.Seq2[*Info, error] {
 	return func(yield func(*Info, error) bool) {
-		if err := l.usable(); err != nil {
+		if err := l.ready(ctx); err != nil {
 			yield(nil, err)
 			return
 		}
@@ -144,12 +147,20 @@ func (l *Locker) List(ctx context.Context) iter.Seq2[*Info, error] {
 // lost at its next heartbeat (Err is [ErrLeaseLost], its context ends), and
 // its Release returns [ErrNotHeld].
 //
+// "Whoever it is" includes a holder that took the lock over a moment ago:
+// between an operator's look and this call, a dead holder's lease may run
+// out and a waiter take over. [Locker.ForceReleaseIf] removes only the
+// holder the operator saw, and is what an operator's tool should use.
+//
 // For a lease lock it is one conditional UpdateItem that removes owner,
 // record version, lease and data and keeps the record. For a FIFO lock it
 // removes the head of the queue only (one more UpdateItem, conditional on
 // that entry): the waiters keep their places, and the next one holds the
 // lock with its ticket. A lock that nobody holds (or that has no record)
-// is an error matching [ErrNotHeld], and nothing is changed.
+// is an error matching [ErrNotHeld], and nothing is changed. The removed
+// holder is reported to the Locker's [Observer] ([observe.LockForced],
+// with its Owner and Token), and the record keeps it, so that the next
+// holder's acquisition is reported as [observe.LockTakenOver].
 //
 // Fencing: the holders after ForceRelease have higher tokens than the one
 // removed, so the first fenced write (mapper.Fence) of any of them refuses
@@ -161,63 +172,117 @@ func (l *Locker) List(ctx context.Context) iter.Seq2[*Info, error] {
 // theirs are not. (For a FIFO lock, the waiters already queued have
 // tickets below it: fence at Info.Fence only when the queue is empty.)
 func (l *Locker) ForceRelease(ctx context.Context, name string) error {
+	return l.forceRelease(ctx, name, nil)
+}
+
+// ForceReleaseIf is [Locker.ForceRelease] fenced on the holder: it removes
+// the holder of the lock called name only if that is still owner with
+// token (for a FIFO lock, the head of the queue with that ticket), as an
+// operator saw it with [Locker.Inspect] or [Locker.List] (Info.Owner and
+// Info.Token). If someone else holds the lock now (the holder seen lost
+// it, and a waiter took it over), nothing is changed and the error is a
+// [*HolderChangedError] naming the current holder (matching
+// [ErrHolderChanged]); if nobody holds it, nothing is changed and the
+// error matches [ErrNotHeld]. It costs what ForceRelease costs: one
+// conditional UpdateItem, and for a FIFO lock one more.
+func (l *Locker) ForceReleaseIf(ctx context.Context, name, owner string, token int64) error {
+	if owner == "" || token == 0 {
+		return fmt.Errorf("%w: ForceReleaseIf needs the holder's owner and token (from Inspect)", ErrInvalidOption)
+	}
+	return l.forceRelease(ctx, name, &holder{owner: owner, token: token})
+}
+
+// forceRelease is ForceRelease (want nil) and ForceReleaseIf.
+func (l *Locker) forceRelease(ctx context.Context, name string, want *holder) error {
 	if err := l.usable(); err != nil {
 		return err
 	}
 	if name == "" {
 		return errNoName
 	}
+	if err := l.ready(ctx); err != nil {
+		return err
+	}
 	key := l.key(name, lockSK)
 	ttl := l.opts.ttlValue()
-	in := &dynamodb.UpdateItemInput{
-		TableName:                           l.tableP,
-		Key:                                 key,
-		UpdateExpression:                    aws.String("REMOVE #o, #r, #l, #d SET #f = #f + :one, #t = :t"),
-		ConditionExpression:                 aws.String("attribute_exists(#o)"),
-		ExpressionAttributeNames:            map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#d": attrData, "#f": attrFence, "#t": attrTTL},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	names := map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#d": attrData, "#f": attrFence, "#t": attrTTL,
+		"#fo": attrGoneOwner, "#ft": attrGoneToken}
+	values := map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl}
+	cond := "attribute_exists(#o)"
+	if want != nil {
+		cond = "#o = :owner AND #f = :token"
+		values[":owner"], values[":token"] = attrs.S(want.owner), attrs.N(want.token)
 	}
-	if l.opts.Observer != nil {
-		in.ReturnValues = types.ReturnValueUpdatedOld // the holder's token, for the event (no extra cost)
+	in := &dynamodb.UpdateItemInput{
+		TableName: l.tableP,
+		Key:       key,
+		// The removed holder stays in the record (fo, ft: SET reads the
+		// item as it was), so that the next holder knows it took over from
+		// a forced one.
+		UpdateExpression:                    aws.String("REMOVE #o, #r, #l, #d SET #f = #f + :one, #t = :t, #fo = #o, #ft = #f"),
+		ConditionExpression:                 aws.String(cond),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueUpdatedOld, // the holder removed, for the event (no extra cost)
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	var att attempt.Tracker
 	out, err := l.client.UpdateItem(ctx, in, att.Option)
 	switch {
 	case err == nil:
-		token, _ := attrs.Int64(out.Attributes[attrFence])
-		l.forced(ctx, name, token)
+		h := holderOf(out.Attributes)
+		l.forced(ctx, name, h.owner, h.token)
 		return nil
 	case !isConditionFailed(err):
 		return fmt.Errorf("pessimistic: force release %q: %w", name, err)
 	}
 	item := conditionItem(err)
+	now := holderOf(item)
 	queue := parseQueue(item)
-	if len(queue) == 0 {
-		if att.Ambiguous && len(item) > 0 {
-			// An attempt whose answer was lost may have landed: the
-			// SDK's retry found the lock free, which is what was asked.
-			l.forced(ctx, name, 0)
+	if att.Ambiguous && now.owner == "" && len(queue) == 0 && len(item) > 0 {
+		// An attempt whose answer was lost may have landed: the SDK's
+		// retry found the lock free, which is what was asked (for a fenced
+		// release, only if the counter is where our removal left it).
+		if want == nil {
+			l.forced(ctx, name, "", 0)
 			return nil
+		}
+		if now.token == want.token+1 {
+			l.forced(ctx, name, want.owner, want.token)
+			return nil
+		}
+	}
+	if want != nil && now.owner != "" { // a lease lock, held by another than the one seen
+		return &HolderChangedError{Name: name, Owner: want.owner, Token: want.token, NowOwner: now.owner, NowToken: now.token}
+	}
+	if len(queue) == 0 {
+		if want != nil {
+			return fmt.Errorf("%w: force release %q: %s (token %d) does not hold it any more, and nobody does; nothing removed", ErrNotHeld, name, want.owner, want.token)
 		}
 		return fmt.Errorf("%w: force release %q: not held by anyone", ErrNotHeld, name)
 	}
 	head := queue[0]
+	if want != nil && (head.owner != want.owner || head.token != want.token) {
+		return &HolderChangedError{Name: name, Owner: want.owner, Token: want.token, NowOwner: head.owner, NowToken: head.token}
+	}
 	att = attempt.Tracker{}
 	_, err = l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 l.tableP,
-		Key:                       key,
-		UpdateExpression:          aws.String("REMOVE #qt.#id, #qw.#id SET #f = #f + :one, #t = :t"),
-		ConditionExpression:       aws.String("attribute_exists(#qt.#id)"),
-		ExpressionAttributeNames:  map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#id": head.id, "#f": attrFence, "#t": attrTTL},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl},
+		TableName:        l.tableP,
+		Key:              key,
+		UpdateExpression: aws.String("REMOVE #qt.#id, #qw.#id SET #f = #f + :one, #t = :t, #fo = #qw.#id.#eo, #ft = #qt.#id"),
+		// The entry's ticket never changes, and a lower one never appears
+		// later: the entry seen at the head, still there, is still the head.
+		ConditionExpression: aws.String("#qt.#id = :ticket AND #qw.#id.#eo = :owner"),
+		ExpressionAttributeNames: map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#id": head.id, "#eo": entryOwner,
+			"#f": attrFence, "#t": attrTTL, "#fo": attrGoneOwner, "#ft": attrGoneToken},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl, ":ticket": attrs.N(head.token), ":owner": attrs.S(head.owner)},
 	}, att.Option)
 	switch {
 	case err == nil:
-		l.forced(ctx, name, head.token)
+		l.forced(ctx, name, head.owner, head.token)
 		return nil
 	case isConditionFailed(err) && att.Ambiguous:
-		l.forced(ctx, name, head.token)
+		l.forced(ctx, name, head.owner, head.token)
 		return nil // our first attempt landed
 	case isConditionFailed(err):
 		return fmt.Errorf("%w: force release %q: its holder %s (ticket %d) left the queue meanwhile; nothing removed", ErrNotHeld, name, head.owner, head.token)

@@ -140,7 +140,7 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 				return nil, nil, err
 			}
 			lease := newLease(rec, name, 0, rvn, sent, o, leaseParent(ctx, o, true))
-			lease.observeHeld(ctx, "LockItem", tries)
+			lease.observeHeld(ctx, "LockItem", tries, nil)
 			return v, &ItemLock[T]{table: table, lease: lease}, nil
 		}
 		w.saw(h.rvn, h.lease)

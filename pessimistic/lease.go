@@ -36,6 +36,9 @@ type record struct {
 	parse       func(map[string]types.AttributeValue) holder
 	// item is set for an item lock: events name the item's key.
 	item bool
+	// holds is set for a FIFO queue entry: its release records how long
+	// it held the lock (remove ends with a SET clause).
+	holds bool
 	// released, if set, is given the item as the release left it (a FIFO
 	// queue hands it to this Locker's waiters: the next in line may be one
 	// of them).
@@ -79,6 +82,8 @@ type Lease struct {
 	maybeSent time.Time  // ...and when it was sent
 	lastOK    time.Time  // when the last write known to have landed was sent
 	next      int64      // a FIFO release's hand-over: the next holder's ticket
+	prev      *holder    // set once, before the lease is returned: the holder it took over from (nil: none)
+	headAt    time.Time  // FIFO: when it found itself at the head (set once, before the lease is returned)
 
 	state    sync.Mutex // guards the fields below, never held across a call
 	released bool
@@ -510,9 +515,19 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 	if _, ok := names["#t"]; ok {
 		values[":t"] = s.o.ttlValue()
 	}
+	expr := r.remove
+	if r.holds && !s.headAt.IsZero() {
+		// A FIFO holder leaves how long it held (a duration on its own
+		// clock, not a time: no clocks are compared) and its ticket, for
+		// the waiters to time their reads by.
+		expr += ", #hm = :hm, #hb = :hb"
+		names["#hm"], names["#hb"] = attrHeldMs, attrHeldBy
+		values[":hm"] = attrs.N(max(s.o.Clock.Now().Sub(s.headAt), 0).Milliseconds())
+		values[":hb"] = attrs.N(s.token)
+	}
 	in := &dynamodb.UpdateItemInput{
 		TableName: r.table, Key: r.key,
-		UpdateExpression:                    aws.String(r.remove),
+		UpdateExpression:                    aws.String(expr),
 		ConditionExpression:                 aws.String(r.cond()),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,

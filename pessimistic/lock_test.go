@@ -58,6 +58,9 @@ func newLocker(t *testing.T, c pessimistic.Client, table string, opts ...pessimi
 	l, err := pessimistic.New(c, table, opts...)
 	require.NoError(t, err)
 	t.Cleanup(l.Close)
+	// New makes no call; check now, so that the tests that count calls
+	// count the lock's calls only.
+	require.NoError(t, l.Check(context.Background()))
 	return l
 }
 
@@ -511,16 +514,23 @@ func TestOptionsAreChecked(t *testing.T) {
 	assert.Equal(t, int64(0), calls.Total(), "nothing sent")
 }
 
-func TestNewChecksTheTableSchema(t *testing.T) {
+func TestCheckChecksTheTableSchema(t *testing.T) {
 	srv := ddbtest.Server(t)
+	ctx := context.Background()
 	wrong := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
-	_, err := pessimistic.New(srv.Client(), wrong)
+	l, err := pessimistic.New(srv.Client(), wrong)
+	require.NoError(t, err, "New makes no call")
+	err = l.Check(ctx)
 	require.ErrorIs(t, err, pessimistic.ErrTableSchema)
 	assert.Contains(t, err.Error(), "needs pk (S) as hash key and sk (S) as range key")
-	_, err = pessimistic.New(srv.Client(), "no-such-table")
-	require.Error(t, err)
+	_, err = l.Acquire(ctx, "x", pessimistic.Wait(0))
+	require.ErrorIs(t, err, pessimistic.ErrTableSchema, "the first call checks too")
+	_, err = l.Inspect(ctx, "x")
+	require.ErrorIs(t, err, pessimistic.ErrTableSchema)
+	missing, err := pessimistic.New(srv.Client(), "no-such-table")
+	require.NoError(t, err)
 	var nf *types.ResourceNotFoundException
-	assert.ErrorAs(t, err, &nf)
+	assert.ErrorAs(t, missing.Check(ctx), &nf)
 
 	_, table := lockTable(t)
 	require.NoError(t, pessimistic.CreateTable(context.Background(), srv.Client(), table), "an existing lock table is accepted")

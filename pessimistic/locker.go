@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,32 +31,91 @@ type Locker struct {
 	closed bool
 
 	memory memory
+
+	checkMu sync.Mutex  // one table check at a time
+	checked atomic.Bool // the table was found to be a lock table
 }
 
-// New returns a Locker for the lock table (see [CreateTable]). It checks
-// the table's key schema with one DescribeTable call (bounded to 30s) and
-// returns an error matching [ErrTableSchema] if it is not a lock table.
-// Options set the defaults of every call; impossible combinations are
-// errors matching [ErrInvalidOption].
+// New returns a Locker for the lock table (see [CreateTable]). It makes
+// no call: the table's key schema is checked by the Locker's first call
+// that reaches DynamoDB (one DescribeTable, with that call's context), or
+// at once with [Locker.Check]; a table that is not a lock table is an
+// error matching [ErrTableSchema] there. Options set the defaults of every
+// call; impossible combinations, a nil Option, and a nil client (also a
+// nil pointer in the interface) are errors matching [ErrInvalidOption].
 func New(c Client, table string, opts ...Option) (*Locker, error) {
 	// Keep the unresolved heartbeat and poll, so that a per-call
 	// LeaseDuration derives them afresh; resolve only to check.
 	base := defaultOptions()
 	for _, fn := range opts {
+		if fn == nil {
+			return nil, fmt.Errorf("%w: New: nil Option", ErrInvalidOption)
+		}
 		fn(&base)
 	}
 	if _, err := base.resolve(nil); err != nil {
 		return nil, err
 	}
-	if c == nil || table == "" {
+	if isNil(c) || table == "" {
 		return nil, fmt.Errorf("%w: New needs a client and a table name", ErrInvalidOption)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), tableCheck)
-	defer cancel()
-	if err := checkTable(ctx, c, table); err != nil {
-		return nil, err
-	}
 	return &Locker{client: c, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{}}, nil
+}
+
+// isNil reports whether c is nil, or holds a nil pointer (a typed nil such
+// as a (*dynamodb.Client)(nil), whose methods would panic on first use).
+func isNil(c Client) bool {
+	if c == nil {
+		return true
+	}
+	v := reflect.ValueOf(c)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+// Check makes sure the Locker's table is a lock table (pk S hash key, sk S
+// range key): one DescribeTable with ctx. A missing table is the SDK's
+// *types.ResourceNotFoundException, another schema an error matching
+// [ErrTableSchema]. Once a check has passed, the Locker's calls do not
+// check again; until then, the first call of each that reaches DynamoDB
+// checks first. Check always asks.
+func (l *Locker) Check(ctx context.Context) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	l.checkMu.Lock()
+	defer l.checkMu.Unlock()
+	if err := checkTable(ctx, l.client, aws.ToString(l.tableP)); err != nil {
+		return err
+	}
+	l.checked.Store(true)
+	return nil
+}
+
+// ready checks that the Locker can make calls (usable) and, the first time,
+// that its table is a lock table, with ctx: New makes no call. Only a
+// check that passed is remembered; a failed one (a timeout, say) is made
+// again by the next call.
+func (l *Locker) ready(ctx context.Context) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if l.checked.Load() {
+		return nil
+	}
+	l.checkMu.Lock()
+	defer l.checkMu.Unlock()
+	if l.checked.Load() { // another call checked meanwhile
+		return nil
+	}
+	if err := checkTable(ctx, l.client, aws.ToString(l.tableP)); err != nil {
+		return err
+	}
+	l.checked.Store(true)
+	return nil
 }
 
 // errNilLocker is what the methods of a nil *Locker return.
@@ -190,7 +251,7 @@ func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []O
 	if name == "" {
 		return nil, errNoName
 	}
-	if err := l.usable(); err != nil {
+	if err := l.ready(ctx); err != nil {
 		return nil, err
 	}
 	if o.FIFO {
@@ -206,7 +267,7 @@ func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []O
 			l.memory.forget(name)
 		}
 		if err == nil && lease != nil {
-			lease.observeHeld(ctx, "Acquire", tries)
+			lease.observeHeld(ctx, "Acquire", tries, lease.prev)
 		}
 		if err != nil || lease != nil {
 			return lease, err
@@ -285,7 +346,10 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	rvn := newRvn()
 	now := o.Clock.Now()
 	cond := "attribute_not_exists(#o)"
-	set := "SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one"
+	// prevOwner and prevToken keep the holder this write replaces (NULL:
+	// none; SET reads the item as it was), so that the answer (ALL_NEW)
+	// tells a takeover from a plain acquisition.
+	set := "SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one, #po = if_not_exists(#o, :null), #pt = if_not_exists(#f, :zero)"
 	values := map[string]types.AttributeValue{
 		":o":    attrs.S(o.Owner),
 		":r":    attrs.S(rvn),
@@ -293,6 +357,8 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		":t":    o.ttlValue(),
 		":base": attrs.N(time.Now().UnixMilli()),
 		":one":  attrs.N(1),
+		":null": &types.AttributeValueMemberNULL{Value: true},
+		":zero": attrs.N(0),
 	}
 	if takeover != "" {
 		cond += " OR #r = :stale"
@@ -311,9 +377,10 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		// TTL ever deletes a long-abandoned lock, the tokens of its next
 		// life are still higher than those of its last (they grow by one
 		// per acquisition, far slower than the clock).
-		UpdateExpression:          aws.String(set),
-		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData},
+		UpdateExpression:    aws.String(set),
+		ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData,
+			"#po": attrPrevOwner, "#pt": attrPrevToken},
 		ExpressionAttributeValues: values,
 	}, rec.read, func(item map[string]types.AttributeValue) bool {
 		h := holderOf(item)
@@ -325,11 +392,32 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	if !res.won {
 		return nil, holderOf(res.item), nil
 	}
-	lease, err := l.startLease(rec, name, holderOf(res.item).token, rvn, now, o, parent)
+	token := holderOf(res.item).token
+	lease, err := l.startLease(rec, name, token, rvn, now, o, parent)
 	if err == nil && res.late && ctx.Err() != nil { // ours, but the caller has given up: give it back
 		return nil, holder{}, errors.Join(fmt.Errorf("pessimistic: acquire %q: %w", name, ctx.Err()), lease.releaseDetached(ctx))
 	}
+	if err == nil {
+		lease.prev = previousHolder(res.item, token)
+	}
 	return lease, holder{}, err
+}
+
+// previousHolder is, in the record of a lock just acquired with token, the
+// holder that did not release it: one whose record was taken over (the
+// write replaced its owner), or one that ForceRelease removed just before
+// (the counter then went from its token to ours in two steps, the
+// ForceRelease's and ours). nil: the lock was free.
+func previousHolder(item map[string]types.AttributeValue, token int64) *holder {
+	if v, ok := item[attrPrevOwner].(*types.AttributeValueMemberS); ok {
+		t, _ := attrs.Int64(item[attrPrevToken])
+		return &holder{owner: v.Value, token: t}
+	}
+	forced, _ := attrs.Int64(item[attrGoneToken])
+	if v, ok := item[attrGoneOwner].(*types.AttributeValueMemberS); ok && forced != 0 && forced+2 == token {
+		return &holder{owner: v.Value, token: forced}
+	}
+	return nil
 }
 
 // lockRecord is the record of the lock called name.

@@ -23,7 +23,16 @@ import (
 //     ErrUnreachable);
 //   - HeartbeatFailed for each heartbeat that failed (Err the call's
 //     error); the lease is kept while later ones can still renew it;
-//   - LockForced when [Locker.ForceRelease] removes a holder.
+//   - LockForced when [Locker.ForceRelease] or [Locker.ForceReleaseIf]
+//     removes a holder (Owner and Token the removed holder's);
+//   - LockTakenOver, before LockAcquired, when Acquire took the lock from a
+//     holder that did not release it: one seen unchanged for a lease (for
+//     a FIFO lock: removed from the head of the queue as abandoned), or
+//     one that ForceRelease removed (Owner and Token the previous
+//     holder's).
+//
+// Every lock event carries Owner: the holder that acquired, holds,
+// released or lost the lock.
 //
 // Events of a lease come from its own goroutine as well as the caller's:
 // o must be safe for concurrent use.
@@ -33,7 +42,7 @@ func Observer(o observe.Observer) Option {
 
 // event is an event of the lease.
 func (s *Lease) event(k observe.Kind, op string) observe.Event {
-	e := observe.Event{Kind: k, Op: op, Table: aws.ToString(s.rec.table), Name: s.name}
+	e := observe.Event{Kind: k, Op: op, Table: aws.ToString(s.rec.table), Name: s.name, Owner: s.o.Owner}
 	if s.token != 0 {
 		e.Token = strconv.FormatInt(s.token, 10)
 	}
@@ -44,11 +53,21 @@ func (s *Lease) event(k observe.Kind, op string) observe.Event {
 }
 
 // observeHeld reports that the lease holds its lock now, taken by op after
-// attempts tries: LockAcquired, and the start of its LockHeld span.
-func (s *Lease) observeHeld(ctx context.Context, op string, attempts int) {
+// attempts tries: LockTakenOver if prev (the previous holder, who did not
+// release the lock) is set, LockAcquired, and the start of its LockHeld
+// span.
+func (s *Lease) observeHeld(ctx context.Context, op string, attempts int, prev *holder) {
 	ob := s.o.Observer
 	if ob == nil {
 		return
+	}
+	if prev != nil {
+		t := s.event(observe.LockTakenOver, op)
+		t.Owner, t.Token = prev.owner, ""
+		if prev.token != 0 {
+			t.Token = strconv.FormatInt(prev.token, 10)
+		}
+		obs.Point(ctx, ob, t)
 	}
 	e := s.event(observe.LockAcquired, op)
 	e.Attempt = attempts
@@ -115,12 +134,12 @@ func (s *Lease) spanValues() context.Context {
 }
 
 // forced reports that ForceRelease removed the holder of the lock called
-// name, whose token was token (0 if unknown).
-func (l *Locker) forced(ctx context.Context, name string, token int64) {
+// name, owner with token (empty and 0 if unknown).
+func (l *Locker) forced(ctx context.Context, name, owner string, token int64) {
 	if l.opts.Observer == nil {
 		return
 	}
-	e := observe.Event{Kind: observe.LockForced, Op: "ForceRelease", Table: aws.ToString(l.tableP), Name: name}
+	e := observe.Event{Kind: observe.LockForced, Op: "ForceRelease", Table: aws.ToString(l.tableP), Name: name, Owner: owner}
 	if token != 0 {
 		e.Token = strconv.FormatInt(token, 10)
 	}

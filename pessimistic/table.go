@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -18,16 +17,24 @@ import (
 // The lock table's key: every lock is a partition (pk = the lock's name);
 // its record has sk = "lock" (and holds the FIFO queue, see fifo.go).
 const (
-	attrPK     = "pk"
-	attrSK     = "sk"
-	lockSK     = "lock"
-	attrOwner  = "owner"
-	attrRvn    = "rvn"     // record version: new on every acquire and heartbeat
-	attrLease  = "leaseMs" // the holder's lease duration, for waiters
-	attrFence  = "fence"   // the fencing token counter; never goes back
-	attrTTL    = "ttl"     // epoch seconds, for DynamoDB's TTL cleanup only
-	attrData   = "data"    // B: the holder's Data
-	tableCheck = 30 * time.Second
+	attrPK    = "pk"
+	attrSK    = "sk"
+	lockSK    = "lock"
+	attrOwner = "owner"
+	attrRvn   = "rvn"     // record version: new on every acquire and heartbeat
+	attrLease = "leaseMs" // the holder's lease duration, for waiters
+	attrFence = "fence"   // the fencing token counter; never goes back
+	attrTTL   = "ttl"     // epoch seconds, for DynamoDB's TTL cleanup only
+	attrData  = "data"    // B: the holder's Data
+
+	// The last holder (or FIFO entry) removed without releasing, by
+	// ForceRelease or as abandoned, and its token: the next holder reports
+	// its acquisition as a takeover from it.
+	attrGoneOwner = "goneOwner"
+	attrGoneToken = "goneToken"
+	// The holder an acquisition replaced (NULL: none), and its token.
+	attrPrevOwner = "prevOwner"
+	attrPrevToken = "prevToken"
 )
 
 // lockRecord describes the lock table's key and TTL for mapper.CreateTable;

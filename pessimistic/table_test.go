@@ -1,6 +1,7 @@
 package pessimistic_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -11,18 +12,22 @@ import (
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
-// New checks the table with the comparison CreateTable makes, and names
+// Check checks the table with the comparison CreateTable makes, and names
 // each difference.
 func TestNewNamesEachSchemaDifference(t *testing.T) {
 	c := ddbtest.Server(t).Client()
 	numbered := ddbtest.CreateTable(t, c, "pk", types.ScalarAttributeTypeS, "sk", types.ScalarAttributeTypeN)
-	_, err := pessimistic.New(c, numbered)
+	l, err := pessimistic.New(c, numbered)
+	require.NoError(t, err)
+	err = l.Check(context.Background())
 	require.ErrorIs(t, err, pessimistic.ErrTableSchema)
 	assert.ErrorContains(t, err, "range key: want sk (S), table has sk (N)")
 	assert.NotContains(t, err.Error(), "hash key: want", "the hash key matches")
 
 	other := ddbtest.CreateTable(t, c, "id", types.ScalarAttributeTypeB, "", "")
-	_, err = pessimistic.New(c, other)
+	l, err = pessimistic.New(c, other)
+	require.NoError(t, err)
+	err = l.Check(context.Background())
 	require.ErrorIs(t, err, pessimistic.ErrTableSchema)
 	assert.ErrorContains(t, err, "hash key: want pk (S), table has id (B); range key: want sk (S), table has none")
 	assert.ErrorContains(t, err, "a lock table needs pk (S) as hash key and sk (S) as range key")

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
@@ -50,7 +53,8 @@ func toLockJSON(info *pessimistic.Info) lockJSON {
 	return j
 }
 
-// locker returns a Locker for the lock table (New checks its schema).
+// locker returns a Locker for the lock table. New makes no call: the
+// table's schema is checked by the Locker's first call.
 func (c *cli) locker(ctx context.Context, table string) (*pessimistic.Locker, error) {
 	client, err := c.client(ctx)
 	if err != nil {
@@ -141,35 +145,89 @@ func showLock(out io.Writer, info *pessimistic.Info) error {
 	return w.Flush()
 }
 
+// afterShow runs between the read and the release of locks release: tests
+// change the lock's holder there.
+var afterShow = func() {}
+
+// locksRelease removes the holder of a lock: by default only the holder
+// it has just read (ForceReleaseIf), so that a holder that took over in
+// between is never removed in the dead one's place; with -force whoever
+// holds it at the write (ForceRelease), as the LockForced event reports.
+// It prints the holder it really removed.
 func (c *cli) locksRelease(ctx context.Context, args []string) error {
-	l, err := c.locker(ctx, args[0])
+	table, name := args[0], args[1]
+	var removed *observe.Event
+	var mu sync.Mutex
+	seen := observe.Func(func(_ context.Context, e observe.Event) {
+		if e.Kind == observe.LockForced {
+			mu.Lock()
+			removed = &e
+			mu.Unlock()
+		}
+	})
+	client, err := c.client(ctx)
+	if err != nil {
+		return err
+	}
+	l, err := pessimistic.New(client, table, pessimistic.Owner("optimist-cli"), pessimistic.Observer(seen))
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	name := args[1]
 	before, err := l.Inspect(ctx, name)
 	if err != nil {
 		return err
 	}
-	if err := l.ForceRelease(ctx, name); err != nil {
-		if errors.Is(err, pessimistic.ErrNotHeld) {
-			return fmt.Errorf("lock %q in %s is not held by anyone (or its holder changed meanwhile): nothing released", name, args[0])
-		}
+	afterShow()
+	if !before.Held && !c.force {
+		return fmt.Errorf("lock %q in %s is not held by anyone: nothing released", name, table)
+	}
+	if c.force {
+		err = l.ForceRelease(ctx, name)
+	} else {
+		err = l.ForceReleaseIf(ctx, name, before.Owner, before.Token)
+	}
+	var changed *pessimistic.HolderChangedError
+	switch {
+	case errors.As(err, &changed):
+		return fmt.Errorf("lock %q in %s: %s (token %d), shown just before, does not hold it any more; it is held by %s (token %d) now. "+
+			"Nothing released. Run locks show again, and release it only if that holder is dead too (-force removes whoever holds it)",
+			name, table, changed.Owner, changed.Token, changed.NowOwner, changed.NowToken)
+	case errors.Is(err, pessimistic.ErrNotHeld):
+		return fmt.Errorf("lock %q in %s is not held by anyone (its holder released it or was removed meanwhile): nothing released", name, table)
+	case err != nil:
 		return err
+	}
+	// What was removed: the holder the fenced release was told, or what
+	// the forced one's event reports.
+	gone := lockJSON{Name: name, Held: true, Owner: before.Owner, Token: before.Token}
+	if c.force {
+		mu.Lock()
+		if removed != nil && removed.Owner != "" {
+			gone.Owner = removed.Owner
+			gone.Token, _ = strconv.ParseInt(removed.Token, 10, 64)
+		}
+		mu.Unlock()
+	}
+	if gone.Owner == before.Owner && gone.Token == before.Token {
+		gone = toLockJSON(before)
 	}
 	after, err := l.Inspect(ctx, name)
 	if err != nil {
-		return fmt.Errorf("released %q, but reading it back failed: %w", name, err)
+		return fmt.Errorf("released %q (removed %s, token %d), but reading it back failed: %w", name, gone.Owner, gone.Token, err)
 	}
 	if c.json {
 		return c.printJSON(struct {
 			Name    string   `json:"name"`
 			Removed lockJSON `json:"removed"`
 			Now     lockJSON `json:"now"`
-		}{name, toLockJSON(before), toLockJSON(after)})
+		}{name, gone, toLockJSON(after)})
 	}
-	fmt.Fprintf(c.stdout, "released %s: removed %s (token %d); fence counter now %d\n", name, before.Owner, before.Token, after.Fence)
+	fmt.Fprintf(c.stdout, "released %s: removed %s (token %d); fence counter now %d\n", name, gone.Owner, gone.Token, after.Fence)
+	if gone.Owner != before.Owner || gone.Token != before.Token {
+		fmt.Fprintf(c.stdout, "(-force: %s (token %d) held it when it was shown, %s (token %d) when it was removed)\n",
+			before.Owner, before.Token, gone.Owner, gone.Token)
+	}
 	if after.Held {
 		fmt.Fprintf(c.stdout, "now held by %s (token %d), the next in the queue\n", after.Owner, after.Token)
 	} else {

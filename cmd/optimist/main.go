@@ -16,10 +16,23 @@
 // Flags (before or after the command):
 //
 //	-endpoint URL  DynamoDB endpoint, e.g. http://localhost:8000 for DynamoDB
-//	               Local (default $DYNAMODB_ENDPOINT; unset: AWS's endpoint)
+//	               Local, or host:port (http is then assumed, as package
+//	               dynamolocal assumes it) (default $DYNAMODB_ENDPOINT;
+//	               unset: AWS's endpoint)
 //	-region NAME   AWS region (default from the AWS configuration; with an
 //	               endpoint and none configured, us-east-1)
+//	-timeout D     how long each DynamoDB call may take, its retries
+//	               included (default 10s): an endpoint that accepts
+//	               connections and never answers fails every command in time
+//	-force         locks release: remove whoever holds the lock (see below)
 //	-json          print JSON instead of aligned text
+//
+// locks release reads the lock, then removes the holder it read and only
+// that one (pessimistic.Locker.ForceReleaseIf): if the holder changed in
+// between (a dead holder's lease ran out and a waiter took over), nothing
+// is removed and the command names the holder now. It prints the holder
+// it removed. With -force it removes whoever holds the lock at the moment
+// of the write (Locker.ForceRelease), and prints who that was.
 //
 // Credentials and region come from the standard AWS configuration
 // (environment variables, ~/.aws/config and ~/.aws/credentials, SSO,
@@ -30,13 +43,18 @@
 // AWS_REGION=us-east-1.
 //
 // Costs: locks ls and units ls are one Scan of the table (all its pages);
-// locks show is one consistent GetItem; locks release is a DescribeTable,
-// two GetItems (before and after, for the report) and one or two
-// UpdateItems; units recover is unit.Recover (it may watch live units for
+// locks show is one consistent GetItem; locks release is two GetItems
+// (before and after, for the report) and one or two UpdateItems; each
+// locks command checks the table first (a DescribeTable); units recover is unit.Recover (it may watch live units for
 // up to a lease before it returns).
 //
+// When credentials are missing, or a table is not found at an endpoint
+// of one's own (DynamoDB Local, whose tables are scoped by access key and
+// region), the error says what to set.
+//
 // Exit status: 0 on success, 1 when an operation fails (a missing table,
-// a lock nobody holds for release), 2 for a usage error.
+// a lock nobody holds for release, a holder that changed, a timeout), 2
+// for a usage error.
 package main
 
 import (
@@ -49,11 +67,14 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 )
 
 func main() {
@@ -68,13 +89,18 @@ const usage = `usage: optimist [flags] COMMAND
 Commands:
   locks ls TABLE             list the locks of a lock table
   locks show TABLE NAME      show one lock: holder, token, lease, data, queue
-  locks release TABLE NAME   remove the holder of a lock (known dead); bumps the fence
+  locks release TABLE NAME   remove the holder of a lock (known dead), if it is still
+                             the one read just before; bumps the fence
   units ls TABLE             list the units of work in a coordinator table
   units recover TABLE        finish or undo the units whose owner died
 
 Flags (before or after the command):
-  -endpoint URL   DynamoDB endpoint (default $DYNAMODB_ENDPOINT; unset: AWS)
+  -endpoint URL   DynamoDB endpoint, http://host:port or host:port
+                  (default $DYNAMODB_ENDPOINT; unset: AWS)
   -region NAME    AWS region (default from the AWS configuration)
+  -timeout D      time allowed for each DynamoDB call (default 10s)
+  -force          locks release: remove whoever holds the lock now, not only
+                  the holder shown
   -json           print JSON
 
 Credentials and region come from the standard AWS configuration.
@@ -91,12 +117,28 @@ const (
 // errUsage marks a usage error: exit status 2, and the usage is printed.
 var errUsage = errors.New("usage")
 
+// defaultTimeout bounds each DynamoDB call of the command, retries
+// included: long enough for a Scan page across a region, short enough
+// that an operator waiting on a dead endpoint is told soon.
+const defaultTimeout = 10 * time.Second
+
+// endpointEnv is the environment variable that stands for -endpoint.
+const endpointEnv = "DYNAMODB_ENDPOINT"
+
 // cli is one run of the command.
 type cli struct {
 	stdout, stderr io.Writer
-	endpoint       string
+	endpoint       string // as given
+	endpointFrom   string // where it came from: "-endpoint" or "DYNAMODB_ENDPOINT"
 	region         string
+	timeout        time.Duration
+	force          bool
 	json           bool
+
+	// Set by client, for the hints of explain.
+	baseURL    string // the endpoint as used ("" for AWS's)
+	accessKey  string
+	usedRegion string
 }
 
 // run is the command: args without the program name. It returns the exit
@@ -105,10 +147,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := &cli{stdout: stdout, stderr: stderr}
 	fs := flag.NewFlagSet("optimist", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported below, with the usage
-	fs.StringVar(&c.endpoint, "endpoint", os.Getenv("DYNAMODB_ENDPOINT"), "DynamoDB endpoint")
+	fs.StringVar(&c.endpoint, "endpoint", "", "DynamoDB endpoint")
 	fs.StringVar(&c.region, "region", "", "AWS region")
+	fs.DurationVar(&c.timeout, "timeout", defaultTimeout, "time allowed for each DynamoDB call")
+	fs.BoolVar(&c.force, "force", false, "locks release: remove whoever holds the lock")
 	fs.BoolVar(&c.json, "json", false, "print JSON")
 	words, err := parse(fs, args)
+	if err == nil {
+		err = c.settle(fs)
+	}
 	if errors.Is(err, flag.ErrHelp) || (err == nil && len(words) == 1 && words[0] == "help") {
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -123,8 +170,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "optimist: %v\n\n%s", err, usage)
 		return exitUsage
 	}
-	fmt.Fprintf(stderr, "optimist: %v\n", err)
+	fmt.Fprintf(stderr, "optimist: %v\n", c.explain(ctx, err))
 	return exitFail
+}
+
+// settle completes the flags once parsed: where the endpoint comes from,
+// and the checks of values.
+func (c *cli) settle(fs *flag.FlagSet) error {
+	c.endpointFrom = "-endpoint"
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "endpoint" })
+	if !set {
+		c.endpoint, c.endpointFrom = os.Getenv(endpointEnv), endpointEnv
+	}
+	if c.timeout <= 0 {
+		return fmt.Errorf("%w: -timeout %v: must be positive", errUsage, c.timeout)
+	}
+	return nil
 }
 
 // parse parses flags anywhere among args and returns the other words.
@@ -203,17 +265,24 @@ func verbList(verbs map[string]command) string {
 }
 
 // client returns a DynamoDB client from the standard AWS configuration,
-// with -endpoint and -region applied.
+// with -endpoint (or DYNAMODB_ENDPOINT), -region and -timeout applied.
+// It makes sure credentials can be had before any call, so that their
+// absence is reported as such rather than as the last provider's failure
+// (the EC2 instance metadata service's, far from the operator's mistake).
 func (c *cli) client(ctx context.Context) (*dynamodb.Client, error) {
 	var opts []func(*config.LoadOptions) error
 	if c.region != "" {
 		opts = append(opts, config.WithRegion(c.region))
 	}
 	if c.endpoint != "" {
-		u, err := url.Parse(c.endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-			return nil, fmt.Errorf("%w: -endpoint %q: want a URL such as http://localhost:8000", errUsage, c.endpoint)
+		u, err := endpointURL(c.endpoint)
+		if err != nil {
+			if c.endpointFrom == "-endpoint" {
+				return nil, fmt.Errorf("%w: -endpoint %w", errUsage, err)
+			}
+			return nil, fmt.Errorf("%s %w", c.endpointFrom, err)
 		}
+		c.baseURL = u
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
@@ -225,13 +294,121 @@ func (c *cli) client(ctx context.Context) (*dynamodb.Client, error) {
 		}
 		cfg.Region = "us-east-1" // DynamoDB Local's tables are scoped by it, nothing more
 	}
+	c.usedRegion = cfg.Region
+	cctx, cancel := context.WithTimeout(ctx, c.timeout)
+	creds, err := cfg.Credentials.Retrieve(cctx)
+	cancel()
+	if err != nil {
+		return nil, &credentialsError{local: c.baseURL != "", err: err}
+	}
+	c.accessKey = creds.AccessKeyID
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		// The SDK warns on stderr, for every error answer, that it closed
 		// the body without checking its CRC32; the command reports the
 		// errors themselves.
 		o.Logger = logging.Nop{}
-		if c.endpoint != "" {
-			o.BaseEndpoint = aws.String(strings.TrimRight(c.endpoint, "/"))
+		if c.baseURL != "" {
+			o.BaseEndpoint = aws.String(c.baseURL)
 		}
+		o.APIOptions = append(o.APIOptions, callTimeout(c.timeout))
 	}), nil
+}
+
+// endpointURL accepts an endpoint as package dynamolocal accepts
+// DYNAMODB_ENDPOINT: a URL with scheme http or https and a host, or
+// host:port, to which http:// is added. It returns the URL without a
+// trailing slash.
+func endpointURL(endpoint string) (string, error) {
+	raw := endpoint
+	if !strings.Contains(endpoint, "://") {
+		endpoint = "http://" + endpoint
+	}
+	endpoint = strings.TrimRight(endpoint, "/")
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is in the message already
+		}
+		return "", fmt.Errorf("%q is not a URL (%v); want http://host:port or host:port", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("%q: scheme %q; want http:// or https://", raw, u.Scheme)
+	case u.Hostname() == "":
+		return "", fmt.Errorf("%q has no host; want http://host:port or host:port", raw)
+	}
+	return endpoint, nil
+}
+
+// callTimeout bounds each operation of the client (its retries included)
+// by d: an endpoint that accepts connections and never answers would
+// otherwise hold the command until the operator kills it.
+func callTimeout(d time.Duration) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("optimistCallTimeout",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				cctx, cancel := context.WithTimeoutCause(ctx, d, &timeoutError{d: d})
+				defer cancel()
+				out, md, err := next.HandleInitialize(cctx, in)
+				if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cctx), errTimeout) {
+					err = context.Cause(cctx)
+				}
+				return out, md, err
+			}), middleware.Before)
+	}
+}
+
+// errTimeout is the class of timeoutError.
+var errTimeout = errors.New("timeout")
+
+// timeoutError is a call that got no answer within -timeout. (The SDK's
+// error around it names the operation.)
+type timeoutError struct{ d time.Duration }
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("no answer within %v (-timeout)", e.d)
+}
+
+func (e *timeoutError) Is(target error) bool {
+	return target == errTimeout || target == context.DeadlineExceeded
+}
+
+// The credentials and region of package dynamolocal's clients (its
+// AccessKeyID, SecretAccessKey and Region; a test holds them equal), named
+// in hints. The command does not import dynamolocal, which would link the
+// embedded engine into it.
+const (
+	localAccessKey = "optimist"
+	localSecretKey = "local"
+	localRegion    = "us-east-1"
+)
+
+// credentialsError is the absence of AWS credentials.
+type credentialsError struct {
+	local bool // an endpoint of one's own: any dummy pair will do
+	err   error
+}
+
+func (e *credentialsError) Error() string {
+	hint := "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE for a profile of ~/.aws"
+	if e.local {
+		hint = "DynamoDB Local takes any credentials, but needs some: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY " +
+			"(letters and digits; the clients of package dynamolocal use " + localAccessKey + " and " + localSecretKey + ")"
+	}
+	return fmt.Sprintf("no AWS credentials found: %s (the SDK said: %v)", hint, e.err)
+}
+
+func (e *credentialsError) Unwrap() error { return e.err }
+
+// explain adds, to a failure, what the operator can do about it: at an
+// endpoint of one's own, a table not found is most often a table made
+// with other credentials or another region.
+func (c *cli) explain(_ context.Context, err error) error {
+	var nf *types.ResourceNotFoundException
+	if errors.As(err, &nf) && c.baseURL != "" {
+		return fmt.Errorf("%w\n(at %s (from %s), DynamoDB Local keeps tables apart by access key and region: this command used access key %q and region %q; "+
+			"the tables of package dynamolocal's clients are under AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s AWS_REGION=%s)",
+			err, c.baseURL, c.endpointFrom, c.accessKey, c.usedRegion, localAccessKey, localSecretKey, localRegion)
+	}
+	return err
 }

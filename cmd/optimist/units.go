@@ -29,7 +29,7 @@ func (c *cli) unitsList(ctx context.Context, args []string) error {
 	var infos []*unit.Info
 	for info, err := range unit.List(ctx, client, args[0]) {
 		if err != nil {
-			return err
+			return fmt.Errorf("units ls %s: %w", args[0], err)
 		}
 		infos = append(infos, info)
 	}
@@ -62,8 +62,11 @@ func (c *cli) unitsRecover(ctx context.Context, args []string) error {
 		return err
 	}
 	n, err := unit.Recover(ctx, client, args[0])
-	if err != nil {
-		return fmt.Errorf("recovered %d unit(s), then: %w", n, err)
+	switch {
+	case err != nil && n == 0:
+		return fmt.Errorf("units recover %s: %w", args[0], err)
+	case err != nil:
+		return fmt.Errorf("units recover %s: recovered %d unit(s), then: %w", args[0], n, err)
 	}
 	if c.json {
 		return c.printJSON(struct {

