@@ -4,7 +4,7 @@
 // (TransactWriteItems with a version check per account). However the
 // transfers interleave, the total balance never changes.
 //
-//	go run ./examples/bank                 # starts DynamoDB Local by itself
+//	go run ./examples/bank                 # on the embedded DynamoDB engine, in the process
 //	go run ./examples/bank -workers 16 -transfers 50
 package main
 

@@ -2,7 +2,7 @@
 // program: writes whose answers are lost on the way back, after DynamoDB
 // applied them, are applied once, with and without ExactlyOnce.
 //
-//	go run ./examples/exactlyonce            # starts DynamoDB Local by itself
+//	go run ./examples/exactlyonce            # on the embedded DynamoDB engine, in the process
 //	go run ./examples/exactlyonce -endpoint http://localhost:8000
 package main
 

@@ -3,7 +3,7 @@
 // slow payment, write the stock back, guarded by the lease's fencing token.
 // The stock never goes below zero and every unit is sold once.
 //
-//	go run ./examples/inventory                  # starts DynamoDB Local by itself
+//	go run ./examples/inventory                  # on the embedded DynamoDB engine, in the process
 //	go run ./examples/inventory -buyers 30 -fifo
 package main
 

@@ -6,7 +6,7 @@
 // closed, an attempt to edit one of its postings is refused (ErrLocked);
 // readers see the month open until the commit point, then closed.
 //
-//	go run ./examples/ledger                  # starts DynamoDB Local by itself
+//	go run ./examples/ledger                  # on the embedded DynamoDB engine, in the process
 //	go run ./examples/ledger -postings 800
 package main
 

@@ -3,7 +3,7 @@
 // fencing token, and what the README says of a lease's lifetime, of a
 // panic in Do and of a crashed holder, each checked and printed.
 //
-//	go run ./examples/locks                  # starts DynamoDB Local by itself
+//	go run ./examples/locks                  # on the embedded DynamoDB engine, in the process
 //	go run ./examples/locks -endpoint http://localhost:8000
 package main
 

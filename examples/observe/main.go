@@ -2,7 +2,7 @@
 // a table whose events go to structured logs (observe.Slog) and to a
 // counter of conflicts of the program's own, then a conflict to see them.
 //
-//	go run ./examples/observe                 # starts DynamoDB Local by itself
+//	go run ./examples/observe                 # on the embedded DynamoDB engine, in the process
 //	go run ./examples/observe -endpoint http://localhost:8000
 package main
 

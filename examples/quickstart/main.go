@@ -3,7 +3,7 @@
 // Command quickstart is optimist's quick start: it gets a DynamoDB client,
 // creates two tables, then writes and reads items with version checks.
 //
-//	go run .        # against DynamoDB Local, started here (Java 17+ and npm)
+//	go run .        # against the embedded DynamoDB engine, in the process
 //	go run . -aws   # against DynamoDB on AWS (creates two on-demand tables)
 package main
 
@@ -45,7 +45,7 @@ type Order struct {
 var accountsTable, ordersTable = "optimist-quickstart-accounts", "optimist-quickstart-orders"
 
 func main() {
-	useAWS := flag.Bool("aws", false, "use DynamoDB on AWS instead of DynamoDB Local")
+	useAWS := flag.Bool("aws", false, "use DynamoDB on AWS instead of the embedded engine")
 	flag.Parse()
 	ctx := context.Background()
 	client, stop, err := connect(ctx, *useAWS)
@@ -158,12 +158,9 @@ func connect(ctx context.Context, useAWS bool) (*dynamodb.Client, func(), error)
 		}
 		return dynamodb.NewFromConfig(cfg), func() {}, nil
 	}
-	// DynamoDB Local, in memory: installed through npm on first use (then
-	// cached) and run with Java 17+. With DYNAMODB_ENDPOINT set (such as
-	// http://localhost:8000) the one running there is used instead.
-	if os.Getenv(dynamolocal.EnvEndpoint) == "" { // else nothing starts
-		fmt.Fprintln(os.Stderr, "starting DynamoDB Local...")
-	}
+	// The embedded DynamoDB engine, in memory, in this process: Go alone.
+	// With DYNAMODB_ENDPOINT set (such as http://localhost:8000) the server
+	// running there is used instead.
 	srv, err := dynamolocal.Start(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -2,7 +2,7 @@
 // program: a table created from a struct's tags (keys, a global secondary
 // index, TTL), checked against the struct, and read through its index.
 //
-//	go run ./examples/tables                 # starts DynamoDB Local by itself
+//	go run ./examples/tables                 # on the embedded DynamoDB engine, in the process
 //	go run ./examples/tables -endpoint http://localhost:8000
 package main
 

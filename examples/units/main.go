@@ -4,7 +4,7 @@
 // what a rollback leaves, and what Recover does for a unit whose process
 // died.
 //
-//	go run ./examples/units                  # starts DynamoDB Local by itself
+//	go run ./examples/units                  # on the embedded DynamoDB engine, in the process
 //	go run ./examples/units -endpoint http://localhost:8000
 package main
 

