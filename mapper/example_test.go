@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -28,11 +30,25 @@ type exampleTB struct{ testing.TB }
 func (exampleTB) Helper()                           {}
 func (exampleTB) Fatalf(format string, args ...any) { log.Fatalf(format, args...) }
 
-// exampleClient returns a client of the examples' DynamoDB Local. Real
-// programs get one from config.LoadDefaultConfig.
+// exampleClient returns a client of the examples' server with an access
+// key of its own: the embedded engine and DynamoDB Local keep tables apart
+// by access key, so the examples' fixed table names are new on every run,
+// even against one long-lived endpoint. Real programs get a client from
+// config.LoadDefaultConfig.
 func exampleClient() *dynamodb.Client {
-	return dynamolocal.New(exampleTB{}).Client()
+	return dynamolocal.New(exampleTB{}).NewClient(ownAccessKey)
 }
+
+// ownAccessKey gives a client an access key made for it (letters and
+// digits only: DynamoDB Local refuses others).
+func ownAccessKey(o *dynamodb.Options) {
+	key := fmt.Sprintf("example%d", exampleKeys.Add(1)+time.Now().UnixNano())
+	o.Credentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{AccessKeyID: key, SecretAccessKey: "x"}, nil
+	})
+}
+
+var exampleKeys atomic.Int64
 
 // exampleTable creates the table name for T and returns a client for it.
 func exampleTable[T any](name string) *dynamodb.Client {

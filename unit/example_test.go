@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -27,7 +28,15 @@ func (exampleTB) Fatalf(format string, args ...any) { log.Fatalf(format, args...
 // "accounts" (hash key "id"). Real programs get the client from
 // config.LoadDefaultConfig.
 func exampleClient(table string) *dynamodb.Client {
-	c := dynamolocal.New(exampleTB{}).Client()
+	// An access key of its own: tables are kept apart by access key, so
+	// the fixed names below are new on every run, even against one
+	// long-lived endpoint.
+	key := fmt.Sprintf("example%d", time.Now().UnixNano())
+	c := dynamolocal.New(exampleTB{}).NewClient(func(o *dynamodb.Options) {
+		o.Credentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: key, SecretAccessKey: "x"}, nil
+		})
+	})
 	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),
 		BillingMode:          types.BillingModePayPerRequest,
