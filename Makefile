@@ -12,7 +12,7 @@ BENCHSTAT := $(GOBIN)/benchstat
 # A count has no deadline, so a loaded machine only makes the run slower.
 FUZZTIME ?= 100000x
 
-.PHONY: demo test lint fuzz bench tools
+.PHONY: demo test lint fuzz bench tools conformance
 
 ## demo: the voting example against a DynamoDB Local that starts by itself (ARGS="-voters 200")
 demo:
@@ -24,6 +24,10 @@ test: lint
 	$(MAKE) fuzz
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 -run . ./...
 	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+## conformance: the differential suite, engine against AWS DynamoDB Local (needs Java and npm, or DYNAMODB_LOCAL_ENDPOINT)
+conformance:
+	$(GO) test -tags conformance -count=1 ./internal/conformance/ ./internal/cond/
 
 ## lint: gofmt, go vet, staticcheck
 lint: tools
