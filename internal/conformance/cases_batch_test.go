@@ -35,8 +35,12 @@ func bwrite(n namer, reqs map[string][]types.WriteRequest) *dynamodb.BatchWriteI
 	return &dynamodb.BatchWriteItemInput{RequestItems: m}
 }
 
-func putReq(x item) types.WriteRequest  { return types.WriteRequest{PutRequest: &types.PutRequest{Item: x}} }
-func delReq(k item) types.WriteRequest  { return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}} }
+func putReq(x item) types.WriteRequest {
+	return types.WriteRequest{PutRequest: &types.PutRequest{Item: x}}
+}
+func delReq(k item) types.WriteRequest {
+	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k}}
+}
 func manyKeys(count int, f func(i int) item) []item {
 	out := make([]item, count)
 	for i := range out {
@@ -83,7 +87,9 @@ func batchCases() []tcase {
 		tc("batchget/100-keys", with(fixH(), ok(func(n namer) any {
 			return bget(n, map[string]types.KeysAndAttributes{"h": {Keys: manyKeys(100, func(i int) item { return it("pk", S(fmt.Sprint(i))) })}})
 		}))...),
-		tc("batchget/empty", st(vErr, func(n namer) any { return &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{}} })),
+		tc("batchget/empty", st(vErr, func(n namer) any {
+			return &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{}}
+		})),
 		tc("batchget/empty-keys", with(fixH(), st(vErr, func(n namer) any {
 			return bget(n, map[string]types.KeysAndAttributes{"h": {Keys: []item{}}})
 		}))...),
@@ -142,7 +148,9 @@ func batchCases() []tcase {
 		tc("batchwrite/put-and-delete-same", with(fixH(), st(vErr, func(n namer) any {
 			return bwrite(n, map[string][]types.WriteRequest{"h": {putReq(it("pk", S("a"))), delReq(it("pk", S("a")))}})
 		}))...),
-		tc("batchwrite/empty", st(vErr, func(n namer) any { return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}} })),
+		tc("batchwrite/empty", st(vErr, func(n namer) any {
+			return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
+		})),
 		tc("batchwrite/empty-list", with(fixH(), st(vErr, func(n namer) any { return bwrite(n, map[string][]types.WriteRequest{"h": {}}) }))...),
 		tc("batchwrite/both-requests", with(fixH(), st(vErr, func(n namer) any {
 			return bwrite(n, map[string][]types.WriteRequest{"h": {{PutRequest: &types.PutRequest{Item: it("pk", S("x"))}, DeleteRequest: &types.DeleteRequest{Key: it("pk", S("y"))}}}})

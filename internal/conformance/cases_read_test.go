@@ -184,7 +184,9 @@ func readCases() []tcase {
 				return &dynamodb.QueryInput{TableName: str(n.T("t")), KeyConditionExpression: str("pk = :p"), ExpressionAttributeValues: it(":p", S("a"))}
 			})),
 		tc("query/page-1mb", with(append(fixR(), bigItems(14)...),
-			ok(func(n namer) any { return qIn(n, "", "pk = :p", it(":p", S("big")), func(in *dynamodb.QueryInput) { in.ProjectionExpression = str("sk") }) }),
+			ok(func(n namer) any {
+				return qIn(n, "", "pk = :p", it(":p", S("big")), func(in *dynamodb.QueryInput) { in.ProjectionExpression = str("sk") })
+			}),
 			ok(func(n namer) any {
 				return qIn(n, "", "pk = :p", it(":p", S("big")), func(in *dynamodb.QueryInput) {
 					in.Select = types.SelectCount

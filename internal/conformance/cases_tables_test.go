@@ -99,7 +99,9 @@ func tableCases() []tcase {
 		}),
 		badCreate("bool-key", func(in *dynamodb.CreateTableInput) { in.AttributeDefinitions[0].AttributeType = "BOOL" }),
 		badCreate("two-hash", func(in *dynamodb.CreateTableInput) { in.KeySchema[1].KeyType = types.KeyTypeHash }),
-		badCreate("range-first", func(in *dynamodb.CreateTableInput) { in.KeySchema[0], in.KeySchema[1] = in.KeySchema[1], in.KeySchema[0] }),
+		badCreate("range-first", func(in *dynamodb.CreateTableInput) {
+			in.KeySchema[0], in.KeySchema[1] = in.KeySchema[1], in.KeySchema[0]
+		}),
 		badCreate("three-keys", func(in *dynamodb.CreateTableInput) {
 			in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: str("z"), KeyType: types.KeyTypeRange})
 			in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: str("z"), AttributeType: tS})

@@ -7,4 +7,5 @@ import (
 	"testing"
 )
 
-func runGenerated(ctx context.Context, t *testing.T, ref, sub side, seed uint64, count int, tl *tally) {}
+func runGenerated(ctx context.Context, t *testing.T, ref, sub side, seed uint64, count int, tl *tally) {
+}
