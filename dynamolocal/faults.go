@@ -40,10 +40,13 @@ const (
 	// FaultPartitioned: refused while the transport is partitioned (see
 	// [FaultTransport.Partition]); nothing was sent.
 	FaultPartitioned
+	// FaultTransactionConflict: refused as if another transaction held the
+	// item (the embedded engine's rules only; see [Server.Inject]).
+	FaultTransactionConflict
 	numFaults
 )
 
-var faultNames = [numFaults]string{"none", "lost response", "refused", "throttled", "server error", "delayed", "partitioned"}
+var faultNames = [numFaults]string{"none", "lost response", "refused", "throttled", "server error", "delayed", "partitioned", "transaction conflict"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {

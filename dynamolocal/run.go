@@ -27,7 +27,7 @@ func lookJava() (string, error) {
 	p, err := exec.LookPath("java")
 	if err != nil {
 		return "", errors.New("dynamolocal: java not found on PATH: install a Java 17+ runtime " +
-			"(e.g. apt-get install openjdk-17-jre-headless), or set " + EnvEndpoint)
+			"(e.g. apt-get install openjdk-17-jre-headless), or set " + EnvEndpoint + ", or unset " + EnvEngine + " for the embedded engine")
 	}
 	return p, nil
 }

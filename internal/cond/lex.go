@@ -32,6 +32,9 @@ const (
 	tokNot
 	tokBetween
 	tokIn
+	tokPlus // + and -, of update expressions
+	tokMinus
+	tokBad // a character no expression may hold; the parser reports it
 )
 
 // token is one lexeme and the byte offset where it starts.
@@ -84,7 +87,8 @@ func lex(s string) ([]token, error) {
 			for i++; i < len(s) && isWordByte(s[i]); i++ {
 			}
 			if i == start+1 {
-				return nil, syntaxError(s, start, "%q must be followed by letters, digits or _", c)
+				toks = append(toks, token{tokBad, s[start:i], start})
+				continue
 			}
 			if i-start > maxPlaceholder {
 				return nil, syntaxError(s, start, "placeholder longer than %d bytes", maxPlaceholder)
@@ -111,6 +115,10 @@ func lex(s string) ([]token, error) {
 			k = tokComma
 		case '.':
 			k = tokDot
+		case '+':
+			k = tokPlus
+		case '-':
+			k = tokMinus
 		case '=':
 			k = tokEq
 		case '<':
@@ -126,8 +134,8 @@ func lex(s string) ([]token, error) {
 				k, n = tokGe, 2
 			}
 		default:
-			r, _ := utf8.DecodeRuneInString(s[i:])
-			return nil, syntaxError(s, start, "unexpected character %q", r)
+			_, size := utf8.DecodeRuneInString(s[i:])
+			k, n = tokBad, size
 		}
 		toks = append(toks, token{k, s[i : i+n], start})
 		i += n

@@ -25,10 +25,12 @@ const (
 	maxExp    = 126
 )
 
+// The errors of numbers, whose texts are DynamoDB's messages.
 var (
-	errNotNumber = errors.New("cannot be converted into a number")
-	errPrecision = errors.New("more than 38 significant digits")
-	errRange     = errors.New("magnitude outside 1E-130 to 9.9...E+125")
+	errNotNumber = errors.New("A value provided cannot be converted into a number")
+	errPrecision = errors.New("DynamoDB only supports precision up to 38 digits")
+	errOverflow  = errors.New("Number overflow. Attempting to store a number with magnitude larger than supported range")
+	errUnderflow = errors.New("Number underflow. Attempting to store a number with magnitude smaller than supported range")
 )
 
 // parseDecimal reads the text of an N attribute value: an optional sign,
@@ -115,8 +117,10 @@ func (d decimal) checkLimits() error {
 		return nil
 	case len(d.digits) > maxDigits:
 		return errPrecision
-	case d.exp < minExp || d.exp > maxExp:
-		return errRange
+	case d.exp > maxExp:
+		return errOverflow
+	case d.exp < minExp:
+		return errUnderflow
 	}
 	return nil
 }

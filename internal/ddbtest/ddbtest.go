@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,6 +24,30 @@ import (
 func Server(t testing.TB) *dynamolocal.Server {
 	t.Helper()
 	return dynamolocal.New(t)
+}
+
+// reference is the AWS DynamoDB Local shared by the test binary.
+var reference struct {
+	once sync.Once
+	srv  *dynamolocal.Server
+	err  error
+}
+
+// Reference returns AWS DynamoDB Local, shared by the test binary, for the
+// tests that compare with it (the conformance suite, built with the tag
+// conformance): see [dynamolocal.StartDynamoDBLocal]. It needs Java and
+// npm, or DYNAMODB_LOCAL_ENDPOINT; if it cannot start, the test fails.
+func Reference(t testing.TB) *dynamolocal.Server {
+	t.Helper()
+	reference.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		reference.srv, reference.err = dynamolocal.StartDynamoDBLocal(ctx)
+	})
+	if reference.err != nil {
+		t.Fatalf("ddbtest: cannot start AWS DynamoDB Local, the reference: %v", reference.err)
+	}
+	return reference.srv
 }
 
 // maxNameStem bounds the part of a table name taken from the test name; the

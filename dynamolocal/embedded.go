@@ -1,0 +1,244 @@
+package dynamolocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/engine"
+)
+
+// EnvEngine names the variable that chooses the engine [Start] and [New]
+// run when [EnvEndpoint] is not set: "" or "embedded" for the embedded
+// engine (the default), "dynamodb-local" for AWS DynamoDB Local (Java).
+const EnvEngine = "OPTIMIST_ENGINE"
+
+// The values of [EnvEngine].
+const (
+	EngineEmbedded      = "embedded"
+	EngineDynamoDBLocal = "dynamodb-local"
+)
+
+// ErrNotEmbedded is returned by the methods that need the embedded engine
+// ([Server.Inject]) on a server that is AWS DynamoDB Local or an endpoint
+// reached through [EnvEndpoint].
+var ErrNotEmbedded = errors.New("dynamolocal: not the embedded engine")
+
+// Clock is the embedded engine's source of time (item TTLs, the ten
+// minutes of a client request token). A fake clock makes TTL expiry
+// exact; internal/fakeclock and pessimistic's and unit's clocks fit.
+type Clock interface {
+	Now() time.Time
+}
+
+// Options configure a server that [Start] or [NewEngine] starts with the
+// embedded engine. They have no effect on AWS DynamoDB Local or on an
+// endpoint.
+type Options struct {
+	// Clock is the engine's time; nil means the system clock.
+	Clock Clock
+	// TTLDelay is how long after an item's TTL the engine deletes it; the
+	// default 0 deletes it at the first request that finds the clock past
+	// its TTL.
+	TTLDelay time.Duration
+	// Seed seeds the random draws of fault rules with a Probability.
+	Seed uint64
+	// Listen, if set, is the loopback address the engine serves on
+	// ("127.0.0.1:8000"); by default a free port on 127.0.0.1.
+	Listen string
+}
+
+// Option sets a field of [Options].
+type Option = func(*Options)
+
+// WithClock sets the embedded engine's clock.
+func WithClock(c Clock) Option { return func(o *Options) { o.Clock = c } }
+
+// WithSeed sets the seed of fault rules' random draws.
+func WithSeed(seed uint64) Option { return func(o *Options) { o.Seed = seed } }
+
+// engineChoice reads EnvEngine.
+func engineChoice() (string, error) {
+	switch v := os.Getenv(EnvEngine); v {
+	case "", EngineEmbedded:
+		return EngineEmbedded, nil
+	case EngineDynamoDBLocal:
+		return EngineDynamoDBLocal, nil
+	default:
+		return "", fmt.Errorf("dynamolocal: %s=%q: want %q (the default) or %q", EnvEngine, v, EngineEmbedded, EngineDynamoDBLocal)
+	}
+}
+
+// startEmbedded starts the embedded engine and its loopback listener.
+func startEmbedded(o Options) (*Server, error) {
+	faults := engine.NewFaults(o.Seed)
+	eng := engine.New(func(eo *engine.Options) {
+		if o.Clock != nil {
+			eo.Clock = o.Clock
+		}
+		eo.TTLDelay = o.TTLDelay
+		eo.Faults = faults
+	})
+	addr := o.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dynamolocal: listen on %s: %w", addr, err)
+	}
+	hs := &http.Server{Handler: eng, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	s := &Server{endpoint: "http://" + l.Addr().String(), eng: eng, faults: faults, http: hs}
+	s.served = make(chan struct{})
+	go func() {
+		defer close(s.served)
+		hs.Serve(l) // returns http.ErrServerClosed after Close
+	}()
+	s.client = s.NewClient()
+	return s, nil
+}
+
+// Embedded reports whether the server is the embedded engine (so that
+// [Server.Inject] and a clock given to [Start] work).
+func (s *Server) Embedded() bool { return s.eng != nil }
+
+// Transport returns an http.RoundTripper that reaches the server: in
+// memory for the embedded engine, http.DefaultTransport otherwise. Give it
+// to a [FaultTransport] as Base to inject transport faults without a
+// socket.
+func (s *Server) Transport() http.RoundTripper {
+	if s.eng != nil {
+		return roundTripper{s.eng}
+	}
+	return http.DefaultTransport
+}
+
+type roundTripper struct{ e *engine.Engine }
+
+func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return r.e.Do(req) }
+
+// Rule says which requests the embedded engine fails, and how: by
+// operation, table and key (the requests that touch an item with these
+// key values; a batch or transaction touching it as one of its items).
+// Empty fields match anything.
+type Rule struct {
+	// Op is the operation ("PutItem", "TransactWriteItems", ...).
+	Op string
+	// Table matches requests that touch the table.
+	Table string
+	// Key matches requests that touch an item whose attributes include
+	// these values (numbers compared by value).
+	Key map[string]types.AttributeValue
+	// Fault is what happens: FaultLostResponse (applied, answer lost),
+	// FaultRefused (not applied, the connection dropped: to the client an
+	// unknown outcome, like a lost answer), FaultThrottled,
+	// FaultServerError, FaultDelayed (by Delay), FaultPartitioned (like
+	// FaultRefused, for as long as the rule stays) or
+	// FaultTransactionConflict.
+	Fault Fault
+	// Probability is the chance that a matching request is failed, drawn
+	// from the server's seed ([WithSeed]); 0 means always.
+	Probability float64
+	// After lets the first After matching requests through.
+	After int
+	// Times bounds how many requests are failed; 0 means no bound.
+	Times int
+	// Delay is the delay of FaultDelayed (real time).
+	Delay time.Duration
+}
+
+// Inject adds a fault rule to the embedded engine and returns the function
+// that removes it. Faults happen inside the server, after it has read the
+// request, so a rule can name a table or a key, and FaultLostResponse
+// applies the request for sure before the answer is lost. A test sharing
+// the server of [New] names its own table in its rules and removes them
+// with t.Cleanup. On another server Inject returns [ErrNotEmbedded].
+func (s *Server) Inject(r Rule) (remove func(), err error) {
+	if s.eng == nil {
+		return nil, ErrNotEmbedded
+	}
+	ef, ok := engineFaults[r.Fault]
+	if !ok {
+		return nil, fmt.Errorf("dynamolocal: Inject: fault %v is not one the engine injects", r.Fault)
+	}
+	return s.faults.Add(engine.Rule{
+		Op: r.Op, Table: r.Table, Key: r.Key, Fault: ef,
+		Probability: r.Probability, After: r.After, Times: r.Times, Delay: r.Delay,
+	}), nil
+}
+
+// engineFaults maps the faults of this package to the engine's.
+var engineFaults = map[Fault]engine.Fault{
+	FaultLostResponse:        engine.FaultLoseResponse,
+	FaultRefused:             engine.FaultDropRequest,
+	FaultPartitioned:         engine.FaultDropRequest,
+	FaultThrottled:           engine.FaultThrottle,
+	FaultServerError:         engine.FaultServerError,
+	FaultDelayed:             engine.FaultDelay,
+	FaultTransactionConflict: engine.FaultTransactionConflict,
+}
+
+// Injected returns how many requests the embedded engine's rules failed
+// with fault (FaultNone: how many went through untouched); 0 on another
+// server. FaultRefused and FaultPartitioned are counted together.
+func (s *Server) Injected(fault Fault) int {
+	if s.eng == nil {
+		return 0
+	}
+	ef, ok := engineFaults[fault]
+	if fault == FaultNone {
+		ef, ok = engine.FaultNone, true
+	}
+	if !ok {
+		return 0
+	}
+	return s.faults.Count(ef)
+}
+
+// closeEmbedded stops the listener and waits for its goroutine.
+func (s *Server) closeEmbedded() error {
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		err = s.http.Close()
+	}
+	<-s.served
+	return err
+}
+
+// StartEngine starts a server of the embedded engine with o, whatever
+// [EnvEndpoint] and [EnvEngine] say; its [Server.Close] stops it.
+func StartEngine(o Options) (*Server, error) { return startEmbedded(o) }
+
+// NewEngine starts a server of the embedded engine for this test alone,
+// with opts (a clock of the test's own, say), and closes it at the test's
+// cleanup. Unlike [New], it ignores [EnvEndpoint] and [EnvEngine]: what it
+// offers (the clock, faults inside the server) only the embedded engine
+// has. Start fails the test.
+func NewEngine(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	var o Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	s, err := startEmbedded(o)
+	if err != nil {
+		t.Fatalf("dynamolocal: start the embedded engine: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("dynamolocal: close the embedded engine: %v", err)
+		}
+	})
+	return s
+}

@@ -1,0 +1,589 @@
+package cond
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDB's messages for an update that the item, not the expression,
+// makes impossible.
+const (
+	msgNoAttribute = "The provided expression refers to an attribute that does not exist in the item"
+	msgBadPath     = "The document path provided in the update expression is invalid for update"
+	msgBadOperand  = "An operand in the update expression has an incorrect data type"
+)
+
+// Apply returns the item after the update: a new map, sharing nothing with
+// item, which is never modified. A nil item is no item; the result then
+// holds only what the update writes (the caller adds the key). names and
+// values are the request's ExpressionAttributeNames and
+// ExpressionAttributeValues; keyNames the table's key attribute names,
+// which no action may write.
+//
+// As DynamoDB does, every operand of SET reads the item as it was before
+// the update, and list indexes of all actions refer to the list as it was:
+// REMOVE l[0], l[1] removes the first two elements, and SET or ADD of an
+// index past the end appends, in the order of the indexes. DELETE of the
+// last elements of a set removes the attribute.
+//
+// Errors are [*Error]s with DynamoDB's message: first those DynamoDB finds
+// in the request (undefined placeholders, bad values, operand types,
+// overlapping paths, key attributes), then those the item causes.
+func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue, keyNames []string) (map[string]types.AttributeValue, error) {
+	paths, err := u.check(names, values, keyNames)
+	if err != nil {
+		return nil, err
+	}
+	// Every SET operand reads the item before the update.
+	setValues := make([]types.AttributeValue, len(u.actions))
+	for i, a := range u.actions {
+		if a.kind != actSet {
+			continue
+		}
+		v, err := evalSet(a.set, item, names, values)
+		if err != nil {
+			return nil, err
+		}
+		setValues[i] = v
+	}
+	out := make(map[string]types.AttributeValue, len(item)+len(u.actions))
+	for k, v := range item {
+		out[k] = Copy(v)
+	}
+	w := writer{lists: map[*types.AttributeValueMemberL]*listEdit{}}
+	for i, a := range u.actions {
+		loc, err := w.locate(out, paths[i])
+		if err != nil {
+			return nil, err
+		}
+		switch a.kind {
+		case actSet:
+			loc.set(Copy(setValues[i]))
+		case actRemove:
+			loc.remove()
+		case actAdd:
+			if err := loc.add(values[a.value]); err != nil {
+				return nil, err
+			}
+		case actDelete:
+			if err := loc.delete(values[a.value]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	w.finish()
+	return out, nil
+}
+
+// check does DynamoDB's checks of the update against the request, before
+// it reads the item, and returns the resolved paths of the actions.
+func (u *Update) check(names map[string]string, values map[string]types.AttributeValue, keyNames []string) ([]Path, error) {
+	fail := func(err error) ([]Path, error) { return nil, prefixed(err, "UpdateExpression") }
+	paths := make([]Path, len(u.actions))
+	// Placeholders, in the order written.
+	for _, n := range u.ph.names {
+		if _, ok := names[n]; !ok {
+			return fail(invalid("An expression attribute name used in the document path is not defined; attribute name: %s", n))
+		}
+	}
+	for _, v := range u.ph.values {
+		val, ok := values[v]
+		if !ok {
+			return fail(invalid("An expression attribute value used in expression is not defined; attribute value: %s", v))
+		}
+		if err := validateExpressionValue(v, val); err != nil {
+			return nil, err
+		}
+	}
+	for i, a := range u.actions {
+		p, err := resolvePath(a.path, names)
+		if err != nil {
+			return fail(err)
+		}
+		paths[i] = p
+	}
+	// Conflicts (a name and an index at one level) are reported before
+	// overlaps (a path that is a prefix of another, or equal).
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			if pathsConflict(paths[i], paths[j]) {
+				return fail(invalid("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", paths[i].listing(), paths[j].listing()))
+			}
+		}
+	}
+	for i := range paths {
+		for j := i + 1; j < len(paths); j++ {
+			if pathsOverlap(paths[i], paths[j]) {
+				// DynamoDB Local names as the second path the one after
+				// the first, whichever overlaps it.
+				return fail(invalid("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", paths[i].listing(), paths[i+1].listing()))
+			}
+		}
+	}
+	for _, p := range paths {
+		for _, k := range keyNames {
+			if p[0].Name == k {
+				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
+			}
+		}
+	}
+	for _, a := range u.actions {
+		switch a.kind {
+		case actSet:
+			if err := checkSetTypes(a.set, values); err != nil {
+				return fail(err)
+			}
+		case actAdd:
+			switch t := typeOf(values[a.value]); t {
+			case typeN, typeSS, typeNS, typeBS:
+			default:
+				return fail(invalid("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longType(t)))
+			}
+		case actDelete:
+			switch t := typeOf(values[a.value]); t {
+			case typeSS, typeNS, typeBS:
+			default:
+				return fail(invalid("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longType(t)))
+			}
+		}
+	}
+	return paths, nil
+}
+
+// longType is the name DynamoDB's messages give a type code.
+func longType(t string) string {
+	switch t {
+	case typeS:
+		return "STRING"
+	case typeN:
+		return "NUMBER"
+	case typeB:
+		return "BINARY"
+	case typeSS:
+		return "STRING_SET"
+	case typeNS:
+		return "NUMBER_SET"
+	case typeBS:
+		return "BINARY_SET"
+	case typeBOOL:
+		return "BOOLEAN"
+	case typeNULL:
+		return "NULL"
+	case typeL:
+		return "LIST"
+	case typeM:
+		return "MAP"
+	}
+	return t
+}
+
+// checkSetTypes refuses a :value of the wrong type as an operand of + or
+// - (which take N) or of list_append (which takes L).
+func checkSetTypes(s *setValue, values map[string]types.AttributeValue) error {
+	if s.op != 0 {
+		for _, o := range []*operand{s.left, s.right} {
+			if err := checkOperandType(o, opText2(s.op), typeN, values); err != nil {
+				return err
+			}
+		}
+	}
+	for _, o := range []*operand{s.left, s.right} {
+		if err := checkFunctionTypes(o, values); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkFunctionTypes(o *operand, values map[string]types.AttributeValue) error {
+	if o == nil {
+		return nil
+	}
+	for _, a := range o.args {
+		if o.kind == oListAppend {
+			if err := checkOperandType(a, "list_append", typeL, values); err != nil {
+				return err
+			}
+		}
+		if err := checkFunctionTypes(a, values); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkOperandType(o *operand, op, want string, values map[string]types.AttributeValue) error {
+	if o.kind != oValue {
+		return nil
+	}
+	if t := typeOf(values[o.value]); t != want {
+		return invalid("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
+	}
+	return nil
+}
+
+func opText2(op tokKind) string {
+	if op == tokPlus {
+		return "+"
+	}
+	return "-"
+}
+
+// pathsConflict reports whether two paths agree up to a level where one
+// has a name and the other an index.
+func pathsConflict(a, b Path) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		switch {
+		case a[i].IsIndex != b[i].IsIndex:
+			return true
+		case a[i] != b[i]:
+			return false
+		}
+	}
+	return false
+}
+
+// pathsOverlap reports whether one path is a prefix of the other.
+func pathsOverlap(a, b Path) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// evalSet evaluates the right side of SET on the item before the update.
+func evalSet(s *setValue, item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue) (types.AttributeValue, error) {
+	l, err := evalOperand(s.left, item, names, values)
+	if err != nil || s.op == 0 {
+		return l, err
+	}
+	r, err := evalOperand(s.right, item, names, values)
+	if err != nil {
+		return nil, err
+	}
+	ln, ok1 := l.(*types.AttributeValueMemberN)
+	rn, ok2 := r.(*types.AttributeValueMemberN)
+	if !ok1 || !ok2 {
+		return nil, refused(msgBadOperand)
+	}
+	sum, err := addNumbers(ln.Value, rn.Value, s.op == tokMinus)
+	if err != nil {
+		return nil, err
+	}
+	return &types.AttributeValueMemberN{Value: sum}, nil
+}
+
+func evalOperand(o *operand, item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue) (types.AttributeValue, error) {
+	switch o.kind {
+	case oValue:
+		return values[o.value], nil
+	case oPath:
+		v := (&evaluator{item: item, names: names}).resolve(o.path)
+		if v == nil {
+			return nil, refused(msgNoAttribute)
+		}
+		return v, nil
+	case oIfNotExists:
+		if v := (&evaluator{item: item, names: names}).resolve(o.args[0].path); v != nil {
+			return v, nil
+		}
+		return evalOperand(o.args[1], item, names, values)
+	}
+	a, err := evalOperand(o.args[0], item, names, values)
+	if err != nil {
+		return nil, err
+	}
+	b, err := evalOperand(o.args[1], item, names, values)
+	if err != nil {
+		return nil, err
+	}
+	al, ok1 := a.(*types.AttributeValueMemberL)
+	bl, ok2 := b.(*types.AttributeValueMemberL)
+	if !ok1 || !ok2 {
+		return nil, refused(msgBadOperand)
+	}
+	l := make([]types.AttributeValue, 0, len(al.Value)+len(bl.Value))
+	l = append(append(l, al.Value...), bl.Value...)
+	return &types.AttributeValueMemberL{Value: l}, nil
+}
+
+// writer applies the actions of an update to a copy of the item. Changes
+// to the length of lists (removals, appends) wait until every action is
+// applied, since all indexes refer to the lists before the update.
+type writer struct {
+	lists map[*types.AttributeValueMemberL]*listEdit
+}
+
+// listEdit holds the removals and appends of one list.
+type listEdit struct {
+	remove map[int]bool
+	append map[int]types.AttributeValue
+}
+
+func (w *writer) edit(l *types.AttributeValueMemberL) *listEdit {
+	e := w.lists[l]
+	if e == nil {
+		e = &listEdit{remove: map[int]bool{}, append: map[int]types.AttributeValue{}}
+		w.lists[l] = e
+	}
+	return e
+}
+
+// finish applies the removals and appends of every list.
+func (w *writer) finish() {
+	for l, e := range w.lists {
+		var out []types.AttributeValue
+		for i, v := range l.Value {
+			if !e.remove[i] {
+				out = append(out, v)
+			}
+		}
+		idx := make([]int, 0, len(e.append))
+		for i := range e.append {
+			idx = append(idx, i)
+		}
+		sort.Ints(idx)
+		for _, i := range idx {
+			out = append(out, e.append[i])
+		}
+		if out == nil {
+			out = []types.AttributeValue{}
+		}
+		l.Value = out
+	}
+}
+
+// location is where a path leads in the copy: a key of a map, or an index
+// of a list (possibly past its end).
+type location struct {
+	w     *writer
+	m     map[string]types.AttributeValue
+	key   string
+	l     *types.AttributeValueMemberL
+	index int
+}
+
+// locate finds the parent of path's last element, which must exist and be
+// a map (for a name) or a list (for an index).
+func (w *writer) locate(item map[string]types.AttributeValue, path Path) (*location, error) {
+	var cur types.AttributeValue = &types.AttributeValueMemberM{Value: item}
+	for n, el := range path {
+		last := n == len(path)-1
+		if el.IsIndex {
+			l, ok := cur.(*types.AttributeValueMemberL)
+			if !ok {
+				return nil, refused(msgBadPath)
+			}
+			if last {
+				return &location{w: w, l: l, index: el.Index}, nil
+			}
+			if el.Index >= len(l.Value) {
+				return nil, refused(msgBadPath)
+			}
+			cur = l.Value[el.Index]
+			continue
+		}
+		m, ok := cur.(*types.AttributeValueMemberM)
+		if !ok {
+			return nil, refused(msgBadPath)
+		}
+		if last {
+			return &location{w: w, m: m.Value, key: el.Name}, nil
+		}
+		next, ok := m.Value[el.Name]
+		if !ok {
+			return nil, refused(msgBadPath)
+		}
+		cur = next
+	}
+	panic("cond: empty path")
+}
+
+func (loc *location) get() types.AttributeValue {
+	if loc.l == nil {
+		return loc.m[loc.key]
+	}
+	if loc.index < len(loc.l.Value) {
+		return loc.l.Value[loc.index]
+	}
+	return nil
+}
+
+func (loc *location) set(v types.AttributeValue) {
+	switch {
+	case loc.l == nil:
+		loc.m[loc.key] = v
+	case loc.index < len(loc.l.Value):
+		loc.l.Value[loc.index] = v
+	default:
+		loc.w.edit(loc.l).append[loc.index] = v
+	}
+}
+
+func (loc *location) remove() {
+	switch {
+	case loc.l == nil:
+		delete(loc.m, loc.key)
+	case loc.index < len(loc.l.Value):
+		loc.w.edit(loc.l).remove[loc.index] = true
+	}
+}
+
+// add is ADD: a number added to a number, a set's elements added to a set
+// of the same type, or the value itself where there is nothing.
+func (loc *location) add(v types.AttributeValue) error {
+	cur := loc.get()
+	if cur == nil {
+		loc.set(Copy(v))
+		return nil
+	}
+	switch v := v.(type) {
+	case *types.AttributeValueMemberN:
+		c, ok := cur.(*types.AttributeValueMemberN)
+		if !ok {
+			return refused(msgBadOperand)
+		}
+		sum, err := addNumbers(c.Value, v.Value, false)
+		if err != nil {
+			return err
+		}
+		loc.set(&types.AttributeValueMemberN{Value: sum})
+	case *types.AttributeValueMemberSS:
+		c, ok := cur.(*types.AttributeValueMemberSS)
+		if !ok {
+			return refused(msgBadOperand)
+		}
+		loc.set(&types.AttributeValueMemberSS{Value: union(c.Value, v.Value, func(s string) string { return s })})
+	case *types.AttributeValueMemberNS:
+		c, ok := cur.(*types.AttributeValueMemberNS)
+		if !ok {
+			return refused(msgBadOperand)
+		}
+		loc.set(&types.AttributeValueMemberNS{Value: union(c.Value, v.Value, numberKey)})
+	case *types.AttributeValueMemberBS:
+		c, ok := cur.(*types.AttributeValueMemberBS)
+		if !ok {
+			return refused(msgBadOperand)
+		}
+		loc.set(&types.AttributeValueMemberBS{Value: union(c.Value, v.Value, func(b []byte) string { return string(b) })})
+	}
+	return nil
+}
+
+// delete is DELETE: a set's elements taken from a set of the same type;
+// the attribute goes when no element is left.
+func (loc *location) delete(v types.AttributeValue) error {
+	cur := loc.get()
+	if cur == nil {
+		return nil
+	}
+	var left int
+	switch v := v.(type) {
+	case *types.AttributeValueMemberSS:
+		c, ok := cur.(*types.AttributeValueMemberSS)
+		if !ok {
+			return refused(msgBadOperand)
+		}
+		c.Value = minus(c.Value, v.Value, func(s string) string { return s })
+		left = len(c.Value)
+	case *types.AttributeValueMemberNS:
+		c, ok := cur.(*types.AttributeValueMemberNS)
+		if !ok {
+			return refused(msgBadOperand)
+		}
+		c.Value = minus(c.Value, v.Value, numberKey)
+		left = len(c.Value)
+	case *types.AttributeValueMemberBS:
+		c, ok := cur.(*types.AttributeValueMemberBS)
+		if !ok {
+			return refused(msgBadOperand)
+		}
+		c.Value = minus(c.Value, v.Value, func(b []byte) string { return string(b) })
+		left = len(c.Value)
+	}
+	if left == 0 {
+		loc.remove()
+	}
+	return nil
+}
+
+// numberKey is a text two numbers share exactly when they are equal.
+func numberKey(s string) string {
+	d, _ := parseDecimal(s)
+	return d.key()
+}
+
+// union returns a's elements followed by those of b not in a.
+func union[E any](a, b []E, key func(E) string) []E {
+	in := make(map[string]bool, len(a))
+	out := make([]E, 0, len(a)+len(b))
+	for _, e := range a {
+		in[key(e)] = true
+		out = append(out, e)
+	}
+	for _, e := range b {
+		if !in[key(e)] {
+			in[key(e)] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// minus returns a's elements that are not in b.
+func minus[E any](a, b []E, key func(E) string) []E {
+	drop := make(map[string]bool, len(b))
+	for _, e := range b {
+		drop[key(e)] = true
+	}
+	var out []E
+	for _, e := range a {
+		if !drop[key(e)] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Copy returns a deep copy of v, sharing no slice or map with it.
+func Copy(v types.AttributeValue) types.AttributeValue {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return &types.AttributeValueMemberS{Value: v.Value}
+	case *types.AttributeValueMemberN:
+		return &types.AttributeValueMemberN{Value: v.Value}
+	case *types.AttributeValueMemberB:
+		return &types.AttributeValueMemberB{Value: bytes.Clone(v.Value)}
+	case *types.AttributeValueMemberBOOL:
+		return &types.AttributeValueMemberBOOL{Value: v.Value}
+	case *types.AttributeValueMemberNULL:
+		return &types.AttributeValueMemberNULL{Value: v.Value}
+	case *types.AttributeValueMemberSS:
+		return &types.AttributeValueMemberSS{Value: append([]string{}, v.Value...)}
+	case *types.AttributeValueMemberNS:
+		return &types.AttributeValueMemberNS{Value: append([]string{}, v.Value...)}
+	case *types.AttributeValueMemberBS:
+		out := make([][]byte, len(v.Value))
+		for i, b := range v.Value {
+			out[i] = bytes.Clone(b)
+		}
+		return &types.AttributeValueMemberBS{Value: out}
+	case *types.AttributeValueMemberL:
+		out := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			out[i] = Copy(e)
+		}
+		return &types.AttributeValueMemberL{Value: out}
+	case *types.AttributeValueMemberM:
+		out := make(map[string]types.AttributeValue, len(v.Value))
+		for k, e := range v.Value {
+			out[k] = Copy(e)
+		}
+		return &types.AttributeValueMemberM{Value: out}
+	}
+	return v
+}

@@ -1,0 +1,276 @@
+package cond
+
+import "strings"
+
+// Update is a parsed update expression. Use [ParseUpdate] to make one; it is
+// immutable and safe for concurrent use.
+type Update struct {
+	src string
+	// actions holds the actions in the order DynamoDB applies and checks
+	// them: every SET, then every REMOVE, ADD and DELETE, each clause in
+	// the order written.
+	actions []*action
+	ph      placeholders
+}
+
+// String returns the expression's text, as given to ParseUpdate.
+func (u *Update) String() string { return u.src }
+
+// actionKind is the clause an action belongs to.
+type actionKind uint8
+
+const (
+	actSet actionKind = iota
+	actRemove
+	actAdd
+	actDelete
+)
+
+var actionNames = [...]string{actSet: "SET", actRemove: "REMOVE", actAdd: "ADD", actDelete: "DELETE"}
+
+// action is one action of an update: SET path = value, REMOVE path, ADD
+// path :value, DELETE path :value.
+type action struct {
+	kind  actionKind
+	path  []elem
+	set   *setValue // SET
+	value string    // ADD, DELETE: the :placeholder
+}
+
+// setValue is the right side of SET: an operand, or two joined by + or -.
+type setValue struct {
+	left  *operand
+	op    tokKind // 0, tokPlus or tokMinus
+	right *operand
+}
+
+// operandKind is the kind of an operand of SET.
+type operandKind uint8
+
+const (
+	oPath operandKind = iota
+	oValue
+	oIfNotExists
+	oListAppend
+)
+
+// operand is an operand of SET: a path, a :value, or a function of two
+// operands.
+type operand struct {
+	kind  operandKind
+	path  []elem
+	value string
+	args  []*operand
+}
+
+// ParseUpdate parses an update expression: clauses SET, REMOVE, ADD and
+// DELETE, each at most once, in any order. SET takes path = operand, path =
+// operand + operand, path = operand - operand, where an operand is a path,
+// a :value, if_not_exists(path, operand) or list_append(operand, operand);
+// REMOVE takes paths; ADD and DELETE take path :value. Errors are [*Error]s
+// carrying DynamoDB's message.
+func ParseUpdate(expr string) (*Update, error) {
+	u, err := parseUpdate(expr)
+	if err != nil {
+		return nil, prefixed(err, "UpdateExpression")
+	}
+	return u, nil
+}
+
+func parseUpdate(expr string) (*Update, error) {
+	if len(expr) > maxExprBytes {
+		return nil, invalid("Expression size has exceeded the maximum allowed size; expression size: %d", len(expr))
+	}
+	if strings.Trim(expr, " \t\r\n") == "" {
+		return nil, invalid("The expression can not be empty;")
+	}
+	toks, err := lex(expr)
+	if err != nil {
+		return nil, err
+	}
+	c := &cursor{src: expr, toks: toks}
+	u := &Update{src: expr}
+	var clauses [4][]*action
+	seen := [4]bool{}
+	for c.peek().kind != tokEOF {
+		t := c.peek()
+		kind, ok := clauseKind(t)
+		if !ok {
+			return nil, c.fail()
+		}
+		if seen[kind] {
+			return nil, invalid("The %q section can only be used once in an update expression;", actionNames[kind])
+		}
+		seen[kind] = true
+		c.next()
+		for {
+			a, err := u.parseAction(c, kind)
+			if err != nil {
+				return nil, err
+			}
+			clauses[kind] = append(clauses[kind], a)
+			if c.peek().kind != tokComma {
+				break
+			}
+			c.next()
+		}
+		if k := c.peek().kind; k != tokEOF {
+			if _, ok := clauseKind(c.peek()); !ok {
+				return nil, c.fail()
+			}
+		}
+	}
+	for _, as := range clauses {
+		u.actions = append(u.actions, as...)
+	}
+	return u, nil
+}
+
+// clauseKind reports whether t starts a clause, and which.
+func clauseKind(t token) (actionKind, bool) {
+	if t.kind != tokIdent {
+		return 0, false
+	}
+	switch strings.ToUpper(t.text) {
+	case "SET":
+		return actSet, true
+	case "REMOVE":
+		return actRemove, true
+	case "ADD":
+		return actAdd, true
+	case "DELETE":
+		return actDelete, true
+	}
+	return 0, false
+}
+
+func (u *Update) parseAction(c *cursor, kind actionKind) (*action, error) {
+	path, err := c.path()
+	if err != nil {
+		return nil, err
+	}
+	u.ph.addPath(path)
+	a := &action{kind: kind, path: path}
+	switch kind {
+	case actSet:
+		if err := c.expect(tokEq); err != nil {
+			return nil, err
+		}
+		left, err := u.parseOperand(c)
+		if err != nil {
+			return nil, err
+		}
+		a.set = &setValue{left: left}
+		if k := c.peek().kind; k == tokPlus || k == tokMinus {
+			c.next()
+			right, err := u.parseOperand(c)
+			if err != nil {
+				return nil, err
+			}
+			a.set.op, a.set.right = k, right
+		}
+	case actAdd, actDelete:
+		t := c.peek()
+		if t.kind != tokValue {
+			return nil, c.fail()
+		}
+		c.next()
+		u.ph.addValue(t.text)
+		a.value = t.text
+	}
+	return a, nil
+}
+
+// updateFunctions are the functions of update expressions; the functions
+// of conditions are refused with their own message.
+var updateFunctions = map[string]operandKind{"if_not_exists": oIfNotExists, "list_append": oListAppend}
+
+func (u *Update) parseOperand(c *cursor) (*operand, error) {
+	t := c.peek()
+	switch t.kind {
+	case tokLParen:
+		c.next()
+		o, err := u.parseOperand(c)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.expect(tokRParen); err != nil {
+			return nil, err
+		}
+		return o, nil
+	case tokValue:
+		c.next()
+		u.ph.addValue(t.text)
+		return &operand{kind: oValue, value: t.text}, nil
+	case tokIdent:
+		if c.toks[c.i+1].kind == tokLParen {
+			return u.parseFunction(c)
+		}
+	case tokName:
+	default:
+		return nil, c.fail()
+	}
+	path, err := c.path()
+	if err != nil {
+		return nil, err
+	}
+	u.ph.addPath(path)
+	return &operand{kind: oPath, path: path}, nil
+}
+
+func (u *Update) parseFunction(c *cursor) (*operand, error) {
+	name := c.next().text
+	c.next() // "("
+	var args []*operand
+	for {
+		a, err := u.parseOperand(c)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, a)
+		if c.peek().kind == tokComma {
+			c.next()
+			continue
+		}
+		if err := c.expect(tokRParen); err != nil {
+			return nil, err
+		}
+		break
+	}
+	kind, ok := updateFunctions[name]
+	if !ok {
+		if _, cond := functions[name]; cond || name == "size" {
+			return nil, invalid("The function is not allowed in an update expression; function: %s", name)
+		}
+		return nil, invalid("Invalid function name; function: %s", name)
+	}
+	if len(args) != 2 {
+		return nil, invalid("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(args))
+	}
+	if kind == oIfNotExists && args[0].kind != oPath {
+		return nil, invalid("Operator or function requires a document path; operator or function: %s", name)
+	}
+	return &operand{kind: kind, args: args}, nil
+}
+
+// Names returns the #name placeholders the expression uses, each once, in
+// the order they first appear.
+func (u *Update) Names() []string { return append([]string(nil), u.ph.names...) }
+
+// Values returns the :value placeholders the expression uses, each once,
+// in the order they first appear.
+func (u *Update) Values() []string { return append([]string(nil), u.ph.values...) }
+
+// Paths returns the document paths the update writes, resolved with names,
+// in the order DynamoDB applies them (SET, REMOVE, ADD, DELETE).
+func (u *Update) Paths(names map[string]string) ([]Path, error) {
+	paths := make([]Path, len(u.actions))
+	for i, a := range u.actions {
+		p, err := resolvePath(a.path, names)
+		if err != nil {
+			return nil, prefixed(err, "UpdateExpression")
+		}
+		paths[i] = p
+	}
+	return paths, nil
+}

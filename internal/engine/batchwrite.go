@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// BatchWriteItem: up to 25 puts and deletes across tables, each checked as
+// PutItem and DeleteItem check theirs, none conditional. The engine
+// processes every request, so UnprocessedItems is empty, unless a
+// FaultThrottle rule that names a table or a key matches some of the
+// requests: those come back unprocessed and the rest are applied (see
+// [FaultThrottle]).
+
+// maxBatchWrites is DynamoDB's limit on the requests of a BatchWriteItem.
+const maxBatchWrites = 25
+
+func init() {
+	op("BatchWriteItem", (*Engine).batchWriteItem)
+}
+
+type (
+	batchWriteInput struct {
+		RequestItems                batchWriteTables
+		ReturnConsumedCapacity      string
+		ReturnItemCollectionMetrics string
+	}
+	// batchWriteTables is RequestItems in the order the request lists its
+	// tables: DynamoDB Local checks them in that order, and which error a
+	// request gets depends on it.
+	batchWriteTables []batchWriteTable
+	batchWriteTable  struct {
+		name     string
+		requests []batchWriteRequest
+	}
+	batchWriteRequest struct {
+		PutRequest    *struct{ Item item }
+		DeleteRequest *struct{ Key item }
+	}
+)
+
+func (b *batchWriteTables) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		*b = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("RequestItems is not an object")
+	}
+	out := batchWriteTables{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string) // an object's keys are strings
+		var reqs []batchWriteRequest
+		if err := dec.Decode(&reqs); err != nil {
+			return err
+		}
+		out = append(out, batchWriteTable{name: name, requests: reqs})
+	}
+	*b = out
+	return nil
+}
+
+// batchWrite is one checked request of a BatchWriteItem.
+type batchWrite struct {
+	w    *write
+	wire map[string]any                  // the request as it came, for UnprocessedItems
+	item map[string]types.AttributeValue // the item or key, which a fault rule may match
+	key  item                            // a DeleteRequest's Key
+}
+
+func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
+	if len(in.RequestItems) == 0 {
+		return nil, validation("BatchWriteItem cannot have a null or no requests set")
+	}
+	n := 0
+	for _, bt := range in.RequestItems {
+		n += len(bt.requests)
+	}
+	if n > maxBatchWrites {
+		return nil, validation("Too many items requested for the BatchWriteItem call")
+	}
+	// Every request's shape and values, then table by table the table, the
+	// keys and the duplicates, as DynamoDB Local checks them.
+	writes := make([][]*batchWrite, len(in.RequestItems))
+	for i, bt := range in.RequestItems {
+		if len(bt.requests) == 0 {
+			return nil, validation("The batch write request list for a table cannot be null or empty: %s", bt.name)
+		}
+		if err := checkName(bt.name); err != nil {
+			return nil, err
+		}
+		for _, r := range bt.requests {
+			bw, err := checkBatchRequest(r)
+			if err != nil {
+				return nil, err
+			}
+			writes[i] = append(writes[i], bw)
+		}
+	}
+	for i, bt := range in.RequestItems {
+		t, err := s.lookup(bt.name)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, bw := range writes[i] {
+			w := bw.w
+			w.t = t
+			if w.delete {
+				if w.hash, w.rng, err = t.keyOf(bw.key); err != nil {
+					return nil, err
+				}
+			} else if w.put, w.hash, w.rng, err = t.checkNewItem(w.put); err != nil {
+				return nil, err
+			}
+			k := itemID(t, w.hash, w.rng)
+			if seen[k] {
+				return nil, validation("Provided list of item keys contains duplicates")
+			}
+			seen[k] = true
+		}
+	}
+
+	unprocessed := map[string][]map[string]any{}
+	caps := &capacities{}
+	held := 0
+	for i, bt := range in.RequestItems {
+		for _, bw := range writes[i] {
+			if e.hold != nil && e.hold(bt.name, bw.item) {
+				unprocessed[bt.name] = append(unprocessed[bt.name], bw.wire)
+				held++
+				continue
+			}
+			old, next, err := bw.w.prepare()
+			if err != nil {
+				return nil, err
+			}
+			bw.w.apply(next)
+			var oldItem map[string]types.AttributeValue
+			size := 0
+			if old != nil {
+				oldItem, size = old.item, old.size
+			}
+			if next != nil {
+				size = max(size, itemSize(next))
+			}
+			caps.add(bw.w.t, writeUnits(size), bw.w.t.indexWrites(oldItem, next), 1)
+		}
+	}
+	if held == n {
+		// DynamoDB refuses a batch of which nothing could be processed.
+		return nil, throttled()
+	}
+	out := map[string]any{"UnprocessedItems": unprocessed}
+	if c := caps.render(in.ReturnConsumedCapacity, "", false); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}
+
+// checkBatchRequest checks a request's shape and values.
+func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
+	if (r.PutRequest == nil) == (r.DeleteRequest == nil) {
+		// DynamoDB Local's words for a request with both or neither.
+		return nil, validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+	}
+	bw := &batchWrite{w: &write{}}
+	if r.PutRequest != nil {
+		if r.PutRequest.Item == nil {
+			return nil, validation("The supplied Item contains a null AttributeValue")
+		}
+		m, err := r.PutRequest.Item.attrs()
+		if err != nil {
+			return nil, err
+		}
+		if bw.w.put, err = checkItem(m); err != nil {
+			return nil, err
+		}
+		if itemSize(bw.w.put) > maxItemSize {
+			return nil, validation("Item size has exceeded the maximum allowed size")
+		}
+		bw.item = m
+		bw.wire = map[string]any{"PutRequest": map[string]any{"Item": r.PutRequest.Item}}
+		return bw, nil
+	}
+	if r.DeleteRequest.Key == nil {
+		return nil, validation("The supplied Item contains a null AttributeValue")
+	}
+	m, err := r.DeleteRequest.Key.attrs()
+	if err != nil {
+		return nil, err
+	}
+	bw.w.delete = true
+	bw.item, bw.key = m, r.DeleteRequest.Key
+	bw.wire = map[string]any{"DeleteRequest": map[string]any{"Key": r.DeleteRequest.Key}}
+	return bw, nil
+}
+
+// throttled is ProvisionedThroughputExceededException.
+func throttled() *apiError {
+	return newError(http.StatusBadRequest, nsDynamo+"ProvisionedThroughputExceededException",
+		"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.")
+}

@@ -1,0 +1,296 @@
+// Package engine is an embedded DynamoDB: a server of DynamoDB's JSON
+// protocol (awsJson1.0, target prefix DynamoDB_20120810) that keeps its
+// tables in memory, in the process. The SDK's own client talks to it through
+// an in-memory HTTP client ([Engine.Do]) or over a socket ([Engine] is an
+// [http.Handler]); either way the SDK's serialisers, retries and error types
+// run unchanged, and so do HTTP-level fault injectors put in between.
+//
+// Semantics are DynamoDB's as documented by AWS and as measured on AWS
+// DynamoDB Local, which holds this engine to account through the
+// differential suite in internal/conformance (make conformance). Each
+// known difference is listed in the package dynamolocal's documentation.
+//
+// Every request runs under one lock, so each is atomic and isolated,
+// transactions are serializable with each other and with single writes.
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Clock is the engine's source of time: item TTLs expire, tables are dated
+// and client request tokens age by it. A test that owns the clock decides
+// when an item's TTL has passed.
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// Options configure an [Engine].
+type Options struct {
+	// Clock is the engine's time; nil means the system clock.
+	Clock Clock
+	// TTLDelay is how long after an item's TTL the engine deletes it.
+	// DynamoDB deletes expired items within a few days, DynamoDB Local
+	// after about ten seconds; the default, 0, deletes them at the first
+	// request that finds the clock past the TTL. Expired items that are
+	// not deleted yet are read and written like any other, as on DynamoDB.
+	TTLDelay time.Duration
+	// Faults, when set, is consulted for every request; see [Faults].
+	Faults *Faults
+}
+
+// Engine is an embedded DynamoDB. The zero value is not usable; call [New].
+// Its methods are safe for concurrent use.
+type Engine struct {
+	opts Options
+
+	mu     sync.Mutex // guards everything below: every request runs under it
+	scopes map[string]*scope
+	// hold, during a request a FaultThrottle rule throttles in part, says
+	// which of its items to leave unprocessed (BatchWriteItem).
+	hold func(table string, item map[string]types.AttributeValue) bool
+
+	reqSeq atomic.Uint64
+}
+
+// scope is the set of tables of one access key and region: DynamoDB Local
+// keeps tables apart by both, and so does the engine.
+type scope struct {
+	tables map[string]*table
+	tokens map[string]*tokenEntry // TransactWriteItems client request tokens
+	aging  []*tokenEntry          // the tokens in the order they were taken, to forget them
+}
+
+// New returns an engine with no tables.
+func New(opts ...func(*Options)) *Engine {
+	e := &Engine{scopes: map[string]*scope{}}
+	for _, o := range opts {
+		if o != nil {
+			o(&e.opts)
+		}
+	}
+	if e.opts.Clock == nil {
+		e.opts.Clock = systemClock{}
+	}
+	return e
+}
+
+// now is the engine's time.
+func (e *Engine) now() time.Time { return e.opts.Clock.Now() }
+
+// targetPrefix is the X-Amz-Target prefix of DynamoDB's operations.
+const targetPrefix = "DynamoDB_20120810."
+
+// maxBody bounds a request body: DynamoDB's largest requests (a 4 MB
+// transaction, a 16 MB BatchGetItem answer is a response) stay well below.
+const maxBody = 32 << 20
+
+// request is one decoded call.
+type request struct {
+	op     string
+	body   []byte
+	scope  string
+	header http.Header
+	hold   func(table string, item map[string]types.AttributeValue) bool // see Engine.hold
+}
+
+// response is the answer to one call before any fault is applied.
+type response struct {
+	status int
+	body   []byte
+}
+
+// ServeHTTP answers one DynamoDB request. Faults that drop the connection
+// (a lost response) hijack it and close it without an answer.
+func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	resp, drop := e.serve(r.Context(), r.Header, body)
+	if drop {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler) // closes the connection without an answer
+	}
+	writeHeaders(w.Header(), resp, e.reqSeq.Add(1))
+	w.WriteHeader(resp.status)
+	w.Write(resp.body)
+}
+
+// ErrConnectionLost is what [Engine.Do] returns for a request whose answer
+// a fault dropped (after applying it, or before, as the fault says): the
+// in-memory form of a connection reset, which the SDK retries.
+var ErrConnectionLost = errors.New("engine: connection reset by peer (injected)")
+
+// Do serves req in memory, with no socket: an engine is an HTTP client for
+// the SDK (dynamodb.Options.HTTPClient).
+func (e *Engine) Do(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(req.Body, maxBody))
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	resp, drop := e.serve(req.Context(), req.Header, body)
+	if drop {
+		return nil, ErrConnectionLost
+	}
+	h := http.Header{}
+	writeHeaders(h, resp, e.reqSeq.Add(1))
+	return &http.Response{
+		Status:        strconv.Itoa(resp.status) + " " + http.StatusText(resp.status),
+		StatusCode:    resp.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Body:          io.NopCloser(bytes.NewReader(resp.body)),
+		ContentLength: int64(len(resp.body)),
+		Request:       req,
+	}, nil
+}
+
+func writeHeaders(h http.Header, resp response, seq uint64) {
+	h.Set("Content-Type", "application/x-amz-json-1.0")
+	h.Set("x-amzn-RequestId", fmt.Sprintf("00000000-0000-4000-8000-%012x", seq))
+	if resp.status == http.StatusOK {
+		h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(resp.body)), 10))
+	}
+	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+}
+
+// serve runs one request, with faults, and reports whether the answer is
+// to be dropped.
+func (e *Engine) serve(ctx context.Context, header http.Header, body []byte) (response, bool) {
+	req := &request{
+		op:     strings.TrimPrefix(header.Get("X-Amz-Target"), targetPrefix),
+		body:   body,
+		scope:  scopeOf(header),
+		header: header,
+	}
+	if f := e.opts.Faults; f != nil {
+		return f.serve(ctx, e, req)
+	}
+	return e.handle(req), false
+}
+
+// handle runs one request without faults.
+func (e *Engine) handle(req *request) response {
+	h, ok := handlers[req.op]
+	if !ok {
+		return errorResponse(unknownOperation())
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hold = req.hold
+	defer func() { e.hold = nil }()
+	e.sweep()
+	out, err := h(e, e.scopeFor(req.scope), req.body)
+	if err != nil {
+		var api *apiError
+		if !errors.As(err, &api) {
+			api = internalFailure()
+		}
+		return errorResponse(api)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return errorResponse(serverError("engine: encoding the response: %v", err))
+	}
+	return response{status: http.StatusOK, body: b}
+}
+
+func errorResponse(e *apiError) response {
+	return response{status: e.status, body: e.body()}
+}
+
+// scopeOf reads the access key and region of a request from its SigV4
+// Authorization header ("Credential=AKID/date/region/service/..."). The
+// signature is not checked.
+func scopeOf(h http.Header) string {
+	auth := h.Get("Authorization")
+	i := strings.Index(auth, "Credential=")
+	if i < 0 {
+		return ""
+	}
+	cred := auth[i+len("Credential="):]
+	if j := strings.IndexAny(cred, ", "); j >= 0 {
+		cred = cred[:j]
+	}
+	parts := strings.Split(cred, "/")
+	if len(parts) < 3 {
+		return cred
+	}
+	return parts[0] + "/" + parts[2]
+}
+
+func (e *Engine) scopeFor(name string) *scope {
+	s := e.scopes[name]
+	if s == nil {
+		s = &scope{tables: map[string]*table{}, tokens: map[string]*tokenEntry{}}
+		e.scopes[name] = s
+	}
+	return s
+}
+
+// handler runs one operation under the engine's lock; body is the request's
+// JSON. It returns the value to encode as the answer, or an error (an
+// *apiError, or anything else for an internal failure).
+type handler func(e *Engine, s *scope, body []byte) (any, error)
+
+// handlers maps operation names to their handlers; each operation's file
+// registers its own.
+var handlers = map[string]handler{}
+
+// decode reads a request body into v. Unknown members are ignored, as
+// DynamoDB Local does; a body of the wrong shape is an InternalFailure.
+func decode(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return internalFailure()
+	}
+	return nil
+}
+
+// op registers an operation whose request decodes into In.
+func op[In any](name string, f func(e *Engine, s *scope, in *In) (any, error)) {
+	handlers[name] = func(e *Engine, s *scope, body []byte) (any, error) {
+		in := new(In)
+		if err := decode(body, in); err != nil {
+			return nil, err
+		}
+		return f(e, s, in)
+	}
+}

@@ -1,0 +1,426 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/cond"
+)
+
+// What Query and Scan share: the request, its checks and the page they
+// return. The rules, each measured on DynamoDB Local:
+//
+//   - Limit counts the items read, before the filter; a page also ends
+//     after the item that brings what was read (index projections for an
+//     index, whatever is returned) to 1 MB. A page that ends either way
+//     has a LastEvaluatedKey, even when nothing follows.
+//   - A LastEvaluatedKey holds the table's key and, for an index, the
+//     index's key; an ExclusiveStartKey must have exactly those.
+//   - Read capacity is the bytes read in 4 KB units, rounded up once per
+//     call, halved for eventual consistency; nothing read costs nothing.
+//     An LSI Query that reads unprojected attributes also pays for each
+//     table item it fetches; an LSI Scan does not.
+
+type readInput struct {
+	TableName                 string
+	IndexName                 *string
+	KeyConditionExpression    *string
+	FilterExpression          *string
+	ProjectionExpression      *string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]av
+	Select                    string
+	Limit                     *int
+	ExclusiveStartKey         item
+	ScanIndexForward          *bool
+	ConsistentRead            bool
+	ReturnConsumedCapacity    string
+	Segment                   *int
+	TotalSegments             *int
+
+	// Legacy parameters, refused.
+	AttributesToGet     json.RawMessage
+	KeyConditions       json.RawMessage
+	QueryFilter         json.RawMessage
+	ScanFilter          json.RawMessage
+	ConditionalOperator string
+}
+
+// pageBytes is the most a Query or Scan reads in one call: it stops after
+// the item that brings what it read to 1 MB.
+const pageBytes = 1 << 20
+
+// row is one item as the table or index read holds it.
+type row struct {
+	item map[string]types.AttributeValue // the table's item or the index's projection of it
+	en   *entry                          // the table's entry
+	size int                             // size of item
+}
+
+// read is a Query or Scan ready to run.
+type read struct {
+	t      *table
+	ix     *index // nil for the table
+	x      *exprs
+	filter *cond.Expr
+	proj   *projection_
+	count  bool // Select COUNT
+	fetch  bool // an LSI read that needs the table's items
+	// filterTable: an index Scan whose filter reads the table's items.
+	filterTable bool
+	limit       int // 0: none
+	consist     bool
+	capacity    string
+	scan        bool
+}
+
+// legacy refuses the parameters the expression forms replaced.
+func (in *readInput) legacy() error {
+	if in.AttributesToGet != nil || in.KeyConditions != nil || in.QueryFilter != nil || in.ScanFilter != nil || in.ConditionalOperator != "" {
+		return validation("The engine does not support the legacy parameters AttributesToGet, KeyConditions, QueryFilter, ScanFilter and ConditionalOperator; use the expression parameters")
+	}
+	return nil
+}
+
+// prepareRead runs the checks Query and Scan share that come before their
+// expressions.
+func (e *Engine) prepareRead(s *scope, in *readInput, scan bool) (*read, error) {
+	t, err := s.lookup(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.legacy(); err != nil {
+		return nil, err
+	}
+	r := &read{t: t, consist: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, scan: scan}
+	if in.IndexName != nil {
+		if r.ix = t.indexNamed(*in.IndexName); r.ix == nil {
+			return nil, validation("The table does not have the specified index: %s", *in.IndexName)
+		}
+	}
+	switch in.Select {
+	case "", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT":
+	default:
+		return nil, validation("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
+	}
+	if in.Limit != nil {
+		if *in.Limit <= 0 {
+			return nil, validation("Limit must be greater than or equal to 1")
+		}
+		r.limit = *in.Limit
+	}
+	if r.ix != nil && r.ix.global && in.ConsistentRead {
+		verb := "querying"
+		if scan {
+			verb = "scanning"
+		}
+		return nil, validation("Consistent read cannot be true when %s a GSI", verb)
+	}
+	if r.x, err = newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (t *table) indexNamed(name string) *index {
+	for _, ix := range t.gsis {
+		if ix.name == name {
+			return ix
+		}
+	}
+	for _, ix := range t.lsis {
+		if ix.name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// expressions parses the filter and the projection and checks names and
+// values for use. nullParams words DynamoDB's message for maps given
+// without expressions.
+func (r *read) expressions(in *readInput, nullParams string) error {
+	var err error
+	if r.filter, err = r.x.condition("FilterExpression", in.FilterExpression); err != nil {
+		return err
+	}
+	if in.FilterExpression != nil {
+		// Validate placeholders now, whatever the items.
+		if _, err := r.filter.Eval(nil, r.x.names, r.x.values); err != nil {
+			return exprError("FilterExpression", err)
+		}
+		rf := exprRefs(*in.FilterExpression)
+		r.x.use(rf.names, rf.values)
+	}
+	if r.proj, err = r.x.projection(in.ProjectionExpression); err != nil {
+		return err
+	}
+	if in.ProjectionExpression != nil {
+		r.x.use(exprRefs(*in.ProjectionExpression).names, nil)
+	}
+	if !r.x.any && r.x.names != nil {
+		return validation("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	// Values need a condition: a projection does not count.
+	if r.x.values != nil && in.FilterExpression == nil && in.KeyConditionExpression == nil {
+		return validation("ExpressionAttributeValues can only be specified when using expressions: %s", nullParams)
+	}
+	return r.x.done()
+}
+
+// selection checks Select against the projection and the index, and
+// decides whether an LSI read fetches the table's items.
+func (r *read) selection(in *readInput) error {
+	sel := in.Select
+	switch {
+	case sel == "SPECIFIC_ATTRIBUTES" && in.ProjectionExpression == nil:
+		return validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+	case sel == "ALL_ATTRIBUTES" && in.ProjectionExpression != nil:
+		return validation("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES")
+	case sel == "COUNT" && in.ProjectionExpression != nil:
+		return validation("Cannot specify the ProjectionExpression when choosing to get only the Count")
+	case sel == "ALL_PROJECTED_ATTRIBUTES" && in.ProjectionExpression != nil:
+		return validation("Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+	case sel == "ALL_PROJECTED_ATTRIBUTES" && r.ix == nil:
+		// Scan's answer too says Querying.
+		return validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+	}
+	r.count = sel == "COUNT"
+	ix := r.ix
+	if ix == nil || ix.projType == "ALL" {
+		return nil
+	}
+	if sel == "ALL_ATTRIBUTES" {
+		if ix.global {
+			return invalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.name)
+		}
+		r.fetch = true
+	}
+	if r.proj != nil {
+		if missing := r.unprojected(r.proj.tops()); len(missing) > 0 {
+			if ix.global {
+				return invalidParam("Global secondary index %s does not project [%s]", ix.name, strings.Join(missing, ", "))
+			}
+			r.fetch = true
+		}
+	}
+	if in.FilterExpression != nil {
+		if missing := r.unprojected(r.resolve(exprRefs(*in.FilterExpression).tops)); len(missing) > 0 {
+			// A Query refuses such a filter, even on an LSI. A Scan
+			// accepts it and evaluates it on the table's item, GSI or LSI
+			// (DynamoDB Local's behaviour: attribute_not_exists of an
+			// unprojected attribute is false there).
+			if !r.scan {
+				return invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
+			}
+			r.filterTable = true
+		}
+	}
+	return nil
+}
+
+// filterKeys refuses a filter that goes into a key attribute (pk.x), and,
+// for a Query, one that names a key attribute of what it reads at all.
+func (r *read) filterKeys(in *readInput) error {
+	if in.FilterExpression == nil {
+		return nil
+	}
+	rf := exprRefs(*in.FilterExpression)
+	for _, n := range r.resolve(rf.deep) {
+		if n == r.t.hash.name || n == r.t.rng.name {
+			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
+		}
+		if r.ix != nil && (n == r.ix.hash.name || n == r.ix.rng.name) {
+			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: %s", n)
+		}
+	}
+	if r.scan {
+		return nil
+	}
+	hk, rk := r.keysOf()
+	for _, n := range r.resolve(rf.tops) {
+		if n == hk.name || (rk.name != "" && n == rk.name) {
+			return validation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
+		}
+	}
+	return nil
+}
+
+// resolve replaces #names by the names they stand for.
+func (r *read) resolve(tops []string) []string {
+	out := make([]string, len(tops))
+	for i, n := range tops {
+		if strings.HasPrefix(n, "#") {
+			n = r.x.names[n]
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// unprojected lists, once each and in order, the attributes of names that
+// the index does not hold.
+func (r *read) unprojected(names []string) []string {
+	held := map[string]bool{}
+	for _, k := range []keyDef{r.t.hash, r.t.rng, r.ix.hash, r.ix.rng} {
+		held[k.name] = true
+	}
+	for _, n := range r.ix.nonKey {
+		held[n] = true
+	}
+	var out []string
+	for _, n := range names {
+		if !held[n] {
+			held[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// tops is the top-level attribute of each projected path.
+func (p *projection_) tops() []string {
+	out := make([]string, 0, len(p.paths))
+	for _, path := range p.paths {
+		if len(path) > 0 {
+			out = append(out, path[0].Name)
+		}
+	}
+	return out
+}
+
+// keysOf is the key schema a read addresses: the index's, else the table's.
+func (r *read) keysOf() (hash, rng keyDef) {
+	if r.ix != nil {
+		return r.ix.hash, r.ix.rng
+	}
+	return r.t.hash, r.t.rng
+}
+
+// lekNames are the attributes of a LastEvaluatedKey: the table's key and,
+// for an index, the index's.
+func (r *read) lekNames() []string {
+	names := r.t.keyNames()
+	if r.ix != nil {
+		for _, k := range []keyDef{r.ix.hash, r.ix.rng} {
+			if k.name != "" && k.name != r.t.hash.name && k.name != r.t.rng.name {
+				names = append(names, k.name)
+			}
+		}
+	}
+	return names
+}
+
+// startKey reads an ExclusiveStartKey: exactly the attributes of a
+// LastEvaluatedKey, of the key types. It returns them by name, nil when
+// none was given.
+func (r *read) startKey(esk item) (map[string]types.AttributeValue, error) {
+	if esk == nil {
+		return nil, nil
+	}
+	m, err := esk.attrs()
+	if err != nil {
+		return nil, err
+	}
+	names := r.lekNames()
+	if len(m) != len(names) {
+		return nil, validation("Exclusive Start Key must have same size as table's key schema")
+	}
+	types := map[string]string{r.t.hash.name: r.t.hash.typ, r.t.rng.name: r.t.rng.typ}
+	if r.ix != nil {
+		types[r.ix.hash.name], types[r.ix.rng.name] = r.ix.hash.typ, r.ix.rng.typ
+	}
+	for _, n := range names {
+		v, ok := m[n]
+		if !ok {
+			return nil, validation("The provided starting key is invalid")
+		}
+		if typeName(v) != types[n] {
+			return nil, validation("Type mismatch for attribute to update")
+		}
+		if kind := emptyKey(v); kind != "" {
+			return nil, validation("The query can return at most one row and cannot be restarted. The provided starting key is invalid: One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", kind, n)
+		}
+		if m[n], err = checkValue(v); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// page runs the read over rows from next, in order, and renders the
+// answer.
+func (r *read) page(next func() (row, bool)) (map[string]any, error) {
+	items := []item{}
+	count, scanned, bytes := 0, 0, 0
+	fetched := 0.0
+	var last *row
+	more := false
+	for {
+		if (r.limit > 0 && scanned >= r.limit) || bytes >= pageBytes {
+			more = true // DynamoDB returns a LastEvaluatedKey when it stops, even at the end
+			break
+		}
+		rw, ok := next()
+		if !ok {
+			break
+		}
+		scanned++
+		bytes += rw.size
+		last = &rw
+		it := rw.item
+		if r.fetch {
+			it = rw.en.item
+			if !r.scan {
+				fetched += readUnits(rw.en.size, r.consist)
+			}
+		}
+		if r.filter != nil {
+			on := it
+			if r.filterTable {
+				on = rw.en.item
+			}
+			ok, err := r.x.eval("FilterExpression", r.filter, on)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		count++
+		if !r.count {
+			items = append(items, wireItem(r.proj.apply(it)))
+		}
+	}
+	out := map[string]any{}
+	if !r.count {
+		out["Items"] = items
+	}
+	out["Count"] = count
+	out["ScannedCount"] = scanned
+	if more && last != nil {
+		lek := map[string]types.AttributeValue{}
+		for _, n := range r.lekNames() {
+			lek[n] = last.en.item[n]
+		}
+		out["LastEvaluatedKey"] = wireItem(copyItem(lek))
+	}
+	units := math.Ceil(float64(bytes)/4096) / 2
+	if r.consist {
+		units *= 2
+	}
+	var c map[string]any
+	if r.ix == nil {
+		c = consumed(r.capacity, r.t.name, units, nil)
+	} else {
+		c = consumed(r.capacity, r.t.name, fetched, map[*index]float64{r.ix: units})
+	}
+	if c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}

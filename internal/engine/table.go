@@ -1,0 +1,651 @@
+package engine
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Table operations: CreateTable, DescribeTable, UpdateTable, DeleteTable,
+// ListTables, UpdateTimeToLive, DescribeTimeToLive. Tables are ACTIVE as
+// soon as they are created (DynamoDB Local's behaviour too); an index added
+// by UpdateTable is CREATING in that call's answer and ACTIVE afterwards.
+
+type keyDef struct {
+	name string
+	typ  string // S, N or B
+}
+
+// index is a global or local secondary index.
+type index struct {
+	name     string
+	global   bool
+	hash     keyDef
+	rng      keyDef // name "" when the index has no range key
+	projType string // ALL, KEYS_ONLY, INCLUDE
+	nonKey   []string
+	rcu, wcu int64
+	creating bool // created by UpdateTable, reported CREATING once
+}
+
+// table is one table of a scope.
+type table struct {
+	name      string
+	created   time.Time
+	hash, rng keyDef
+	attrDefs  []attributeDefinition
+	gsis      []*index
+	lsis      []*index
+	billing   string // PROVISIONED or PAY_PER_REQUEST
+	rcu, wcu  int64
+	stream    *streamSpecification
+	ttlAttr   string
+	protected bool
+	items     *store
+}
+
+// Wire shapes of the table operations.
+type (
+	keySchemaElement struct {
+		AttributeName string
+		KeyType       string
+	}
+	attributeDefinition struct {
+		AttributeName string
+		AttributeType string
+	}
+	projection struct {
+		ProjectionType   string   `json:",omitempty"`
+		NonKeyAttributes []string `json:",omitempty"`
+	}
+	throughput struct {
+		ReadCapacityUnits  *int64 `json:",omitempty"`
+		WriteCapacityUnits *int64 `json:",omitempty"`
+	}
+	indexInput struct {
+		IndexName             string
+		KeySchema             []keySchemaElement
+		Projection            projection
+		ProvisionedThroughput *throughput
+	}
+	streamSpecification struct {
+		StreamEnabled  bool
+		StreamViewType string `json:",omitempty"`
+	}
+	createTableInput struct {
+		TableName                 string
+		KeySchema                 []keySchemaElement
+		AttributeDefinitions      []attributeDefinition
+		GlobalSecondaryIndexes    []indexInput
+		LocalSecondaryIndexes     []indexInput
+		BillingMode               string
+		ProvisionedThroughput     *throughput
+		StreamSpecification       *streamSpecification
+		DeletionProtectionEnabled *bool
+	}
+	tableNameInput struct {
+		TableName string
+	}
+	gsiUpdate struct {
+		Create *indexInput
+		Delete *struct{ IndexName string }
+		Update *struct {
+			IndexName             string
+			ProvisionedThroughput *throughput
+		}
+	}
+	updateTableInput struct {
+		TableName                   string
+		AttributeDefinitions        []attributeDefinition
+		GlobalSecondaryIndexUpdates []gsiUpdate
+		BillingMode                 string
+		ProvisionedThroughput       *throughput
+		StreamSpecification         *streamSpecification
+		DeletionProtectionEnabled   *bool
+	}
+	listTablesInput struct {
+		ExclusiveStartTableName string
+		Limit                   *int
+	}
+	ttlSpecification struct {
+		Enabled       bool
+		AttributeName string
+	}
+	updateTTLInput struct {
+		TableName               string
+		TimeToLiveSpecification ttlSpecification
+	}
+)
+
+func init() {
+	op("CreateTable", (*Engine).createTable)
+	op("DescribeTable", (*Engine).describeTable)
+	op("UpdateTable", (*Engine).updateTable)
+	op("DeleteTable", (*Engine).deleteTable)
+	op("ListTables", (*Engine).listTables)
+	op("UpdateTimeToLive", (*Engine).updateTTL)
+	op("DescribeTimeToLive", (*Engine).describeTTL)
+}
+
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+
+func checkName(name string) error {
+	if !nameRE.MatchString(name) {
+		return validation("Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'")
+	}
+	return nil
+}
+
+// lookup returns the table name of the scope, or ResourceNotFoundException.
+func (s *scope) lookup(name string) (*table, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	t := s.tables[name]
+	if t == nil {
+		return nil, tableNotFound()
+	}
+	return t, nil
+}
+
+func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
+	if err := checkName(in.TableName); err != nil {
+		return nil, err
+	}
+	defs := map[string]string{}
+	for _, d := range in.AttributeDefinitions {
+		switch d.AttributeType {
+		case "S", "N", "B":
+		default:
+			return nil, validation("Member must satisfy enum value set: [B, N, S]")
+		}
+		defs[d.AttributeName] = d.AttributeType
+	}
+	t := &table{name: in.TableName, created: e.now(), attrDefs: in.AttributeDefinitions, items: newStore()}
+	var err error
+	if t.hash, t.rng, err = keySchema(in.KeySchema, defs); err != nil {
+		return nil, err
+	}
+	used := map[string]bool{t.hash.name: true}
+	if t.rng.name != "" {
+		used[t.rng.name] = true
+	}
+	switch in.BillingMode {
+	case "PAY_PER_REQUEST":
+		t.billing = "PAY_PER_REQUEST"
+	case "", "PROVISIONED":
+		t.billing = "PROVISIONED"
+		if in.ProvisionedThroughput == nil {
+			return nil, validation("No provisioned throughput specified for the table")
+		}
+		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
+	default:
+		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	names := map[string]bool{}
+	for _, gi := range in.GlobalSecondaryIndexes {
+		ix, err := t.newIndex(gi, true, defs, names)
+		if err != nil {
+			return nil, err
+		}
+		t.gsis = append(t.gsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	for _, li := range in.LocalSecondaryIndexes {
+		ix, err := t.newIndex(li, false, defs, names)
+		if err != nil {
+			return nil, err
+		}
+		t.lsis = append(t.lsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	delete(used, "")
+	if len(used) != len(defs) {
+		return nil, validation("The number of attributes in key schema must match the number of attributes defined in attribute definitions.")
+	}
+	if s.tables[in.TableName] != nil {
+		return nil, inUse("Cannot create preexisting table")
+	}
+	if in.StreamSpecification != nil && in.StreamSpecification.StreamEnabled {
+		t.stream = in.StreamSpecification
+	}
+	if in.DeletionProtectionEnabled != nil {
+		t.protected = *in.DeletionProtectionEnabled
+	}
+	s.tables[t.name] = t
+	return map[string]any{"TableDescription": t.describe(e)}, nil
+}
+
+func capacity(p *throughput) (int64, int64) {
+	var r, w int64
+	if p.ReadCapacityUnits != nil {
+		r = *p.ReadCapacityUnits
+	}
+	if p.WriteCapacityUnits != nil {
+		w = *p.WriteCapacityUnits
+	}
+	return r, w
+}
+
+// keySchema reads a key schema: one HASH, at most one RANGE, each defined.
+func keySchema(ks []keySchemaElement, defs map[string]string) (hash, rng keyDef, err error) {
+	for _, k := range ks {
+		switch k.KeyType {
+		case "HASH":
+			if hash.name != "" {
+				return hash, rng, validation("Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key")
+			}
+			hash.name = k.AttributeName
+		case "RANGE":
+			if rng.name != "" {
+				return hash, rng, validation("Too many range keys specified.  All Dynamo DB tables must have at most one range key")
+			}
+			rng.name = k.AttributeName
+		default:
+			return hash, rng, validation("Member must satisfy enum value set: [HASH, RANGE]")
+		}
+	}
+	if hash.name == "" {
+		return hash, rng, validation("No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key")
+	}
+	var ok bool
+	if hash.typ, ok = defs[hash.name]; !ok {
+		return hash, rng, validation("Hash Key not specified in Attribute Definitions.  Type unknown.")
+	}
+	if rng.name != "" {
+		if rng.typ, ok = defs[rng.name]; !ok {
+			return hash, rng, validation("Range Key not specified in Attribute Definitions.  Type unknown.")
+		}
+	}
+	return hash, rng, nil
+}
+
+// newIndex reads an index definition of t.
+func (t *table) newIndex(in indexInput, global bool, defs map[string]string, names map[string]bool) (*index, error) {
+	if err := checkName(in.IndexName); err != nil {
+		return nil, err
+	}
+	if names[in.IndexName] {
+		return nil, validation("One or more parameter values were invalid: Duplicate index name: %s", in.IndexName)
+	}
+	names[in.IndexName] = true
+	ix := &index{name: in.IndexName, global: global}
+	var err error
+	if ix.hash, ix.rng, err = keySchema(in.KeySchema, defs); err != nil {
+		return nil, err
+	}
+	if !global {
+		if ix.hash.name != t.hash.name {
+			return nil, invalidParam("Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s", in.IndexName, ix.hash.name, t.hash.name)
+		}
+		if ix.rng.name == "" {
+			return nil, invalidParam("Index KeySchema: %s must have a range key", in.IndexName)
+		}
+		if t.rng.name == "" {
+			return nil, invalidParam("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
+		}
+	}
+	switch in.Projection.ProjectionType {
+	case "ALL", "KEYS_ONLY":
+		if len(in.Projection.NonKeyAttributes) > 0 {
+			return nil, invalidParam("ProjectionType is %s, but NonKeyAttributes is specified", in.Projection.ProjectionType)
+		}
+	case "INCLUDE":
+		if len(in.Projection.NonKeyAttributes) == 0 {
+			return nil, invalidParam("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+		}
+	case "":
+		return nil, invalidParam("Unknown ProjectionType: null")
+	default:
+		return nil, validation("Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]")
+	}
+	ix.projType = in.Projection.ProjectionType
+	ix.nonKey = in.Projection.NonKeyAttributes
+	if global && in.ProvisionedThroughput != nil {
+		ix.rcu, ix.wcu = capacity(in.ProvisionedThroughput)
+	}
+	return ix, nil
+}
+
+func (e *Engine) describeTable(s *scope, in *tableNameInput) (any, error) {
+	t, err := s.lookup(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	d := t.describe(e)
+	for _, ix := range t.gsis {
+		ix.creating = false
+	}
+	return map[string]any{"Table": d}, nil
+}
+
+func (e *Engine) deleteTable(s *scope, in *tableNameInput) (any, error) {
+	t, err := s.lookup(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if t.protected {
+		return nil, validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+	delete(s.tables, t.name)
+	return map[string]any{"TableDescription": t.describe(e)}, nil
+}
+
+func (e *Engine) listTables(s *scope, in *listTablesInput) (any, error) {
+	names := make([]string, 0, len(s.tables))
+	for n := range s.tables {
+		if n > in.ExclusiveStartTableName {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	limit := 100
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > 100 {
+			return nil, validation("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", *in.Limit)
+		}
+		limit = *in.Limit
+	}
+	out := map[string]any{}
+	if len(names) > limit {
+		names = names[:limit]
+		out["LastEvaluatedTableName"] = names[limit-1]
+	}
+	out["TableNames"] = names
+	return out, nil
+}
+
+func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
+	t, err := s.lookup(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	defs := map[string]string{}
+	for _, d := range t.attrDefs {
+		defs[d.AttributeName] = d.AttributeType
+	}
+	for _, d := range in.AttributeDefinitions {
+		defs[d.AttributeName] = d.AttributeType
+	}
+	// Work on a copy, so that a refused update changes nothing.
+	nt := *t
+	nt.gsis = append([]*index(nil), t.gsis...)
+	names := map[string]bool{}
+	for _, ix := range t.gsis {
+		names[ix.name] = true
+	}
+	for _, ix := range t.lsis {
+		names[ix.name] = true
+	}
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		switch {
+		case u.Create != nil:
+			ix, err := nt.newIndex(*u.Create, true, defs, names)
+			if err != nil {
+				return nil, err
+			}
+			ix.creating = true
+			nt.gsis = append([]*index{ix}, nt.gsis...)
+		case u.Delete != nil:
+			i := nt.gsiIndex(u.Delete.IndexName)
+			if i < 0 {
+				return nil, notFound("Requested resource not found")
+			}
+			nt.gsis = append(nt.gsis[:i:i], nt.gsis[i+1:]...)
+		case u.Update != nil:
+			i := nt.gsiIndex(u.Update.IndexName)
+			if i < 0 {
+				return nil, notFound("Requested resource not found")
+			}
+			if u.Update.ProvisionedThroughput != nil {
+				c := *nt.gsis[i]
+				c.rcu, c.wcu = capacity(u.Update.ProvisionedThroughput)
+				nt.gsis[i] = &c
+			}
+		}
+	}
+	// The attribute definitions are those the keys use.
+	used := map[string]bool{nt.hash.name: true, nt.rng.name: true}
+	for _, ix := range append(append([]*index(nil), nt.gsis...), nt.lsis...) {
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	nt.attrDefs = nil
+	for _, n := range sortedKeys(defs) {
+		if used[n] {
+			nt.attrDefs = append(nt.attrDefs, attributeDefinition{AttributeName: n, AttributeType: defs[n]})
+		}
+	}
+	switch in.BillingMode {
+	case "":
+	case "PAY_PER_REQUEST", "PROVISIONED":
+		nt.billing = in.BillingMode
+	default:
+		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if in.ProvisionedThroughput != nil {
+		nt.rcu, nt.wcu = capacity(in.ProvisionedThroughput)
+	}
+	if in.StreamSpecification != nil {
+		if in.StreamSpecification.StreamEnabled {
+			nt.stream = in.StreamSpecification
+		} else {
+			nt.stream = nil
+		}
+	}
+	if in.DeletionProtectionEnabled != nil {
+		nt.protected = *in.DeletionProtectionEnabled
+	}
+	*t = nt
+	return map[string]any{"TableDescription": t.describe(e)}, nil
+}
+
+func (t *table) gsiIndex(name string) int {
+	for i, ix := range t.gsis {
+		if ix.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (e *Engine) updateTTL(s *scope, in *updateTTLInput) (any, error) {
+	t, err := s.lookup(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	spec := in.TimeToLiveSpecification
+	if spec.AttributeName == "" {
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must not be null")
+	}
+	switch {
+	case spec.Enabled && t.ttlAttr != "":
+		return nil, validation("TimeToLive is already enabled")
+	case !spec.Enabled && t.ttlAttr == "":
+		return nil, validation("TimeToLive is already disabled")
+	case !spec.Enabled && t.ttlAttr != spec.AttributeName:
+		return nil, validation("The provided attribute name does not match the attribute name of the currently configured TimeToLive")
+	}
+	if spec.Enabled {
+		t.ttlAttr = spec.AttributeName
+	} else {
+		t.ttlAttr = ""
+	}
+	t.items.ttlAttr = t.ttlAttr
+	t.items.nextTTL = 0
+	t.items.all(func(en *entry) bool { t.items.noteTTL(en.item); return true })
+	return map[string]any{"TimeToLiveSpecification": spec}, nil
+}
+
+func (e *Engine) describeTTL(s *scope, in *tableNameInput) (any, error) {
+	t, err := s.lookup(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	d := map[string]any{"TimeToLiveStatus": "DISABLED"}
+	if t.ttlAttr != "" {
+		d = map[string]any{"TimeToLiveStatus": "ENABLED", "AttributeName": t.ttlAttr}
+	}
+	return map[string]any{"TimeToLiveDescription": d}, nil
+}
+
+// epoch renders a time as DynamoDB's JSON timestamps: seconds with
+// milliseconds.
+type epoch time.Time
+
+func (t epoch) MarshalJSON() ([]byte, error) {
+	ms := time.Time(t).UnixMilli()
+	return []byte(strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)), nil
+}
+
+// arn is the table's ARN as DynamoDB Local writes it.
+func (t *table) arn() string {
+	return "arn:aws:dynamodb:ddblocal:000000000000:table/" + t.name
+}
+
+// describe renders t as a TableDescription, in DynamoDB Local's shape.
+func (t *table) describe(e *Engine) json.RawMessage {
+	type indexDesc struct {
+		IndexName             string
+		KeySchema             []keySchemaElement
+		Projection            projection
+		IndexStatus           string         `json:",omitempty"`
+		Backfilling           *bool          `json:",omitempty"`
+		ProvisionedThroughput map[string]any `json:",omitempty"`
+		IndexSizeBytes        *int64         `json:",omitempty"`
+		ItemCount             *int64         `json:",omitempty"`
+		IndexArn              string
+	}
+	idx := func(ix *index) indexDesc {
+		d := indexDesc{
+			IndexName:  ix.name,
+			KeySchema:  schemaOf(ix.hash, ix.rng),
+			Projection: projection{ProjectionType: ix.projType, NonKeyAttributes: ix.nonKey},
+			IndexArn:   t.arn() + "/index/" + ix.name,
+		}
+		if ix.global {
+			d.IndexStatus = "ACTIVE"
+			d.ProvisionedThroughput = map[string]any{"ReadCapacityUnits": ix.rcu, "WriteCapacityUnits": ix.wcu}
+		}
+		if ix.creating {
+			f := false
+			d.IndexStatus, d.Backfilling = "CREATING", &f
+		} else {
+			n, size := t.indexStats(ix)
+			d.ItemCount, d.IndexSizeBytes = &n, &size
+		}
+		return d
+	}
+	d := struct {
+		AttributeDefinitions      []attributeDefinition
+		TableName                 string
+		KeySchema                 []keySchemaElement
+		TableStatus               string
+		CreationDateTime          epoch
+		ProvisionedThroughput     map[string]any
+		TableSizeBytes            int64
+		ItemCount                 int
+		TableArn                  string
+		BillingModeSummary        map[string]any       `json:",omitempty"`
+		LocalSecondaryIndexes     []indexDesc          `json:",omitempty"`
+		GlobalSecondaryIndexes    []indexDesc          `json:",omitempty"`
+		StreamSpecification       *streamSpecification `json:",omitempty"`
+		LatestStreamLabel         string               `json:",omitempty"`
+		LatestStreamArn           string               `json:",omitempty"`
+		DeletionProtectionEnabled bool
+	}{
+		AttributeDefinitions: t.attrDefs,
+		TableName:            t.name,
+		KeySchema:            schemaOf(t.hash, t.rng),
+		TableStatus:          "ACTIVE",
+		CreationDateTime:     epoch(t.created),
+		ProvisionedThroughput: map[string]any{
+			"LastIncreaseDateTime": json.RawMessage("0.000"), "LastDecreaseDateTime": json.RawMessage("0.000"),
+			"NumberOfDecreasesToday": 0, "ReadCapacityUnits": t.rcu, "WriteCapacityUnits": t.wcu,
+		},
+		TableSizeBytes:            t.items.bytes,
+		ItemCount:                 t.items.count,
+		TableArn:                  t.arn(),
+		StreamSpecification:       t.stream,
+		DeletionProtectionEnabled: t.protected,
+	}
+	if t.billing == "PAY_PER_REQUEST" {
+		d.BillingModeSummary = map[string]any{"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": epoch(t.created)}
+	}
+	for _, ix := range t.lsis {
+		d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, idx(ix))
+	}
+	for _, ix := range t.gsis {
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, idx(ix))
+	}
+	if t.stream != nil {
+		label := t.created.UTC().Format("2006-01-02T15:04:05.000")
+		d.LatestStreamLabel = label
+		d.LatestStreamArn = t.arn() + "/stream/" + label
+	}
+	b, _ := json.Marshal(d)
+	return b
+}
+
+func schemaOf(hash, rng keyDef) []keySchemaElement {
+	ks := []keySchemaElement{{AttributeName: hash.name, KeyType: "HASH"}}
+	if rng.name != "" {
+		ks = append(ks, keySchemaElement{AttributeName: rng.name, KeyType: "RANGE"})
+	}
+	return ks
+}
+
+// indexStats counts the items an index holds and their projected size.
+func (t *table) indexStats(ix *index) (n, size int64) {
+	t.items.all(func(en *entry) bool {
+		if p := t.project(ix, en.item); p != nil {
+			n++
+			size += int64(itemSize(p))
+		}
+		return true
+	})
+	return n, size
+}
+
+// project returns the item as index ix holds it: nil when the item lacks
+// one of the index's key attributes or has one of another type (a sparse
+// index), else the key attributes of the table and the index and the
+// attributes the projection names.
+func (t *table) project(ix *index, item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	for _, k := range []keyDef{ix.hash, ix.rng} {
+		if k.name == "" {
+			continue
+		}
+		v, ok := item[k.name]
+		if !ok || typeName(v) != k.typ {
+			return nil
+		}
+	}
+	if ix.projType == "ALL" {
+		return item
+	}
+	out := map[string]types.AttributeValue{}
+	for _, k := range []keyDef{t.hash, t.rng, ix.hash, ix.rng} {
+		if k.name != "" {
+			out[k.name] = item[k.name]
+		}
+	}
+	for _, n := range ix.nonKey {
+		if v, ok := item[n]; ok {
+			out[n] = v
+		}
+	}
+	return out
+}

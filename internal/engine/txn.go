@@ -1,0 +1,714 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// Transactions: TransactWriteItems and TransactGetItems. Every request runs
+// under the engine's one lock, so a transaction is atomic and serializable
+// by construction; what is left is DynamoDB's validation, all-or-nothing
+// conditions, cancellation reasons and client request tokens.
+//
+// TransactWriteItems checks a request in the phases DynamoDB Local checks
+// it, so that the first error it reports is Local's:
+//
+//  1. the request's shape, action by action: one operation per action, the
+//     required members, table names, values, item sizes, expressions (a
+//     ValidationException), then the 4 MB payload;
+//  2. the tables (ResourceNotFoundException);
+//  3. the keys, action by action: missing or malformed key attributes (a
+//     ValidationException), two actions on one item;
+//  4. every action against the stored items: a condition that fails is the
+//     reason ConditionalCheckFailed, a key or index key of the wrong type,
+//     an update of a key attribute and an updated item over 400 KB are the
+//     reason ValidationError, and any other error of an update (an operand
+//     of the wrong type) is a ValidationException for the whole request.
+//
+// Only when every action's reason is None are the writes applied.
+
+const (
+	// maxTxnActions is DynamoDB's limit on the actions of a transaction.
+	maxTxnActions = 100
+	// maxTxnPayload is DynamoDB's limit on the aggregate size of a
+	// transaction's items.
+	maxTxnPayload = 4 << 20
+	// tokenLife is how long DynamoDB remembers a client request token.
+	tokenLife = 10 * time.Minute
+	// maxTokenLen is DynamoDB's limit on a client request token.
+	maxTokenLen = 36
+)
+
+func init() {
+	op("TransactWriteItems", (*Engine).transactWriteItems)
+	op("TransactGetItems", (*Engine).transactGetItems)
+}
+
+type (
+	transactWriteInput struct {
+		TransactItems               []json.RawMessage
+		ClientRequestToken          *string
+		ReturnConsumedCapacity      string
+		ReturnItemCollectionMetrics string
+	}
+	transactWriteItem struct {
+		ConditionCheck, Put, Delete, Update *txnAction
+	}
+	// txnAction is the members of Put, Update, Delete and ConditionCheck.
+	txnAction struct {
+		TableName                           *string
+		Key                                 item
+		Item                                item
+		ConditionExpression                 *string
+		UpdateExpression                    *string
+		ExpressionAttributeNames            map[string]string
+		ExpressionAttributeValues           map[string]av
+		ReturnValuesOnConditionCheckFailure string
+	}
+)
+
+// tokenEntry is a TransactWriteItems client request token seen in the last
+// ten minutes: the parameters of the transaction that succeeded with it and
+// the items it wrote, which a repeat reads for its consumed capacity.
+type tokenEntry struct {
+	token  string
+	params string // canonicalParams of its TransactItems
+	at     time.Time
+	keys   []txnKey
+}
+
+// txnKey is an item a transaction touched.
+type txnKey struct {
+	table     string
+	hash, rng types.AttributeValue
+}
+
+// txnWrite is one action of a TransactWriteItems on its way through the
+// phases.
+type txnWrite struct {
+	kind   string // the member's name in DynamoDB's messages: put, update, delete, conditionCheck
+	in     *txnAction
+	w      *write
+	reason error // an error of phase 3 DynamoDB reports as the action's ValidationError
+}
+
+// canceled is TransactionCanceledException with one reason per action, in
+// the request's order.
+func canceled(reasons []reason) *apiError {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = r.Code
+	}
+	e := newError(http.StatusBadRequest, nsDynamo+"TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [%s]", strings.Join(codes, ", "))
+	e.reasons = reasons
+	return e
+}
+
+// notNull is DynamoDB's message for a required member of an action that is
+// missing; i counts from 1.
+func notNull(i int, kind, member string) *apiError {
+	return validation("Value null at 'transactItems.%d.member.%s.%s' failed to satisfy constraint: Member must not be null", i, kind, member)
+}
+
+func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, error) {
+	token := ""
+	if in.ClientRequestToken != nil {
+		token = *in.ClientRequestToken
+		if len(token) > maxTokenLen {
+			return nil, validation("Value %s at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to %d", token, maxTokenLen)
+		}
+	}
+	switch {
+	case in.TransactItems == nil:
+		return nil, validation("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	case len(in.TransactItems) == 0:
+		return nil, validation("Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	case len(in.TransactItems) > maxTxnActions:
+		return nil, validation("Member must have length less than or equal to %d", maxTxnActions)
+	}
+	var params string
+	if token != "" {
+		params = canonicalParams(in.TransactItems)
+		e.forgetTokens(s)
+		if te := s.tokens[token]; te != nil && e.now().Sub(te.at) < tokenLife {
+			if te.params != params {
+				return nil, newError(http.StatusBadRequest, nsDynamo+"IdempotentParameterMismatchException", "")
+			}
+			return e.repeatAnswer(s, te, in.ReturnConsumedCapacity), nil
+		}
+	}
+
+	// Phase 1: each action's shape, values and expressions.
+	acts := make([]*txnWrite, len(in.TransactItems))
+	payload := 0
+	for i, raw := range in.TransactItems {
+		var ti transactWriteItem
+		if err := decode(raw, &ti); err != nil {
+			return nil, err
+		}
+		a, size, err := checkTxnAction(i+1, &ti)
+		if err != nil {
+			return nil, err
+		}
+		acts[i] = a
+		payload += size
+	}
+	if payload > maxTxnPayload {
+		return nil, validation("Transaction payload size cannot exceed 4MB. Payload Size: %d", payload)
+	}
+	// Phase 2: the tables.
+	for _, a := range acts {
+		t, err := s.lookup(*a.in.TableName)
+		if err != nil {
+			return nil, err
+		}
+		a.w.t = t
+	}
+	// Phase 3: the keys, one action per item.
+	seen := map[string]bool{}
+	for _, a := range acts {
+		if err := a.resolveKey(); err != nil {
+			return nil, err
+		}
+		k := itemID(a.w.t, a.w.hash, a.w.rng)
+		if seen[k] {
+			return nil, validation("Transaction request cannot include multiple operations on one item")
+		}
+		seen[k] = true
+	}
+	// Phase 4: every action against the stored items.
+	reasons := make([]reason, len(acts))
+	type outcome struct {
+		old  *entry
+		next map[string]types.AttributeValue
+	}
+	outs := make([]outcome, len(acts))
+	failed := false
+	for i, a := range acts {
+		reasons[i].Code = "None"
+		if a.reason != nil {
+			reasons[i] = validationReason(a.reason)
+			failed = true
+			continue
+		}
+		old, next, err := a.w.prepare()
+		if err != nil {
+			r, ok := a.failure(err)
+			if !ok {
+				return nil, err
+			}
+			reasons[i] = r
+			failed = true
+			continue
+		}
+		outs[i] = outcome{old, next}
+	}
+	if failed {
+		return nil, canceled(reasons)
+	}
+
+	caps := &capacities{}
+	keys := make([]txnKey, len(acts))
+	for i, a := range acts {
+		a.w.apply(outs[i].next)
+		keys[i] = txnKey{table: a.w.t.name, hash: a.w.hash, rng: a.w.rng}
+		oldItem, size := (map[string]types.AttributeValue)(nil), 0
+		if o := outs[i].old; o != nil {
+			oldItem, size = o.item, o.size
+		}
+		var ix map[*index]float64
+		if a.kind != "conditionCheck" {
+			if outs[i].next != nil {
+				size = max(size, itemSize(outs[i].next))
+			}
+			ix = a.w.t.indexWrites(oldItem, outs[i].next)
+		}
+		// A transactional write costs twice a plain one.
+		caps.add(a.w.t, 2*writeUnits(size), ix, 2)
+	}
+	if token != "" {
+		te := &tokenEntry{token: token, params: params, at: e.now(), keys: keys}
+		s.tokens[token] = te
+		s.aging = append(s.aging, te)
+	}
+	out := map[string]any{}
+	if c := caps.render(in.ReturnConsumedCapacity, "WriteCapacityUnits", true); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}
+
+// checkTxnAction runs phase 1 on the action numbered i (from 1): it returns
+// the action with its write, and the size the action adds to the
+// transaction's payload.
+func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
+	a := &txnWrite{}
+	n := 0
+	for _, c := range []struct {
+		kind string
+		in   *txnAction
+	}{{"conditionCheck", ti.ConditionCheck}, {"put", ti.Put}, {"delete", ti.Delete}, {"update", ti.Update}} {
+		if c.in != nil {
+			a.kind, a.in = c.kind, c.in
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, 0, validation("Invalid Request: TransactWriteRequest should contain Delete or Put or Update request")
+	case n > 1:
+		return nil, 0, validation("TransactItems can only contain one of Check, Put, Update or Delete")
+	}
+	in := a.in
+	if in.TableName == nil {
+		return nil, 0, notNull(i, a.kind, "tableName")
+	}
+	switch {
+	case a.kind == "put" && in.Item == nil:
+		return nil, 0, notNull(i, a.kind, "item")
+	case a.kind != "put" && in.Key == nil:
+		return nil, 0, notNull(i, a.kind, "key")
+	case a.kind == "conditionCheck" && in.ConditionExpression == nil:
+		return nil, 0, notNull(i, a.kind, "conditionExpression")
+	case a.kind == "update" && in.UpdateExpression == nil && in.ExpressionAttributeValues != nil:
+		// Without values, an Update without UpdateExpression is accepted.
+		return nil, 0, notNull(i, a.kind, "updateExpression")
+	}
+	if err := checkName(*in.TableName); err != nil {
+		return nil, 0, err
+	}
+	switch in.ReturnValuesOnConditionCheckFailure {
+	case "", "NONE", "ALL_OLD":
+	default:
+		return nil, 0, validation("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", in.ReturnValuesOnConditionCheckFailure)
+	}
+	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, 0, err
+	}
+	w := &write{x: x, onFail: in.ReturnValuesOnConditionCheckFailure}
+	a.w = w
+	size := 0
+	switch a.kind {
+	case "put":
+		m, err := in.Item.attrs()
+		if err != nil {
+			return nil, 0, err
+		}
+		if w.put, err = checkItem(m); err != nil {
+			return nil, 0, err
+		}
+		size = itemSize(w.put)
+		if size > maxItemSize {
+			return nil, 0, validation("Item size has exceeded the maximum allowed size")
+		}
+	default:
+		m, err := in.Key.attrs()
+		if err != nil {
+			return nil, 0, err
+		}
+		size = itemSize(m)
+	}
+	switch a.kind {
+	case "delete":
+		w.delete = true
+	case "conditionCheck":
+		w.check = true
+	case "update":
+		if w.update, err = x.updateExpr(in.UpdateExpression); err != nil {
+			return nil, 0, err
+		}
+		if in.UpdateExpression != nil {
+			size += len(*in.UpdateExpression)
+		}
+		for _, v := range x.values {
+			size += attrs.Size(v)
+		}
+	}
+	if w.cond, err = x.condition("ConditionExpression", in.ConditionExpression); err != nil {
+		return nil, 0, err
+	}
+	if err := x.done(); err != nil {
+		var api *apiError
+		if errors.As(err, &api) && api.msg == "ExpressionAttributeValues can only be specified when using expressions" && (a.kind == "put" || a.kind == "delete") {
+			api.msg += ": ConditionExpression is null"
+		}
+		return nil, 0, err
+	}
+	return a, size, nil
+}
+
+// resolveKey runs phase 3 on an action: it finds its key. A key attribute
+// of the other scalar type, or a Put's index key of the wrong type, is kept
+// in a.reason for phase 4, where DynamoDB reports it as the action's
+// ValidationError.
+func (a *txnWrite) resolveKey() error {
+	w, t := a.w, a.w.t
+	var m map[string]types.AttributeValue
+	if a.kind == "put" {
+		m = w.put
+	} else {
+		var err error
+		if m, err = a.in.Key.attrs(); err != nil {
+			return err
+		}
+		want := 1
+		if t.rng.name != "" {
+			want = 2
+		}
+		if len(m) != want {
+			return validation("The number of conditions on the keys is invalid")
+		}
+	}
+	hash, rng, mismatch, err := t.txnKeyValues(m)
+	if err != nil {
+		return err
+	}
+	w.hash, w.rng, a.reason = hash, rng, mismatch
+	if a.kind == "put" && a.reason == nil {
+		if err := t.checkIndexKeys(w.put); err != nil {
+			if !isReasonError(err) {
+				return err
+			}
+			a.reason = err
+		}
+	}
+	return nil
+}
+
+// txnKeyValues reads a table's key from m as keyValue does, except that a
+// key attribute of another scalar type is returned as mismatch (with the
+// value as given), not as an error.
+func (t *table) txnKeyValues(m map[string]types.AttributeValue) (hash, rng types.AttributeValue, mismatch, err error) {
+	one := func(k keyDef) (types.AttributeValue, error) {
+		v, ok := m[k.name]
+		if ok && typeName(v) != k.typ {
+			switch typeName(v) {
+			case "S", "N", "B":
+				if mismatch == nil {
+					mismatch = invalidParam("Type mismatch for key")
+				}
+				return v, nil
+			}
+		}
+		return t.keyValue(k, m, false)
+	}
+	if hash, err = one(t.hash); err != nil {
+		return nil, nil, nil, err
+	}
+	if t.rng.name != "" {
+		if rng, err = one(t.rng); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return hash, rng, mismatch, nil
+}
+
+// itemID identifies an item of a table, for finding two actions on one.
+func itemID(t *table, hash, rng types.AttributeValue) string {
+	id := t.name + "\x00" + encodeKey(hash)
+	if rng != nil {
+		id += "\x00" + encodeKey(rng)
+	}
+	return id
+}
+
+// isReasonError reports whether an error of an action is one DynamoDB
+// reports as the action's cancellation reason ValidationError rather than
+// as a ValidationException for the whole request.
+func isReasonError(err error) bool {
+	var api *apiError
+	if !errors.As(err, &api) || api.code() != "ValidationException" {
+		return false
+	}
+	m := api.msg
+	return m == "One or more parameter values were invalid: Type mismatch for key" ||
+		m == "One or more parameter values were invalid: Type mismatch for Index Key" ||
+		m == "Item size to update has exceeded the maximum allowed size" ||
+		strings.Contains(m, "This attribute is part of the key")
+}
+
+func validationReason(err error) reason {
+	var api *apiError
+	errors.As(err, &api)
+	return reason{Code: "ValidationError", Message: api.msg}
+}
+
+// failure turns an error of phase 4 into the action's cancellation reason;
+// ok is false for an error that fails the whole request.
+func (a *txnWrite) failure(err error) (r reason, ok bool) {
+	var api *apiError
+	if !errors.As(err, &api) {
+		return reason{}, false
+	}
+	if api.code() == "ConditionalCheckFailedException" {
+		msg := api.msg
+		if a.kind == "conditionCheck" {
+			// DynamoDB Local ends this one sentence with a period.
+			msg += "."
+		}
+		return reason{Code: "ConditionalCheckFailed", Message: msg, Item: api.item}, true
+	}
+	if isReasonError(err) {
+		return validationReason(err), true
+	}
+	return reason{}, false
+}
+
+// canonicalParams is the text by which two TransactItems are the same
+// parameters for a client request token, as DynamoDB Local compares them:
+// the JSON with members in any order and null members as absent, values
+// as written ("1" and "1.0" differ).
+func canonicalParams(items []json.RawMessage) string {
+	var buf bytes.Buffer
+	for _, raw := range items {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			buf.Write(raw)
+		} else {
+			b, _ := json.Marshal(dropNulls(v)) // decoded JSON always marshals
+			buf.Write(b)
+		}
+		buf.WriteByte('\n')
+	}
+	return buf.String()
+}
+
+func dropNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if x == nil {
+				delete(v, k)
+				continue
+			}
+			v[k] = dropNulls(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = dropNulls(x)
+		}
+	}
+	return v
+}
+
+// forgetTokens drops the tokens of s older than tokenLife: DynamoDB treats
+// such a token's request as a new one. Tokens age in the order they were
+// taken, so only the oldest are looked at (a clock moved back delays the
+// forgetting, and the lookup checks the age again).
+func (e *Engine) forgetTokens(s *scope) {
+	now := e.now()
+	for len(s.aging) > 0 && now.Sub(s.aging[0].at) >= tokenLife {
+		if te := s.aging[0]; s.tokens[te.token] == te {
+			delete(s.tokens, te.token)
+		}
+		s.aging[0] = nil
+		s.aging = s.aging[1:]
+	}
+}
+
+// repeatAnswer is the answer to a transaction repeated with its token:
+// success, nothing applied, and the capacity of reading its items (as
+// DynamoDB documents, and DynamoDB Local measures, a repeat is a read).
+func (e *Engine) repeatAnswer(s *scope, te *tokenEntry, mode string) map[string]any {
+	caps := &capacities{}
+	for _, k := range te.keys {
+		t := s.tables[k.table]
+		if t == nil {
+			continue
+		}
+		size := 0
+		if en := t.items.get(k.hash, k.rng); en != nil {
+			size = en.size
+		}
+		caps.add(t, 2*readUnits(size, true), nil, 1)
+	}
+	out := map[string]any{}
+	if c := caps.render(mode, "ReadCapacityUnits", true); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out
+}
+
+// capacities sums consumed capacity per table, in the order the tables
+// first appear in a request.
+type capacities struct {
+	order []*table
+	units map[*table]float64
+	ix    map[*table]map[*index]float64
+}
+
+// add counts units on t and, scaled by factor, the units ix of its indexes.
+func (c *capacities) add(t *table, units float64, ix map[*index]float64, factor float64) {
+	if c.units == nil {
+		c.units, c.ix = map[*table]float64{}, map[*table]map[*index]float64{}
+	}
+	if _, ok := c.units[t]; !ok {
+		c.order = append(c.order, t)
+	}
+	c.units[t] += units
+	for x, u := range ix {
+		if c.ix[t] == nil {
+			c.ix[t] = map[*index]float64{}
+		}
+		c.ix[t][x] += u * factor
+	}
+}
+
+// render is the ConsumedCapacity list for mode (nil for NONE). member
+// ("ReadCapacityUnits", "WriteCapacityUnits" or "") repeats the units
+// under its name at the top of each entry, and, when deep, in its Table and
+// index entries too, as DynamoDB Local answers transactions.
+func (c *capacities) render(mode, member string, deep bool) []map[string]any {
+	var out []map[string]any
+	for _, t := range c.order {
+		m := consumed(mode, t.name, c.units[t], c.ix[t])
+		if m == nil {
+			return nil
+		}
+		if member != "" {
+			m[member] = m["CapacityUnits"]
+			if deep {
+				for _, k := range []string{"Table", "GlobalSecondaryIndexes", "LocalSecondaryIndexes"} {
+					switch sub := m[k].(type) {
+					case map[string]any:
+						if k == "Table" {
+							sub[member] = sub["CapacityUnits"]
+							continue
+						}
+						for _, x := range sub {
+							xm := x.(map[string]any)
+							xm[member] = xm["CapacityUnits"]
+						}
+					}
+				}
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+type (
+	transactGetInput struct {
+		TransactItems          []struct{ Get *txnGet }
+		ReturnConsumedCapacity string
+	}
+	txnGet struct {
+		TableName                *string
+		Key                      item
+		ProjectionExpression     *string
+		ExpressionAttributeNames map[string]string
+	}
+)
+
+// txnKeyError is DynamoDB Local's answer to a key of a TransactGetItems
+// that does not fit its table: a TransactionCanceledException that carries
+// the validation message and no cancellation reasons.
+func txnKeyError(err error) error {
+	var api *apiError
+	if !errors.As(err, &api) || api.code() != "ValidationException" {
+		return err
+	}
+	return newError(http.StatusBadRequest, nsDynamo+"TransactionCanceledException", "%s", api.msg)
+}
+
+func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
+	nullItems := validation("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	switch {
+	case len(in.TransactItems) == 0:
+		return nil, nullItems
+	case len(in.TransactItems) > maxTxnActions:
+		return nil, validation("Member must have length less than or equal to %d", maxTxnActions)
+	}
+	type get struct {
+		in   *txnGet
+		t    *table
+		proj *projection_
+		hash types.AttributeValue
+		rng  types.AttributeValue
+	}
+	gets := make([]*get, len(in.TransactItems))
+	for i, ti := range in.TransactItems {
+		g := ti.Get
+		if g == nil {
+			return nil, nullItems
+		}
+		if g.TableName == nil {
+			return nil, notNull(i+1, "get", "tableName")
+		}
+		if g.Key == nil {
+			return nil, validation("Get Condition for key not in key list")
+		}
+		if err := checkName(*g.TableName); err != nil {
+			return nil, err
+		}
+		if _, err := g.Key.attrs(); err != nil {
+			return nil, err
+		}
+		x, err := newExprs(g.ExpressionAttributeNames, nil)
+		if err != nil {
+			return nil, err
+		}
+		proj, err := x.projection(g.ProjectionExpression)
+		if err != nil {
+			return nil, err
+		}
+		if err := x.done(); err != nil {
+			return nil, err
+		}
+		gets[i] = &get{in: g, proj: proj}
+	}
+	for _, g := range gets {
+		t, err := s.lookup(*g.in.TableName)
+		if err != nil {
+			return nil, err
+		}
+		g.t = t
+	}
+	seen := map[string]bool{}
+	for _, g := range gets {
+		hash, rng, err := g.t.keyOf(g.in.Key)
+		if err != nil {
+			return nil, txnKeyError(err)
+		}
+		g.hash, g.rng = hash, rng
+		k := itemID(g.t, hash, rng)
+		if seen[k] {
+			return nil, validation("Transaction request cannot include multiple operations on one item")
+		}
+		seen[k] = true
+	}
+	caps := &capacities{}
+	responses := make([]map[string]any, len(gets))
+	for i, g := range gets {
+		responses[i] = map[string]any{}
+		size := 0
+		if en := g.t.items.get(g.hash, g.rng); en != nil {
+			size = en.size
+			m := g.proj.apply(en.item)
+			if m == nil {
+				m = map[string]types.AttributeValue{}
+			}
+			responses[i]["Item"] = wireItem(m)
+		}
+		// A transactional read costs twice a consistent one.
+		caps.add(g.t, 2*readUnits(size, true), nil, 1)
+	}
+	out := map[string]any{"Responses": responses}
+	if c := caps.render(in.ReturnConsumedCapacity, "ReadCapacityUnits", false); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}

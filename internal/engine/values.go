@@ -1,0 +1,295 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+)
+
+// checkValue reports the ValidationException DynamoDB Local gives for a
+// supplied attribute value, or nil, and returns the value with its numbers
+// in DynamoDB's stored form ("01.50" is stored and returned as "1.5").
+func checkValue(v types.AttributeValue) (types.AttributeValue, error) {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberN:
+		n, err := number(v.Value)
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberN{Value: n}, nil
+	case *types.AttributeValueMemberNULL:
+		if !v.Value {
+			return nil, invalidParam("Null attribute value types must have the value of true")
+		}
+	case *types.AttributeValueMemberSS:
+		if len(v.Value) == 0 {
+			return nil, invalidParam("An string set  may not be empty")
+		}
+		seen := make(map[string]bool, len(v.Value))
+		for _, s := range v.Value {
+			if seen[s] {
+				return nil, invalidParam("Input collection [%s] contains duplicates", strings.Join(v.Value, ", "))
+			}
+			seen[s] = true
+		}
+	case *types.AttributeValueMemberNS:
+		if len(v.Value) == 0 {
+			return nil, invalidParam("An number set  may not be empty")
+		}
+		out := make([]string, len(v.Value))
+		seen := make(map[string]bool, len(v.Value))
+		for i, s := range v.Value {
+			n, err := number(s)
+			if err != nil {
+				return nil, err
+			}
+			if seen[n] {
+				return nil, validation("Input collection contains duplicates")
+			}
+			seen[n] = true
+			out[i] = n
+		}
+		return &types.AttributeValueMemberNS{Value: out}, nil
+	case *types.AttributeValueMemberBS:
+		if len(v.Value) == 0 {
+			return nil, invalidParam("Binary sets should not be empty")
+		}
+		seen := make(map[string]bool, len(v.Value))
+		for _, b := range v.Value {
+			if seen[string(b)] {
+				return nil, invalidParam("Input collection of type BS contains duplicates.")
+			}
+			seen[string(b)] = true
+		}
+	case *types.AttributeValueMemberL:
+		out := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			c, err := checkValue(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return &types.AttributeValueMemberL{Value: out}, nil
+	case *types.AttributeValueMemberM:
+		out, err := checkItem(v.Value)
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberM{Value: out}, nil
+	case nil:
+		return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	}
+	return v, nil
+}
+
+// checkItem checks every attribute of an item (or map) with checkValue and
+// returns the item in stored form.
+func checkItem(m map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		if k == "" {
+			return nil, validation("Empty attribute name")
+		}
+		c, err := checkValue(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = c
+	}
+	return out, nil
+}
+
+// number checks a number's text as DynamoDB does and returns its stored
+// form: plain decimal notation, no exponent, no leading or trailing zeros
+// ("1E2" is "100", "-0.0" is "0").
+func number(s string) (string, error) {
+	if err := attrs.CheckNumber(s); err != nil {
+		switch {
+		case strings.Contains(err.Error(), "significant digits"):
+			return "", validation("DynamoDB only supports precision up to 38 digits")
+		case strings.Contains(err.Error(), "out of DynamoDB's range"):
+			if magnitude(s) > 0 {
+				return "", validation("Number overflow. Attempting to store a number with magnitude larger than supported range")
+			}
+			return "", validation("Number underflow. Attempting to store a number with magnitude smaller than supported range")
+		}
+		return "", validation("A value provided cannot be converted into a number")
+	}
+	return plainNumber(attrs.CanonicalNumber(s)), nil
+}
+
+// magnitude is the sign of a number's decimal exponent, read from its
+// canonical form: > 0 for large numbers, < 0 for small ones.
+func magnitude(s string) int {
+	c := attrs.CanonicalNumber(s)
+	i := strings.IndexByte(c, 'e')
+	if i < 0 {
+		return 0
+	}
+	digits := strings.TrimPrefix(c[:i], "-")
+	var exp int
+	fmt.Sscan(c[i+1:], &exp)
+	return len(digits) + exp
+}
+
+// plainNumber renders attrs.CanonicalNumber's "<digits>e<exp>" as a plain
+// decimal.
+func plainNumber(c string) string {
+	i := strings.IndexByte(c, 'e')
+	if i < 0 {
+		return c // "0"
+	}
+	sign := ""
+	digits := c[:i]
+	if digits[0] == '-' {
+		sign, digits = "-", digits[1:]
+	}
+	var exp int
+	fmt.Sscan(c[i+1:], &exp)
+	switch {
+	case exp >= 0:
+		return sign + digits + strings.Repeat("0", exp)
+	case -exp < len(digits):
+		p := len(digits) + exp
+		return sign + digits[:p] + "." + digits[p:]
+	default:
+		return sign + "0." + strings.Repeat("0", -exp-len(digits)) + digits
+	}
+}
+
+// compareNumbers orders two numbers in stored form by value.
+func compareNumbers(a, b string) int {
+	an, bn := strings.HasPrefix(a, "-"), strings.HasPrefix(b, "-")
+	switch {
+	case an && !bn:
+		return -1
+	case !an && bn:
+		return 1
+	case an && bn:
+		return compareMagnitudes(b[1:], a[1:])
+	}
+	return compareMagnitudes(a, b)
+}
+
+// compareMagnitudes orders two non-negative plain decimals.
+func compareMagnitudes(a, b string) int {
+	ai, af, _ := strings.Cut(a, ".")
+	bi, bf, _ := strings.Cut(b, ".")
+	if ai == "0" {
+		ai = ""
+	}
+	if bi == "0" {
+		bi = ""
+	}
+	if len(ai) != len(bi) {
+		if len(ai) < len(bi) {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(ai, bi); c != 0 {
+		return c
+	}
+	// Equal integer parts: compare fractions digit by digit, the shorter
+	// padded with zeros.
+	for len(af) < len(bf) {
+		af += "0"
+	}
+	for len(bf) < len(af) {
+		bf += "0"
+	}
+	return strings.Compare(af, bf)
+}
+
+// compareKeys orders two key values of one type as DynamoDB sorts them:
+// numbers by value, strings by their UTF-8 bytes, binaries by bytes.
+func compareKeys(a, b types.AttributeValue) int {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		return strings.Compare(a.Value, b.(*types.AttributeValueMemberS).Value)
+	case *types.AttributeValueMemberN:
+		return compareNumbers(a.Value, b.(*types.AttributeValueMemberN).Value)
+	case *types.AttributeValueMemberB:
+		return bytes.Compare(a.Value, b.(*types.AttributeValueMemberB).Value)
+	}
+	return 0
+}
+
+// typeName is the type code of a value (S, N, B, SS, ..., M).
+func typeName(v types.AttributeValue) string {
+	switch v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S"
+	case *types.AttributeValueMemberN:
+		return "N"
+	case *types.AttributeValueMemberB:
+		return "B"
+	case *types.AttributeValueMemberSS:
+		return "SS"
+	case *types.AttributeValueMemberNS:
+		return "NS"
+	case *types.AttributeValueMemberBS:
+		return "BS"
+	case *types.AttributeValueMemberBOOL:
+		return "BOOL"
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberL:
+		return "L"
+	case *types.AttributeValueMemberM:
+		return "M"
+	}
+	return ""
+}
+
+// copyItem returns a deep copy of an item, so that what the engine stores
+// shares nothing with what a caller holds.
+func copyItem(m map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]types.AttributeValue, len(m))
+	for k, v := range m {
+		out[k] = copyValue(v)
+	}
+	return out
+}
+
+func copyValue(v types.AttributeValue) types.AttributeValue {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberB:
+		return &types.AttributeValueMemberB{Value: bytes.Clone(v.Value)}
+	case *types.AttributeValueMemberSS:
+		return &types.AttributeValueMemberSS{Value: append([]string(nil), v.Value...)}
+	case *types.AttributeValueMemberNS:
+		return &types.AttributeValueMemberNS{Value: append([]string(nil), v.Value...)}
+	case *types.AttributeValueMemberBS:
+		out := make([][]byte, len(v.Value))
+		for i, b := range v.Value {
+			out[i] = bytes.Clone(b)
+		}
+		return &types.AttributeValueMemberBS{Value: out}
+	case *types.AttributeValueMemberL:
+		out := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			out[i] = copyValue(e)
+		}
+		return &types.AttributeValueMemberL{Value: out}
+	case *types.AttributeValueMemberM:
+		return &types.AttributeValueMemberM{Value: copyItem(v.Value)}
+	case *types.AttributeValueMemberS:
+		return &types.AttributeValueMemberS{Value: v.Value}
+	case *types.AttributeValueMemberN:
+		return &types.AttributeValueMemberN{Value: v.Value}
+	case *types.AttributeValueMemberBOOL:
+		return &types.AttributeValueMemberBOOL{Value: v.Value}
+	case *types.AttributeValueMemberNULL:
+		return &types.AttributeValueMemberNULL{Value: v.Value}
+	}
+	return v
+}
