@@ -32,7 +32,7 @@ var (
 const (
 	// envReference is the URL of a running DynamoDB Local to use as the
 	// reference instead of starting one.
-	envReference = "DYNAMODB_LOCAL_ENDPOINT"
+	envReference = dynamolocal.EnvReference
 	// envSelf, set to 1, makes the subject the reference itself: the
 	// harness's own check, on which every case must agree.
 	envSelf = "CONFORMANCE_SELF"
@@ -60,37 +60,29 @@ func clients(ctx context.Context, t testing.TB) (ref, sub *dynamodb.Client) {
 	return refSrv.NewClient(noRetry), subSrv.NewClient(noRetry)
 }
 
-// startReference returns DynamoDB Local: the one at DYNAMODB_LOCAL_ENDPOINT,
-// or one started by dynamolocal with OPTIMIST_ENGINE=dynamodb-local.
+// startReference returns AWS DynamoDB Local: the one at
+// DYNAMODB_LOCAL_ENDPOINT, or one that dynamolocal installs and starts.
 func startReference(ctx context.Context, t testing.TB) *dynamolocal.Server {
 	t.Helper()
-	var (
-		srv *dynamolocal.Server
-		err error
-	)
-	if ep := os.Getenv(envReference); ep != "" {
-		srv, err = dynamolocal.Attach(ctx, ep)
-	} else {
-		t.Setenv("OPTIMIST_ENGINE", "dynamodb-local")
-		srv, err = dynamolocal.Start(ctx)
-		if err == nil {
-			t.Cleanup(func() { _ = srv.Close() })
-		}
-	}
+	srv, err := dynamolocal.StartDynamoDBLocal(ctx)
 	if err != nil {
-		t.Fatalf("conformance: cannot start the reference, AWS DynamoDB Local (needs Java and npm, or %s): %v", envReference, err)
+		t.Fatalf("conformance: cannot start the reference, AWS DynamoDB Local (needs Java 17+ and npm, or %s): %v", envReference, err)
 	}
+	t.Cleanup(func() { _ = srv.Close() })
 	return srv
 }
 
-// startSubject returns the engine under test.
-//
-// Until the engine exists this is DynamoDB Local again (ref), so the harness
-// can be exercised: switching to the engine is the one line below.
+// startSubject returns the engine under test: the embedded engine, whatever
+// DYNAMODB_ENDPOINT and OPTIMIST_ENGINE say.
 func startSubject(ctx context.Context, t testing.TB, ref *dynamolocal.Server) *dynamolocal.Server {
 	t.Helper()
-	_ = ctx
-	return ref
+	_, _ = ctx, ref
+	srv, err := dynamolocal.StartEngine(dynamolocal.Options{})
+	if err != nil {
+		t.Fatalf("conformance: cannot start the engine: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
 }
 
 // runID makes table names and tokens unique to the run, so that runs can
