@@ -150,7 +150,7 @@ func TestConformance(t *testing.T) {
 		seed = rand.Uint64()
 	}
 	t.Logf("conformance: generator seed %d (replay with -conformance.seed=%d)", seed, seed)
-	if *flagCase == "" && *flagGen > 0 {
+	if *flagGen > 0 {
 		runGenerated(ctx, t, ref, sub, seed, *flagGen, &tl)
 	}
 
