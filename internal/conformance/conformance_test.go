@@ -155,6 +155,7 @@ func TestConformance(t *testing.T) {
 	}
 
 	// The summary.
+	t.Logf("conformance: generated requests by reference outcome (\"\" is success): %v", tl.outcomes)
 	var unknown int
 	for _, d := range tl.divs {
 		if d.known == nil {

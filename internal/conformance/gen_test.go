@@ -589,6 +589,10 @@ func runGenerated(ctx context.Context, t *testing.T, ref, sub side, seed uint64,
 		sa := send(ctx, sub, sn, sin, false)
 		tl.mu.Lock()
 		tl.reqs++
+		if tl.outcomes == nil {
+			tl.outcomes = map[string]int{}
+		}
+		tl.outcomes[ra.code]++
 		tl.mu.Unlock()
 		if !agree(ra, sa, "") {
 			tl.add(divergence{id: id, seed: seed, request: describeRequest(rin, rn), ref: ra, sub: sa})

@@ -457,6 +457,7 @@ type tally struct {
 	divs        []divergence
 	cases, reqs int
 	knownUsed   map[int]bool
+	outcomes    map[string]int // reference error codes of generated requests, "" for success
 }
 
 func (t *tally) add(d divergence) {
