@@ -12,15 +12,18 @@
 //
 // One function of conformance_test.go, clients, returns both sides:
 //
-//   - the reference: DynamoDB Local at DYNAMODB_LOCAL_ENDPOINT when that is
-//     set (e.g. http://127.0.0.1:8000), else one started by package
-//     dynamolocal with OPTIMIST_ENGINE=dynamodb-local;
-//   - the subject: the engine (dynamolocal's default).
+//   - the reference: AWS DynamoDB Local from dynamolocal.StartDynamoDBLocal,
+//     the one at DYNAMODB_LOCAL_ENDPOINT when that is set (e.g.
+//     http://127.0.0.1:8000), else one it installs and starts;
+//   - the subject: the embedded engine, from dynamolocal.StartEngine.
 //
-// Each side gets its own table-name and ClientRequestToken prefix, so both
-// may point at one server (the harness was written that way before the engine
-// existed: then every case must agree). The prefixes are removed from every
-// answer before comparing.
+// Both clients have the SDK's retries and its input validation turned off,
+// so that every request, invalid ones included, reaches the server and every
+// answer is the server's own. Each side gets its own table-name and
+// ClientRequestToken prefix, so both may point at one server:
+// CONFORMANCE_SELF=1 makes the subject the reference itself, the harness's
+// own check, on which every case and generated request must agree. The
+// prefixes are removed from every answer before comparing.
 //
 // # What is compared
 //
@@ -40,12 +43,16 @@
 // cases_test.go is a catalogue of named cases, each a sequence of requests
 // whose expected outcome on the reference is stated (success or an error
 // code), so that a case that no longer tests what it says fails. gen_test.go
-// generates tables, items, conditions, updates, queries and scans from a
-// seed; the seed is printed, and -conformance.seed replays it.
+// generates tables, items, conditions, updates, queries, scans, batches and
+// transactions from a seed; the seed is printed, and -conformance.seed
+// replays it (-conformance.requests sets how many, -conformance.case runs
+// only the catalogue cases whose name contains a string).
 //
 // # Known divergences
 //
 // Every divergence either is fixed or has an entry in [Known] with the
-// reason; the test fails on any other. The run ends with the line
+// reason (typically where DynamoDB Local departs from DynamoDB's
+// documentation and the engine follows the documentation); the test fails
+// on any other. The run ends with the line
 // "conformance: N cases, M generated requests, K divergences".
 package conformance

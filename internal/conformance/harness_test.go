@@ -9,8 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -464,7 +464,8 @@ func (t *tally) add(d divergence) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i := range Known {
-		if ok, _ := path.Match(Known[i].Case, d.id); ok {
+		k := Known[i]
+		if globMatch(k.Case, d.id) && strings.Contains(d.ref.String(), k.Reference) && strings.Contains(d.sub.String(), k.Subject) {
 			d.known = &Known[i]
 			if t.knownUsed == nil {
 				t.knownUsed = map[int]bool{}
@@ -474,4 +475,12 @@ func (t *tally) add(d divergence) {
 		}
 	}
 	t.divs = append(t.divs, d)
+}
+
+// globMatch reports whether id matches pattern, in which * stands for any
+// run of characters, slashes included.
+func globMatch(pattern, id string) bool {
+	re := "^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$"
+	ok, _ := regexp.MatchString(re, id)
+	return ok
 }
