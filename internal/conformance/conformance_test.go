@@ -210,15 +210,14 @@ func runCase(ctx context.Context, ref, sub side, i int, c tcase, tl *tally) []st
 		if st.name != "" {
 			id = fmt.Sprintf("%s/%d-%s", c.name, k, st.name)
 		}
-		start := time.Now()
 		ra := sendSettled(ctx, ref, rn, rin, st)
-		if d := time.Since(start); d > 2*time.Second {
-			fmt.Printf("slow: %s took %v on the reference\n", id, d)
-		}
 		sa := sendSettled(ctx, sub, sn, sin, st)
 		if st.want != "*" && ra.code != st.want {
 			wrong = append(wrong, fmt.Sprintf("case %s: reference answered %s, the case wants %q\n  request: %s",
 				id, ra, st.want, describeRequest(rin, rn)))
+		}
+		if st.msgPrefix != "" && st.why == "" {
+			wrong = append(wrong, fmt.Sprintf("case %s compares messages by prefix without saying why", id))
 		}
 		if !agree(ra, sa, st.msgPrefix) {
 			tl.add(divergence{id: id, request: describeRequest(rin, rn), ref: ra, sub: sa})

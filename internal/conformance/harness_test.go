@@ -104,8 +104,18 @@ func (d divergence) String() string {
 	return b.String()
 }
 
+// pagedScan is a Scan sent page after page (following LastEvaluatedKey)
+// and, when it names TotalSegments, segment after segment; the answer is
+// the union of the pages: Items, Count and ScannedCount, or the first
+// error. DynamoDB leaves to the implementation which items a page of a
+// Limit or a segment holds, so only the union is comparable.
+type pagedScan struct{ *dynamodb.ScanInput }
+
 // opName returns the DynamoDB operation of an SDK input.
 func opName(in any) string {
+	if _, ok := in.(*pagedScan); ok {
+		return "Scan"
+	}
 	return strings.TrimSuffix(reflect.TypeOf(in).Elem().Name(), "Input")
 }
 
@@ -146,8 +156,44 @@ func call(ctx context.Context, c *dynamodb.Client, in any) (any, error) {
 		return c.TransactGetItems(ctx, in)
 	case *dynamodb.TransactWriteItemsInput:
 		return c.TransactWriteItems(ctx, in)
+	case *pagedScan:
+		return scanPages(ctx, c, in.ScanInput)
 	}
 	panic(fmt.Sprintf("conformance: no call for %T", in))
+}
+
+// scanPages runs in to its end, over every segment if it names
+// TotalSegments, and returns the union of the pages.
+func scanPages(ctx context.Context, c *dynamodb.Client, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	all := &dynamodb.ScanOutput{Items: []map[string]types.AttributeValue{}}
+	segments := []*int32{in.Segment}
+	if in.TotalSegments != nil && *in.TotalSegments > 0 {
+		segments = segments[:0]
+		for i := range *in.TotalSegments {
+			segments = append(segments, &i)
+		}
+	}
+	for _, seg := range segments {
+		page := *in
+		page.Segment = seg
+		for pages := 0; ; pages++ {
+			if pages > 1000 {
+				return nil, fmt.Errorf("conformance: scan: more than 1000 pages")
+			}
+			out, err := c.Scan(ctx, &page)
+			if err != nil {
+				return nil, err
+			}
+			all.Items = append(all.Items, out.Items...)
+			all.Count += out.Count
+			all.ScannedCount += out.ScannedCount
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			page.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+	return all, nil
 }
 
 // controlPlane serialises the table operations: DynamoDB Local answers
@@ -360,6 +406,9 @@ func normalise(op string, m map[string]any, ordered bool) {
 		if u, ok := m["UnprocessedKeys"].(map[string]any); ok && len(u) == 0 {
 			delete(m, "UnprocessedKeys")
 		}
+		if _, ok := m["UnprocessedKeys"]; ok {
+			splitBatchGet(m)
+		}
 	case "BatchWriteItem":
 		if u, ok := m["UnprocessedItems"].(map[string]any); ok && len(u) == 0 {
 			delete(m, "UnprocessedItems")
@@ -483,4 +532,29 @@ func globMatch(pattern, id string) bool {
 	re := "^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$"
 	ok, _ := regexp.MatchString(re, id)
 	return ok
+}
+
+// splitBatchGet replaces, in a BatchGetItem answer with unprocessed keys,
+// which items were returned and which keys were left by the number of each
+// per table: DynamoDB leaves the choice to the implementation. The keys of
+// the unprocessed KeysAndAttributes are removed; its other fields stay.
+func splitBatchGet(m map[string]any) {
+	counts := map[string]any{}
+	if r, ok := m["Responses"].(map[string]any); ok {
+		for tn, items := range r {
+			l, _ := items.([]any)
+			counts[tn+" returned"] = len(l)
+		}
+	}
+	if u, ok := m["UnprocessedKeys"].(map[string]any); ok {
+		for tn, ka := range u {
+			if kam, ok := ka.(map[string]any); ok {
+				l, _ := kam["Keys"].([]any)
+				counts[tn+" unprocessed"] = len(l)
+				delete(kam, "Keys")
+			}
+		}
+	}
+	delete(m, "Responses")
+	m["Counts (which items is the implementation's choice)"] = counts
 }
