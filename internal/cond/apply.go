@@ -106,21 +106,8 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 	}
 	// Conflicts (a name and an index at one level) are reported before
 	// overlaps (a path that is a prefix of another, or equal).
-	for i := range paths {
-		for j := i + 1; j < len(paths); j++ {
-			if pathsConflict(paths[i], paths[j]) {
-				return fail(invalid("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", paths[i].listing(), paths[j].listing()))
-			}
-		}
-	}
-	for i := range paths {
-		for j := i + 1; j < len(paths); j++ {
-			if pathsOverlap(paths[i], paths[j]) {
-				// DynamoDB Local names as the second path the one after
-				// the first, whichever overlaps it.
-				return fail(invalid("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", paths[i].listing(), paths[i+1].listing()))
-			}
-		}
+	if err := checkOverlaps(paths); err != nil {
+		return fail(err)
 	}
 	for _, p := range paths {
 		for _, k := range keyNames {

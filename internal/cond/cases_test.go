@@ -1,19 +1,12 @@
 package cond
 
 import (
-	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
-
-	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
 // std is the item most cases are evaluated on.
@@ -587,56 +580,16 @@ func TestCases(t *testing.T) {
 	}
 }
 
-// TestCasesOnDynamoDB checks that the outcomes written in cases are
-// DynamoDB Local's, so that TestCases tests Eval against DynamoDB and not
-// against the author's idea of it.
-func TestCasesOnDynamoDB(t *testing.T) {
-	c := ddbtest.Server(t).Client()
-	table := ddbtest.CreateTable(t, c, "pk", types.ScalarAttributeTypeS, "", "")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	item := attrs("pk", S("std"))
-	for k, v := range std {
-		item[k] = v
-	}
-	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
-	require.NoError(t, err)
-
-	// One call per case (a refused expression fails a whole transaction),
-	// a few at a time.
-	var wg sync.WaitGroup
-	work := make(chan tcase)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for tc := range work {
-				pk := "std"
-				if tc.none {
-					pk = "none"
-				}
-				got, err := conditionCheck(ctx, c, table, pk, tc.expr, tc.names, tc.vals)
-				if err != nil {
-					t.Errorf("%v\n%s", err, describe(tc.expr, tc.names, tc.vals, tc.item()))
-					continue
-				}
-				if got != tc.want {
-					t.Errorf("DynamoDB Local says %v, the case %v\n%s", got, tc.want, describe(tc.expr, tc.names, tc.vals, tc.item()))
-				}
-			}
-		}()
-	}
-	for _, tc := range cases {
-		work <- tc
-	}
-	close(work)
-	wg.Wait()
+// TestReservedWords checks that Parse refuses every reserved word as a
+// plain name, in any case, and accepts it behind a #name
+// (TestReservedWordsOnDynamoDB checks that DynamoDB Local does the same).
+func TestReservedWords(t *testing.T) {
+	reservedRefused(t)
 }
 
-// TestReservedWords checks that Parse refuses every reserved word as a
-// plain name, in any case, and accepts it behind a #name; and that
-// DynamoDB Local does the same.
-func TestReservedWords(t *testing.T) {
+// reservedRefused checks Parse on every reserved word and returns those
+// refused as plain names, in lower case.
+func reservedRefused(t *testing.T) []string {
 	words := strings.Fields(reservedList)
 	require.Len(t, words, 573)
 	var refused []string
@@ -660,32 +613,5 @@ func TestReservedWords(t *testing.T) {
 	}
 	_, err := Parse("sizes = :v AND converts = :v AND removes = :v")
 	require.NoError(t, err)
-
-	c := ddbtest.Server(t).Client()
-	table := ddbtest.CreateTable(t, c, "pk", types.ScalarAttributeTypeS, "", "")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var wg sync.WaitGroup
-	work := make(chan string)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for w := range work {
-				want := outInvalid
-				if w == "size" || w == "convert" {
-					want = outFalse
-				}
-				got, err := conditionCheck(ctx, c, table, "none", w+" = :v", nil, v1(N("1")))
-				if err != nil || got != want {
-					t.Errorf("%s = :v: DynamoDB Local says %v (err %v), want %v", w, got, err, want)
-				}
-			}
-		}()
-	}
-	for _, w := range append(refused, "and", "or", "not", "between", "in", "remove") {
-		work <- w
-	}
-	close(work)
-	wg.Wait()
+	return refused
 }

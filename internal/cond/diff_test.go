@@ -1,3 +1,5 @@
+//go:build conformance
+
 package cond
 
 import (
@@ -15,8 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
-
-	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
 var (
@@ -87,8 +87,7 @@ func TestDifferential(t *testing.T) {
 		cases[i] = gcase{expr: expr, names: nm, vals: vals}
 	}
 
-	c := ddbtest.Server(t).Client()
-	table := ddbtest.CreateTable(t, c, "pk", types.ScalarAttributeTypeS, "", "")
+	c, table := referenceTable(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	putAll(ctx, t, c, table, stored)

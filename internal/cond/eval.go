@@ -37,7 +37,11 @@ func EvalString(cond string, names map[string]string, values, item map[string]ty
 func (e *Expr) Eval(item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue) (bool, error) {
 	c := checker{names: names, values: values}
 	if err := c.check(e.root); err != nil {
-		return false, err
+		param := e.param
+		if param == "" {
+			param = "ConditionExpression"
+		}
+		return false, prefixed(err, param)
 	}
 	ev := evaluator{item: item, names: names, values: values}
 	ok := ev.cond(e.root)
@@ -113,9 +117,9 @@ func (c *checker) check(n *node) error {
 			name, ok := c.names[el.name]
 			switch {
 			case !ok:
-				return fmt.Errorf("%w: %s is not defined in the expression attribute names", ErrInvalid, el.name)
+				return invalid("An expression attribute name used in the document path is not defined; attribute name: %s", el.name)
 			case name == "":
-				return fmt.Errorf("%w: %s stands for an empty attribute name", ErrInvalid, el.name)
+				return refused("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", el.name)
 			case len(name) > maxNameBytes:
 				return fmt.Errorf("%w: %s stands for a name of %d bytes; DynamoDB allows %d", ErrInvalid, el.name, len(name), maxNameBytes)
 			}
@@ -123,10 +127,10 @@ func (c *checker) check(n *node) error {
 	case kValue:
 		v, ok := c.values[n.value]
 		if !ok {
-			return fmt.Errorf("%w: %s is not defined in the expression attribute values", ErrInvalid, n.value)
+			return invalid("An expression attribute value used in expression is not defined; attribute value: %s", n.value)
 		}
-		if err := checkValue(v); err != nil {
-			return fmt.Errorf("%w: value %s: %v", ErrInvalid, n.value, err)
+		if err := validateExpressionValue(n.value, v); err != nil {
+			return err
 		}
 	case kCompare:
 		if n.op != tokEq && n.op != tokNe {
@@ -143,11 +147,11 @@ func (c *checker) check(n *node) error {
 		if lo.kind == kValue && hi.kind == kValue {
 			lv, hv := c.values[lo.value], c.values[hi.value]
 			if typeOf(lv) != typeOf(hv) {
-				return fmt.Errorf("%w: BETWEEN bounds %s and %s are of different types", ErrInvalid, lo.value, hi.value)
+				return invalid("The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", javaValue(lv), javaValue(hv))
 			}
 			ev := evaluator{}
 			if cmp, _ := ev.order(lv, hv); cmp > 0 {
-				return fmt.Errorf("%w: BETWEEN lower bound %s is above upper bound %s", ErrInvalid, lo.value, hi.value)
+				return invalid("The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", javaValue(lv), javaValue(hv))
 			}
 		}
 		return c.distinct(n, "BETWEEN")
@@ -163,12 +167,12 @@ func (c *checker) check(n *node) error {
 			ph := n.kids[1].value
 			s, ok := c.values[ph].(*types.AttributeValueMemberS)
 			if !ok {
-				return fmt.Errorf("%w: attribute_type takes a type name of type S; %s is %s", ErrInvalid, ph, typeOf(c.values[ph]))
+				return invalid("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: %s", typeOf(c.values[ph]))
 			}
 			switch s.Value {
 			case typeS, typeN, typeB, typeSS, typeNS, typeBS, typeBOOL, typeNULL, typeL, typeM:
 			default:
-				return fmt.Errorf("%w: attribute_type: %q is not a type (S, SS, N, NS, B, BS, BOOL, NULL, L, M)", ErrInvalid, s.Value)
+				return invalid("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", s.Value)
 			}
 		case fnBeginsWith:
 			if err := c.requireTypes(n, "begins_with", func(t string) bool { return t == typeS || t == typeB }); err != nil {
@@ -195,7 +199,7 @@ func (c *checker) requireTypes(n *node, op string, ok func(string) bool) error {
 			continue
 		}
 		if !ok(t) {
-			return fmt.Errorf("%w: %s does not take an operand of type %s", ErrInvalid, op, t)
+			return invalid("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 		}
 	}
 	return nil
@@ -211,7 +215,8 @@ func (c *checker) distinct(n *node, op string) error {
 	}
 	for _, k := range n.kids[1:] {
 		if k.kind == kPath && c.samePath(first.path, k.path) {
-			return fmt.Errorf("%w: %s has the same path as its first and another operand", ErrInvalid, op)
+			p, _ := resolvePath(first.path, c.names)
+			return invalid("The first operand must be distinct from the remaining operands for this operator or function; operator: %s, first operand: %s", op, p.listing())
 		}
 	}
 	return nil
@@ -258,85 +263,6 @@ func opText(op tokKind) string {
 		return ">"
 	}
 	return ">="
-}
-
-// checkValue reports why DynamoDB would refuse v as an expression
-// attribute value: a malformed or out-of-range number, an empty set or one
-// with duplicates, a NULL that is not true, an empty map key, or an unknown
-// type; it looks inside lists and maps.
-func checkValue(v types.AttributeValue) error {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL:
-		return nil
-	case *types.AttributeValueMemberN:
-		return checkNumber(v.Value)
-	case *types.AttributeValueMemberNULL:
-		if !v.Value {
-			return fmt.Errorf("NULL must be true")
-		}
-		return nil
-	case *types.AttributeValueMemberSS:
-		return checkSet(v.Value, func(s string) (string, error) { return s, nil })
-	case *types.AttributeValueMemberBS:
-		return checkSet(v.Value, func(b []byte) (string, error) { return string(b), nil })
-	case *types.AttributeValueMemberNS:
-		return checkSet(v.Value, func(s string) (string, error) {
-			if err := checkNumber(s); err != nil {
-				return "", err
-			}
-			d, _ := parseDecimal(s)
-			return d.key(), nil
-		})
-	case *types.AttributeValueMemberL:
-		for _, e := range v.Value {
-			if err := checkValue(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *types.AttributeValueMemberM:
-		for k, e := range v.Value {
-			if k == "" {
-				return fmt.Errorf("empty attribute name in a map")
-			}
-			if err := checkValue(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown attribute value type %T", v)
-}
-
-func checkNumber(s string) error {
-	d, err := parseDecimal(s)
-	if err == nil {
-		err = d.checkLimits()
-	}
-	if err != nil {
-		return fmt.Errorf("number %q: %w", s, err)
-	}
-	return nil
-}
-
-// checkSet refuses an empty set, or one in which two elements have the
-// same key.
-func checkSet[E any](elems []E, key func(E) (string, error)) error {
-	if len(elems) == 0 {
-		return fmt.Errorf("empty set")
-	}
-	seen := make(map[string]bool, len(elems))
-	for _, e := range elems {
-		k, err := key(e)
-		if err != nil {
-			return err
-		}
-		if seen[k] {
-			return fmt.Errorf("set with duplicates")
-		}
-		seen[k] = true
-	}
-	return nil
 }
 
 // key is a text that two decimals share exactly when they are equal.
@@ -664,4 +590,18 @@ func (ev *evaluator) number(s string) decimal {
 		ev.err = fmt.Errorf("%w: number %q: %v", ErrItem, s, err)
 	}
 	return d
+}
+
+// javaValue renders a value as DynamoDB Local's messages do
+// (AttributeValue's toString in the Java SDK): {S:abc}, {N:1}.
+func javaValue(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return "{S:" + v.Value + "}"
+	case *types.AttributeValueMemberN:
+		return "{N:" + v.Value + "}"
+	case *types.AttributeValueMemberB:
+		return fmt.Sprintf("{B:java.nio.HeapByteBuffer[pos=0 lim=%d cap=%d]}", len(v.Value), len(v.Value))
+	}
+	return "{" + typeOf(v) + ":...}"
 }

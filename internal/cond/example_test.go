@@ -30,5 +30,5 @@ func ExampleExpr_Eval() {
 	// Output:
 	// true <nil>
 	// false <nil>
-	// false cond: invalid expression: :hi is not defined in the expression attribute values
+	// false cond: invalid expression: Invalid ConditionExpression: An expression attribute value used in expression is not defined; attribute value: :hi
 }

@@ -1,9 +1,6 @@
 package cond
 
-import (
-	"errors"
-	"strings"
-)
+import "strings"
 
 // decimal is a number as DynamoDB holds it: an exact decimal. Its value is
 // 0.digits × 10^exp, negated if neg; digits has no leading or trailing
@@ -25,12 +22,16 @@ const (
 	maxExp    = 126
 )
 
-// The errors of numbers, whose texts are DynamoDB's messages.
-var (
-	errNotNumber = errors.New("A value provided cannot be converted into a number")
-	errPrecision = errors.New("DynamoDB only supports precision up to 38 digits")
-	errOverflow  = errors.New("Number overflow. Attempting to store a number with magnitude larger than supported range")
-	errUnderflow = errors.New("Number underflow. Attempting to store a number with magnitude smaller than supported range")
+// numberError is an error of a number, whose text is DynamoDB's message.
+type numberError string
+
+func (e numberError) Error() string { return string(e) }
+
+const (
+	errNotNumber numberError = "A value provided cannot be converted into a number"
+	errPrecision numberError = "DynamoDB only supports precision up to 38 digits"
+	errOverflow  numberError = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+	errUnderflow numberError = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
 )
 
 // parseDecimal reads the text of an N attribute value: an optional sign,

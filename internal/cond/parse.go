@@ -2,8 +2,8 @@ package cond
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ErrInvalid is matched (with errors.Is) by every error of [Parse] and of
@@ -28,9 +28,19 @@ const (
 // Expr is a parsed condition expression. Use [Parse] to make one; it is
 // immutable and safe for concurrent use.
 type Expr struct {
-	src  string
-	root *node
+	src   string
+	root  *node
+	param string // the request parameter, for the prefix of messages
+	ph    placeholders
 }
+
+// Names returns the #name placeholders the expression uses, each once, in
+// the order they first appear.
+func (e *Expr) Names() []string { return append([]string(nil), e.ph.names...) }
+
+// Values returns the :value placeholders the expression uses, each once, in
+// the order they first appear.
+func (e *Expr) Values() []string { return append([]string(nil), e.ph.values...) }
 
 // String returns the expression's text, as given to Parse.
 func (e *Expr) String() string { return e.src }
@@ -109,11 +119,31 @@ type elem struct {
 	isIndex     bool
 }
 
-// Parse parses a condition expression. Errors match [ErrInvalid]. Parse
-// knows nothing of names and values; [Expr.Eval] checks those.
-func Parse(expr string) (*Expr, error) {
+// Parse parses a condition expression given as a ConditionExpression; see
+// [ParseAs].
+func Parse(expr string) (*Expr, error) { return ParseAs(expr, "ConditionExpression") }
+
+// ParseAs parses a condition expression given as the request parameter
+// param ("ConditionExpression", "FilterExpression" or
+// "KeyConditionExpression"), which DynamoDB names in its messages: errors
+// of ParseAs and of [Expr.Eval] are [*Error]s whose Msg is DynamoDB's
+// ("Invalid FilterExpression: Syntax error; ..."). ParseAs knows nothing of
+// names and values; [Expr.Eval] checks those.
+func ParseAs(expr, param string) (*Expr, error) {
+	e, err := parse(expr)
+	if err != nil {
+		return nil, prefixed(err, param)
+	}
+	e.param = param
+	return e, nil
+}
+
+func parse(expr string) (*Expr, error) {
 	if len(expr) > maxExprBytes {
-		return nil, fmt.Errorf("%w: expression of %d bytes; DynamoDB allows %d", ErrInvalid, len(expr), maxExprBytes)
+		return nil, invalid("Expression size has exceeded the maximum allowed size; expression size: %d", len(expr))
+	}
+	if strings.Trim(expr, " \t\r\n") == "" {
+		return nil, invalid("The expression can not be empty;")
 	}
 	toks, err := lex(expr)
 	if err != nil {
@@ -128,12 +158,27 @@ func Parse(expr string) (*Expr, error) {
 		return nil, p.unexpected(t)
 	}
 	if !root.isCondition() {
-		return nil, syntaxError(expr, root.pos, "an operand is not a condition")
+		return nil, syntaxErrorAt(p.src, p.toks, p.i)
 	}
 	if p.operators > maxOperators {
-		return nil, fmt.Errorf("%w: %d operators and functions; DynamoDB allows %d", ErrInvalid, p.operators, maxOperators)
+		return nil, invalid("The expression contains too many operators; operator count: %d", p.operators)
 	}
-	return &Expr{src: expr, root: root}, nil
+	e := &Expr{src: expr, root: root}
+	e.collect(root)
+	return e, nil
+}
+
+// collect records the placeholders of n and its kids, in order.
+func (e *Expr) collect(n *node) {
+	switch n.kind {
+	case kPath:
+		e.ph.addPath(n.path)
+	case kValue:
+		e.ph.addValue(n.value)
+	}
+	for _, k := range n.kids {
+		e.collect(k)
+	}
 }
 
 // parser is a recursive-descent parser over the tokens of one expression.
@@ -168,20 +213,20 @@ func (p *parser) next() token {
 	return t
 }
 
+// unexpected is DynamoDB's syntax error at token t.
 func (p *parser) unexpected(t token) error {
-	if t.kind == tokEOF {
-		return syntaxError(p.src, t.pos, "unexpected end of expression")
+	for j, u := range p.toks {
+		if u.pos == t.pos && u.kind == t.kind {
+			return syntaxErrorAt(p.src, p.toks, j)
+		}
 	}
-	return syntaxError(p.src, t.pos, "unexpected %q", t.text)
+	return syntaxErrorAt(p.src, p.toks, p.i)
 }
 
 func (p *parser) expect(k tokKind, what string) (token, error) {
 	t := p.next()
 	if t.kind != k {
-		if t.kind == tokEOF {
-			return t, syntaxError(p.src, t.pos, "expected %s, got end of expression", what)
-		}
-		return t, syntaxError(p.src, t.pos, "expected %s, got %q", what, t.text)
+		return t, p.unexpected(t)
 	}
 	return t, nil
 }
@@ -189,7 +234,7 @@ func (p *parser) expect(k tokKind, what string) (token, error) {
 // condition returns n if it is a condition, else an error.
 func (p *parser) condition(n *node) (*node, error) {
 	if !n.isCondition() {
-		return nil, syntaxError(p.src, n.pos, "an operand is not a condition")
+		return nil, syntaxErrorAt(p.src, p.toks, p.i)
 	}
 	return n, nil
 }
@@ -197,7 +242,7 @@ func (p *parser) condition(n *node) (*node, error) {
 // operand returns n if it is an operand, else an error.
 func (p *parser) operand(n *node) (*node, error) {
 	if n.isCondition() {
-		return nil, syntaxError(p.src, n.pos, "a condition is not an operand")
+		return nil, syntaxErrorAt(p.src, p.toks, p.i)
 	}
 	return n, nil
 }
@@ -302,7 +347,7 @@ func (p *parser) parsePredicate() (*node, error) {
 			return nil, err
 		}
 		if len(list) > maxInList {
-			return nil, fmt.Errorf("%w: IN with %d operands; DynamoDB allows %d", ErrInvalid, len(list), maxInList)
+			return nil, invalid("The IN operator is provided with too many operands; number of operands: %d", len(list))
 		}
 		return &node{kind: kIn, kids: append([]*node{left}, list...), pos: t.pos}, nil
 	}
@@ -350,7 +395,7 @@ func (p *parser) parsePrimary() (*node, error) {
 			return nil, err
 		}
 		if inner.paren {
-			return nil, fmt.Errorf("%w: redundant parentheses at offset %d", ErrInvalid, t.pos)
+			return nil, invalid("The expression has redundant parentheses;")
 		}
 		inner.paren = true
 		return inner, nil
@@ -380,7 +425,7 @@ func (p *parser) parseFunction() (*node, error) {
 	}
 	arity := func(n int) error {
 		if len(args) != n {
-			return fmt.Errorf("%w: %s takes %d operands, got %d", ErrInvalid, t.text, n, len(args))
+			return invalid("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))
 		}
 		return nil
 	}
@@ -392,7 +437,10 @@ func (p *parser) parseFunction() (*node, error) {
 	}
 	fn, ok := functions[t.text]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q is not a function of condition expressions (their names are lower case)", ErrInvalid, t.text)
+		if _, ok := updateFunctions[t.text]; ok {
+			return nil, invalid("The function is not allowed in a condition expression; function: %s", t.text)
+		}
+		return nil, invalid("Invalid function name; function: %s", t.text)
 	}
 	switch fn {
 	case fnAttributeExists, fnAttributeNotExists:
@@ -400,14 +448,14 @@ func (p *parser) parseFunction() (*node, error) {
 			return nil, err
 		}
 		if args[0].kind != kPath {
-			return nil, fmt.Errorf("%w: %s takes a document path", ErrInvalid, t.text)
+			return nil, invalid("Operator or function requires a document path; operator or function: %s", t.text)
 		}
 	case fnAttributeType:
 		if err := arity(2); err != nil {
 			return nil, err
 		}
 		if args[1].kind != kValue {
-			return nil, fmt.Errorf("%w: attribute_type takes a :value as its type", ErrInvalid)
+			return nil, invalid("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: PATH")
 		}
 	default:
 		if err := arity(2); err != nil {
@@ -426,7 +474,7 @@ func (p *parser) parsePath() (*node, error) {
 		switch t.kind {
 		case tokIdent:
 			if isReserved(t.text) {
-				return nil, fmt.Errorf("%w: %q is a reserved word; use a #name placeholder", ErrInvalid, t.text)
+				return nil, invalid("Attribute name is a reserved keyword; reserved keyword: %s", t.text)
 			}
 			n.path = append(n.path, elem{name: t.text})
 		case tokName:
@@ -443,9 +491,13 @@ func (p *parser) parsePath() (*node, error) {
 			i, err := strconv.Atoi(t.text)
 			switch {
 			case len(t.text) > 1 && t.text[0] == '0':
-				return nil, syntaxError(p.src, t.pos, "list index with a leading zero")
+				end := t.pos + len(t.text)
+				if n := p.toks[p.i]; n.kind != tokEOF {
+					end = n.pos + len(n.text)
+				}
+				return nil, invalid("Syntax error; token: \"%s\", near: \"%s\"", t.text[1:], p.src[t.pos:end])
 			case err != nil || i > maxListIndex:
-				return nil, fmt.Errorf("%w: list index %s out of range", ErrInvalid, t.text)
+				return nil, invalid("List index is out of range; index: %s", t.text)
 			}
 			if _, err := p.expect(tokRBrack, `"]"`); err != nil {
 				return nil, err
@@ -453,7 +505,7 @@ func (p *parser) parsePath() (*node, error) {
 			n.path = append(n.path, elem{index: i, isIndex: true})
 		}
 		if len(n.path) > maxPathDepth {
-			return nil, fmt.Errorf("%w: document path deeper than %d levels", ErrInvalid, maxPathDepth)
+			return nil, invalid("The document path has too many nesting levels; nesting levels: %d", len(n.path))
 		}
 		if p.peek().kind != tokDot {
 			return n, nil

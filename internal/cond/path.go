@@ -126,6 +126,15 @@ func (c *cursor) path() ([]elem, error) {
 			if t.kind != tokInt {
 				return nil, c.fail()
 			}
+			if len(t.text) > 1 && t.text[0] == '0' {
+				// DynamoDB reads "0" as an index of its own, and fails
+				// on the digits after it.
+				end := t.pos + len(t.text)
+				if n := c.toks[c.i+1]; n.kind != tokEOF {
+					end = n.pos + len(n.text)
+				}
+				return nil, invalid("Syntax error; token: \"%s\", near: \"%s\"", t.text[1:], c.src[t.pos:end])
+			}
 			i, err := strconv.Atoi(t.text)
 			if err != nil || i > maxListIndex {
 				return nil, invalid("List index is out of range; index: %s", t.text)

@@ -281,7 +281,7 @@ func (x *exprs) condition(param string, s *string) (*cond.Expr, error) {
 	if strings.TrimSpace(*s) == "" {
 		return nil, validation("Invalid %s: The expression can not be empty;", param)
 	}
-	e, err := cond.Parse(*s)
+	e, err := cond.ParseAs(*s, param)
 	if err != nil {
 		return nil, exprError(param, err)
 	}
@@ -299,8 +299,13 @@ func (x *exprs) eval(param string, e *cond.Expr, m map[string]types.AttributeVal
 }
 
 // exprError turns an error of package cond into DynamoDB's
-// ValidationException for the parameter param.
+// ValidationException for the parameter param. A *cond.Error carries
+// DynamoDB's whole message, prefix included where DynamoDB gives one.
 func exprError(param string, err error) error {
+	var ce *cond.Error
+	if errors.As(err, &ce) {
+		return validation("%s", ce.Msg)
+	}
 	return validation("Invalid %s: %s", param, cond.Message(err))
 }
 

@@ -244,7 +244,7 @@ func (x *exprs) keyConditions(s *string) (*knode, error) {
 	if strings.TrimSpace(*s) == "" {
 		return nil, validation("Invalid KeyConditionExpression: The expression can not be empty;")
 	}
-	e, err := cond.Parse(*s)
+	e, err := cond.ParseAs(*s, "KeyConditionExpression")
 	if err != nil {
 		return nil, exprError("KeyConditionExpression", err)
 	}
@@ -253,8 +253,7 @@ func (x *exprs) keyConditions(s *string) (*knode, error) {
 	if _, err := e.Eval(nil, x.names, x.values); err != nil {
 		return nil, exprError("KeyConditionExpression", err)
 	}
-	rf := exprRefs(*s)
-	x.use(rf.names, rf.values)
+	x.use(e.Names(), e.Values())
 	p := &kparser{toks: ktokens(*s)}
 	return p.or(), nil
 }

@@ -33,12 +33,6 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.filterKeys(in); err != nil {
-		return nil, err
-	}
-	if err := r.selection(in); err != nil {
-		return nil, err
-	}
 	esk, err := r.startKey(in.ExclusiveStartKey)
 	if err != nil {
 		return nil, err
@@ -48,6 +42,13 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 			return nil, validation("The provided starting key does not match the range key predicate")
 		}
 	}
+	if err := r.filterKeys(in); err != nil {
+		return nil, err
+	}
+	if err := r.selection(in); err != nil {
+		return nil, err
+	}
+	r.single = r.ix == nil && r.t.rng.name == ""
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	if r.ix != nil {
 		return r.page(r.queryIndex(hv, rc, esk, forward))

@@ -71,7 +71,8 @@ type read struct {
 	fetch  bool // an LSI read that needs the table's items
 	// filterTable: an index Scan whose filter reads the table's items.
 	filterTable bool
-	limit       int // 0: none
+	single      bool // a Query of a table without a range key: at most one item, never a LastEvaluatedKey
+	limit       int  // 0: none
 	consist     bool
 	capacity    string
 	scan        bool
@@ -86,7 +87,11 @@ func (in *readInput) legacy() error {
 }
 
 // prepareRead runs the checks Query and Scan share that come before their
-// expressions.
+// expressions. Each step of Query and Scan checks in DynamoDB Local's
+// order, so that a request with several faults gets its answer: table,
+// Limit, index, ConsistentRead; expressions and their names and values;
+// the key condition; ExclusiveStartKey; filter on keys; Select and
+// projections; (Scan) segments.
 func (e *Engine) prepareRead(s *scope, in *readInput, scan bool) (*read, error) {
 	t, err := s.lookup(in.TableName)
 	if err != nil {
@@ -96,21 +101,16 @@ func (e *Engine) prepareRead(s *scope, in *readInput, scan bool) (*read, error) 
 		return nil, err
 	}
 	r := &read{t: t, consist: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, scan: scan}
-	if in.IndexName != nil {
-		if r.ix = t.indexNamed(*in.IndexName); r.ix == nil {
-			return nil, validation("The table does not have the specified index: %s", *in.IndexName)
-		}
-	}
-	switch in.Select {
-	case "", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT":
-	default:
-		return nil, validation("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
-	}
 	if in.Limit != nil {
 		if *in.Limit <= 0 {
 			return nil, validation("Limit must be greater than or equal to 1")
 		}
 		r.limit = *in.Limit
+	}
+	if in.IndexName != nil {
+		if r.ix = t.indexNamed(*in.IndexName); r.ix == nil {
+			return nil, validation("The table does not have the specified index: %s", *in.IndexName)
+		}
 	}
 	if r.ix != nil && r.ix.global && in.ConsistentRead {
 		verb := "querying"
@@ -152,8 +152,6 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 		if _, err := r.filter.Eval(nil, r.x.names, r.x.values); err != nil {
 			return exprError("FilterExpression", err)
 		}
-		rf := exprRefs(*in.FilterExpression)
-		r.x.use(rf.names, rf.values)
 	}
 	if r.proj, err = r.x.projection(in.ProjectionExpression); err != nil {
 		return err
@@ -175,6 +173,11 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 // decides whether an LSI read fetches the table's items.
 func (r *read) selection(in *readInput) error {
 	sel := in.Select
+	switch sel {
+	case "", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT":
+	default:
+		return validation("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
+	}
 	switch {
 	case sel == "SPECIFIC_ATTRIBUTES" && in.ProjectionExpression == nil:
 		return validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
@@ -193,6 +196,18 @@ func (r *read) selection(in *readInput) error {
 	if ix == nil || ix.projType == "ALL" {
 		return nil
 	}
+	if in.FilterExpression != nil {
+		if missing := r.unprojected(r.resolve(exprRefs(*in.FilterExpression).tops)); len(missing) > 0 {
+			// A Query refuses such a filter, even on an LSI. A Scan
+			// accepts it and evaluates it on the table's item, GSI or LSI
+			// (DynamoDB Local's behaviour: attribute_not_exists of an
+			// unprojected attribute is false there).
+			if !r.scan {
+				return invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
+			}
+			r.filterTable = true
+		}
+	}
 	if sel == "ALL_ATTRIBUTES" {
 		if ix.global {
 			return invalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.name)
@@ -205,18 +220,6 @@ func (r *read) selection(in *readInput) error {
 				return invalidParam("Global secondary index %s does not project [%s]", ix.name, strings.Join(missing, ", "))
 			}
 			r.fetch = true
-		}
-	}
-	if in.FilterExpression != nil {
-		if missing := r.unprojected(r.resolve(exprRefs(*in.FilterExpression).tops)); len(missing) > 0 {
-			// A Query refuses such a filter, even on an LSI. A Scan
-			// accepts it and evaluates it on the table's item, GSI or LSI
-			// (DynamoDB Local's behaviour: attribute_not_exists of an
-			// unprojected attribute is false there).
-			if !r.scan {
-				return invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
-			}
-			r.filterTable = true
 		}
 	}
 	return nil
@@ -402,7 +405,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 	}
 	out["Count"] = count
 	out["ScannedCount"] = scanned
-	if more && last != nil {
+	if more && last != nil && !r.single {
 		lek := map[string]types.AttributeValue{}
 		for _, n := range r.lekNames() {
 			lek[n] = last.en.item[n]

@@ -22,6 +22,21 @@ func (e *Engine) scan(s *scope, in *readInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Scan has no such parameter: DynamoDB ignores it as any unknown member.
+	in.KeyConditionExpression, in.ScanIndexForward = nil, nil
+	if err := r.expressions(in, "FilterExpression is null"); err != nil {
+		return nil, err
+	}
+	esk, err := r.startKey(in.ExclusiveStartKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.filterKeys(in); err != nil {
+		return nil, err
+	}
+	if err := r.selection(in); err != nil {
+		return nil, err
+	}
 	seg, total := 0, 1
 	switch {
 	case in.Segment != nil && in.TotalSegments == nil:
@@ -38,21 +53,6 @@ func (e *Engine) scan(s *scope, in *readInput) (any, error) {
 		if seg < 0 || seg >= total {
 			return nil, validation("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", seg, total-1)
 		}
-	}
-	// Scan has no such parameter: DynamoDB ignores it as any unknown member.
-	in.KeyConditionExpression, in.ScanIndexForward = nil, nil
-	if err := r.expressions(in, "FilterExpression is null"); err != nil {
-		return nil, err
-	}
-	if err := r.filterKeys(in); err != nil {
-		return nil, err
-	}
-	if err := r.selection(in); err != nil {
-		return nil, err
-	}
-	esk, err := r.startKey(in.ExclusiveStartKey)
-	if err != nil {
-		return nil, err
 	}
 	if r.ix != nil {
 		return r.page(r.scanIndex(esk, seg, total))

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
 // Transactions: TransactWriteItems and TransactGetItems. Every request runs
@@ -22,7 +23,8 @@ import (
 // it, so that the first error it reports is Local's:
 //
 //  1. the request's shape, action by action: one operation per action, the
-//     required members, table names, values, item sizes, expressions (a
+//     required members, table names, values, item sizes, expressions and
+//     what an update expression's placeholders and operands allow (a
 //     ValidationException), then the 4 MB payload;
 //  2. the tables (ResourceNotFoundException);
 //  3. the keys, action by action: missing or malformed key attributes (a
@@ -344,7 +346,29 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		}
 		return nil, 0, err
 	}
+	if err := staticUpdateCheck(w); err != nil {
+		return nil, 0, err
+	}
 	return a, size, nil
+}
+
+// staticUpdateCheck returns the errors of an Update's expression that
+// DynamoDB finds in the request alone (undefined placeholders, paths that
+// overlap, operands of the wrong type), which Local reports before it looks
+// at the tables. Apply checks those first, so applying the update to an
+// empty item, without key names, reports them; the errors that the empty
+// item itself causes are evaluation errors, which have no "Invalid
+// UpdateExpression" prefix, and wait for phase 4 and the real item.
+func staticUpdateCheck(w *write) error {
+	if w.update == nil {
+		return nil
+	}
+	_, err := w.update.Apply(map[string]types.AttributeValue{}, w.x.names, w.x.values, nil)
+	var ce *cond.Error
+	if errors.As(err, &ce) && strings.HasPrefix(ce.Msg, "Invalid UpdateExpression: ") {
+		return validation("%s", ce.Msg)
+	}
+	return nil
 }
 
 // resolveKey runs phase 3 on an action: it finds its key. A key attribute
@@ -615,10 +639,12 @@ type (
 
 // txnKeyError is DynamoDB Local's answer to a key of a TransactGetItems
 // that does not fit its table: a TransactionCanceledException that carries
-// the validation message and no cancellation reasons.
+// the validation message and no cancellation reasons. An empty key value is
+// a plain ValidationException there too.
 func txnKeyError(err error) error {
 	var api *apiError
-	if !errors.As(err, &api) || api.code() != "ValidationException" {
+	if !errors.As(err, &api) || api.code() != "ValidationException" ||
+		strings.HasPrefix(api.msg, "One or more parameter values are not valid.") {
 		return err
 	}
 	return newError(http.StatusBadRequest, nsDynamo+"TransactionCanceledException", "%s", api.msg)
@@ -639,56 +665,47 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 		hash types.AttributeValue
 		rng  types.AttributeValue
 	}
-	gets := make([]*get, len(in.TransactItems))
-	for i, ti := range in.TransactItems {
-		g := ti.Get
-		if g == nil {
+	// DynamoDB Local checks the Gets one after the other, each whole: its
+	// table, its key (one item per Get), its projection.
+	for _, ti := range in.TransactItems {
+		if ti.Get == nil {
 			return nil, nullItems
 		}
-		if g.TableName == nil {
-			return nil, notNull(i+1, "get", "tableName")
-		}
-		if g.Key == nil {
+	}
+	gets := make([]*get, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		g := &get{in: ti.Get}
+		if g.in.Key == nil {
 			return nil, validation("Get Condition for key not in key list")
 		}
-		if err := checkName(*g.TableName); err != nil {
-			return nil, err
+		if g.in.TableName == nil {
+			return nil, validation("Requested resource not found")
 		}
-		if _, err := g.Key.attrs(); err != nil {
-			return nil, err
-		}
-		x, err := newExprs(g.ExpressionAttributeNames, nil)
-		if err != nil {
-			return nil, err
-		}
-		proj, err := x.projection(g.ProjectionExpression)
-		if err != nil {
-			return nil, err
-		}
-		if err := x.done(); err != nil {
-			return nil, err
-		}
-		gets[i] = &get{in: g, proj: proj}
-	}
-	for _, g := range gets {
 		t, err := s.lookup(*g.in.TableName)
 		if err != nil {
 			return nil, err
 		}
 		g.t = t
-	}
-	seen := map[string]bool{}
-	for _, g := range gets {
-		hash, rng, err := g.t.keyOf(g.in.Key)
-		if err != nil {
+		if g.hash, g.rng, err = t.keyOf(g.in.Key); err != nil {
 			return nil, txnKeyError(err)
 		}
-		g.hash, g.rng = hash, rng
-		k := itemID(g.t, hash, rng)
+		k := itemID(t, g.hash, g.rng)
 		if seen[k] {
 			return nil, validation("Transaction request cannot include multiple operations on one item")
 		}
 		seen[k] = true
+		x, err := newExprs(g.in.ExpressionAttributeNames, nil)
+		if err != nil {
+			return nil, err
+		}
+		if g.proj, err = x.projection(g.in.ProjectionExpression); err != nil {
+			return nil, err
+		}
+		if err := x.done(); err != nil {
+			return nil, err
+		}
+		gets[i] = g
 	}
 	caps := &capacities{}
 	responses := make([]map[string]any, len(gets))

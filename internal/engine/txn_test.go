@@ -113,6 +113,8 @@ func TestTransactWriteItemsAppliesAll(t *testing.T) {
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"u"}}}`, getItem(t, e, "txa", `{"pk":{"S":"u"}}`), "an Update without UpdateExpression creates the item with its key")
 	assert.JSONEq(t, `{}`, getItem(t, e, "txg", `{"pk":{"S":"c"}}`), "a ConditionCheck writes nothing")
 
+	expect(t, e, "TransactWriteItems", txn(`{"ConditionCheck":{"TableName":"txa","Key":{"pk":{"S":"x"}},"ConditionExpression":"#v = :v","ExpressionAttributeNames":{"#v":"v"},"ExpressionAttributeValues":{":v":{"N":"1.5"}}}}`,
+		`{"Delete":{"TableName":"txb","Key":{"pk":{"S":"x"},"sk":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), http.StatusOK, `{}`)
 	expect(t, e, "TransactWriteItems", txn(`{"Delete":{"TableName":"txa","Key":{"pk":{"S":"x"}},"ConditionExpression":"attribute_exists(pk)"}}`), http.StatusOK, `{}`)
 	assert.JSONEq(t, `{}`, getItem(t, e, "txa", `{"pk":{"S":"x"}}`))
 }
@@ -196,6 +198,9 @@ func TestTransactWriteItemsValidation(t *testing.T) {
 		{"null false", txn(ok, put("txa", `{"pk":{"S":"h2"},"s":{"NULL":false}}`)), vex, "One or more parameter values were invalid: Null attribute value types must have the value of true"},
 		{"empty value", txn(ok, put("txa", `{"pk":{"S":"h2"},"s":{}}`)), vex, "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},
 		{"values without expression", txn(ok, `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}}}}`), vex, "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null"},
+		{"unused value", txn(ok, `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), vex, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:a}"},
+		{"unused value before duplicates", txn(ok, ok, `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), vex, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:a}"},
+		{"unused value before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), `{"Put":{"TableName":"txa","Item":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}`), vex, "Value provided in ExpressionAttributeValues unused in expressions: keys: {:a}"},
 		{"names without expression", txn(ok, `{"Delete":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeNames":{"#a":"a"}}}`), vex, "ExpressionAttributeNames can only be specified when using expressions"},
 		{"update values without expression", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeValues":{":a":{"N":"1"}}}}`), vex, "Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy constraint: Member must not be null"},
 		{"update names without expression", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"h2"}},"ExpressionAttributeNames":{"#a":"a"}}}`), vex, "ExpressionAttributeNames can only be specified when using expressions"},
@@ -404,6 +409,15 @@ func TestTransactGetItems(t *testing.T) {
 		{"duplicates", txn(g("txa", `{"pk":{"S":"h1"}}`, ""), g("txa", `{"pk":{"S":"h1"}}`, "")), vex, "Transaction request cannot include multiple operations on one item"},
 		{"missing table", txn(g("nope", `{"pk":{"S":"h1"}}`, "")), "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", "Cannot do operations on a non-existent table"},
 		{"no key", txn(`{"Get":{"TableName":"txa"}}`), vex, "Get Condition for key not in key list"},
+		{"no table name", txn(`{"Get":{"Key":{"pk":{"S":"x"}}}}`), vex, "Requested resource not found"},
+		{"empty key", txn(getTxn("txa", `{"pk":{"S":""}}`, "")), vex, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk"},
+		{"key with extra attribute", txn(getTxn("txa", `{"pk":{"S":"a"},"x":{"S":"b"}}`, "")), tce, "The number of conditions on the keys is invalid"},
+		// Local checks each Get whole before the next.
+		{"missing table before a later bad name", txn(getTxn("nope", `{"pk":{"S":"a"}}`, ""), getTxn("x", `{"pk":{"S":"a"}}`, "")), "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException", "Cannot do operations on a non-existent table"},
+		{"key type before a later missing table", txn(getTxn("txa", `{"pk":{"N":"1"}}`, ""), getTxn("nope", `{"pk":{"S":"a"}}`, "")), tce, "One or more parameter values were invalid: Type mismatch for key"},
+		{"duplicates before a later missing table", txn(getTxn("txa", `{"pk":{"S":"a"}}`, ""), getTxn("txa", `{"pk":{"S":"a"}}`, ""), getTxn("nope", `{"pk":{"S":"a"}}`, "")), vex, "Transaction request cannot include multiple operations on one item"},
+		{"key type before later duplicates", txn(getTxn("txa", `{"pk":{"N":"1"}}`, ""), getTxn("txa", `{"pk":{"S":"a"}}`, ""), getTxn("txa", `{"pk":{"S":"a"}}`, "")), tce, "One or more parameter values were invalid: Type mismatch for key"},
+		{"unused names before a later missing table", txn(getTxn("txa", `{"pk":{"S":"a"}}`, `,"ExpressionAttributeNames":{"#a":"a"}`), getTxn("nope", `{"pk":{"S":"a"}}`, "")), vex, "ExpressionAttributeNames can only be specified when using expressions"},
 		{"unused names", txn(g("txa", `{"pk":{"S":"h1"}}`, `,"ExpressionAttributeNames":{"#a":"a"}`)), vex, "ExpressionAttributeNames can only be specified when using expressions"},
 		// Local answers a key that does not fit with a cancellation that
 		// carries the message and no reasons.
@@ -437,8 +451,14 @@ func TestTransactGetItemsProjection(t *testing.T) {
 		`],"ReturnConsumedCapacity":"TOTAL"}`, http.StatusOK,
 		`{"ConsumedCapacity":[{"TableName":"txa","CapacityUnits":152.0,"ReadCapacityUnits":152.0}],"Responses":[{"Item":{"pk":{"S":"h1"}}},{},{"Item":{"pk":{"S":"big1"}}}]}`)
 	expect(t, e, "TransactGetItems", txn(getTxn("txa", `{"pk":{"S":"h1"}}`, `,"ProjectionExpression":"zz"`)), http.StatusOK, `{"Responses":[{"Item":{}}]}`)
-	expect(t, e, "TransactGetItems", txn(getTxn("txa", `{"pk":{"S":"h1"}}`, `,"ProjectionExpression":"a,"`)), http.StatusBadRequest,
-		`{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid ProjectionExpression: Syntax error; token: \"<EOF>\", near: \",\""}`)
+	syntax := `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid ProjectionExpression: Syntax error; token: \"<EOF>\", near: \",\""}`
+	bad := getTxn("txa", `{"pk":{"S":"h1"}}`, `,"ProjectionExpression":"a,"`)
+	expect(t, e, "TransactGetItems", txn(bad), http.StatusBadRequest, syntax)
+	// Each Get is checked whole before the next.
+	expect(t, e, "TransactGetItems", txn(bad, getTxn("nope", `{"pk":{"S":"a"}}`, "")), http.StatusBadRequest, syntax)
+	expect(t, e, "TransactGetItems", txn(bad, getTxn("txa", `{"pk":{"N":"1"}}`, "")), http.StatusBadRequest, syntax)
+	expect(t, e, "TransactGetItems", txn(getTxn("nope", `{"pk":{"S":"a"}}`, ""), bad), http.StatusBadRequest,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"Cannot do operations on a non-existent table"}`)
 }
 
 // FaultTransactionConflict cancels a transaction with TransactionConflict on
@@ -528,4 +548,106 @@ func TestTransactWriteItemsConcurrent(t *testing.T) {
 		t.Fatalf("a reader saw half a transaction: %s", out)
 	default:
 	}
+}
+
+func TestTransactWriteItemsUpdate(t *testing.T) {
+	e := txnTables(t)
+	expect(t, e, "PutItem", `{"TableName":"txa","Item":{"pk":{"S":"u1"},"n":{"N":"5"},"s":{"S":"str"}}}`, http.StatusOK, `{}`)
+	upd := func(expr, values string) string {
+		if values != "" {
+			values = `,"ExpressionAttributeValues":` + values
+		}
+		return fmt.Sprintf(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"u1"}},"UpdateExpression":%q%s}}`, expr, values)
+	}
+	ok := put("txa", `{"pk":{"S":"h1"}}`)
+	expect(t, e, "TransactWriteItems", txn(upd("SET n = n + :one, m = :m", `{":one":{"N":"1"},":m":{"S":"x"}}`),
+		`{"Update":{"TableName":"txa","Key":{"pk":{"S":"u2"}},"UpdateExpression":"SET m = :m","ExpressionAttributeValues":{":m":{"S":"y"}}}}`), http.StatusOK, `{}`)
+	assert.JSONEq(t, `{"Item":{"s":{"S":"str"},"pk":{"S":"u1"},"m":{"S":"x"},"n":{"N":"6"}}}`, getItem(t, e, "txa", `{"pk":{"S":"u1"}}`))
+	assert.JSONEq(t, `{"Item":{"pk":{"S":"u2"},"m":{"S":"y"}}}`, getItem(t, e, "txa", `{"pk":{"S":"u2"}}`), "an Update creates a missing item")
+
+	const vex = `com.amazon.coral.validate#ValidationException`
+	for _, c := range []struct{ name, body, msg string }{
+		{"operand of the wrong type in the item", txn(ok, upd("SET n = s + :one", `{":one":{"N":"1"}}`)), "An operand in the update expression has an incorrect data type"},
+		{"operand of the wrong type in the request", txn(ok, upd("SET n = n + :one", `{":one":{"S":"1"}}`)), "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S"},
+		{"missing attribute", txn(ok, upd("SET n = zz + :one", `{":one":{"N":"1"}}`)), "The provided expression refers to an attribute that does not exist in the item"},
+		{"overlapping paths", txn(ok, upd("SET n = :one, n = :one", `{":one":{"N":"1"}}`)), "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [n], path two: [n]"},
+		{"index of a string", txn(ok, upd("SET s[1] = :one", `{":one":{"N":"1"}}`)), "The document path provided in the update expression is invalid for update"},
+		// An error of an update fails the request even when other actions
+		// have reasons to cancel it.
+		{"after a failed condition", txn(`{"Put":{"TableName":"txa","Item":{"pk":{"S":"h1"}},"ConditionExpression":"attribute_not_exists(pk)"}}`, upd("SET s[1] = :one", `{":one":{"N":"1"}}`)), "The document path provided in the update expression is invalid for update"},
+		{"after a key of the wrong type", txn(put("txa", `{"pk":{"N":"1"}}`), upd("SET n = zz + :one", `{":one":{"N":"1"}}`)), "The provided expression refers to an attribute that does not exist in the item"},
+		// Errors in the expression itself come before the tables.
+		{"overlap before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), upd("SET n = :one, n = :one", `{":one":{"N":"1"}}`)), "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [n], path two: [n]"},
+		{"operand type before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), upd("SET n = n + :one", `{":one":{"S":"1"}}`)), "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S"},
+		{"undefined value before a missing table", txn(put("nope", `{"pk":{"S":"h1"}}`), upd("SET n = :two", ``)), "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :two"},
+		{"before a key of the wrong type", txn(upd("SET n = zz + :one", `{":one":{"N":"1"}}`), put("txa", `{"pk":{"N":"1"}}`)), "The provided expression refers to an attribute that does not exist in the item"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name != "after a failed condition" {
+				expect(t, e, "TransactWriteItems", txn(ok), http.StatusOK, `{}`)
+			}
+			expect(t, e, "TransactWriteItems", c.body, http.StatusBadRequest, fmt.Sprintf(`{"__type":%q,"Message":%q}`, vex, c.msg))
+		})
+	}
+
+	// Updating a key attribute is the action's ValidationError. (DynamoDB
+	// Local lists that one reason alone; the engine gives one per action,
+	// as DynamoDB documents.)
+	const keyMsg = "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key"
+	for _, expr := range []string{"SET pk = :m", "REMOVE pk"} {
+		values := `{":m":{"S":"x"}}`
+		if strings.HasPrefix(expr, "REMOVE") {
+			values = ""
+		}
+		expect(t, e, "TransactWriteItems", txn(put("txa", `{"pk":{"S":"h9"}}`), upd(expr, values)), http.StatusBadRequest,
+			`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","CancellationReasons":[{"Code":"None"},{"Code":"ValidationError","Message":"`+keyMsg+`"}],`+
+				`"Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [None, ValidationError]"}`)
+	}
+	assert.JSONEq(t, `{}`, getItem(t, e, "txa", `{"pk":{"S":"h9"}}`))
+	// ... after the tables and the duplicates, as Local checks it.
+	expect(t, e, "TransactWriteItems", txn(put("nope", `{"pk":{"S":"h9"}}`), upd("SET pk = :m", `{":m":{"S":"x"}}`)), http.StatusBadRequest,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"Cannot do operations on a non-existent table"}`)
+	expect(t, e, "TransactWriteItems", txn(ok, ok, upd("SET pk = :m", `{":m":{"S":"x"}}`)), http.StatusBadRequest,
+		`{"__type":"com.amazon.coral.validate#ValidationException","Message":"Transaction request cannot include multiple operations on one item"}`)
+
+	// An update that makes the item too large.
+	expect(t, e, "PutItem", fmt.Sprintf(`{"TableName":"txa","Item":{"pk":{"S":"big1"},"b":{"S":%q}}}`, strings.Repeat("x", 300000)), http.StatusOK, `{}`)
+	expect(t, e, "TransactWriteItems", txn(fmt.Sprintf(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"big1"}},"UpdateExpression":"SET c = :c","ExpressionAttributeValues":{":c":{"S":%q}}}}`, strings.Repeat("y", 200000))), http.StatusBadRequest,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","CancellationReasons":[{"Code":"ValidationError","Message":"Item size to update has exceeded the maximum allowed size"}],"Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]"}`)
+
+	// A failed condition of an Update returns the item with ALL_OLD.
+	expect(t, e, "TransactWriteItems", txn(`{"Update":{"TableName":"txa","Key":{"pk":{"S":"u2"}},"UpdateExpression":"SET a = :a","ConditionExpression":"attribute_not_exists(pk)","ExpressionAttributeValues":{":a":{"N":"1"}},"ReturnValuesOnConditionCheckFailure":"ALL_OLD"}}`), http.StatusBadRequest,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","CancellationReasons":[{"Item":{"pk":{"S":"u2"},"m":{"S":"y"}},"Code":"ConditionalCheckFailed","Message":"The conditional request failed"}],"Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed]"}`)
+	assert.JSONEq(t, `{"Item":{"s":{"S":"str"},"pk":{"S":"u1"},"m":{"S":"x"},"n":{"N":"6"}}}`, getItem(t, e, "txa", `{"pk":{"S":"u1"}}`), "no refused update applied")
+}
+
+// Transactions that move a unit from one counter to another, in parallel,
+// lose no update: the counters end at exactly the number moved.
+func TestTransactWriteItemsConcurrentCounters(t *testing.T) {
+	e := txnTables(t)
+	expect(t, e, "TransactWriteItems", txn(put("txa", `{"pk":{"S":"from"},"n":{"N":"0"}}`), put("txb", `{"pk":{"S":"to"},"sk":{"N":"0"},"n":{"N":"0"}}`)), http.StatusOK, `{}`)
+	const workers, each = 8, 25
+	move := txn(
+		`{"Update":{"TableName":"txa","Key":{"pk":{"S":"from"}},"UpdateExpression":"SET n = n - :one","ExpressionAttributeValues":{":one":{"N":"1"}}}}`,
+		`{"Update":{"TableName":"txb","Key":{"pk":{"S":"to"},"sk":{"N":"0"}},"UpdateExpression":"SET n = n + :one","ExpressionAttributeValues":{":one":{"N":"1"}}}}`)
+	var wg sync.WaitGroup
+	failures := make(chan string, workers*each)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				if code, out := call(t, e, "TransactWriteItems", move); code != http.StatusOK {
+					failures <- out
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Error(f)
+	}
+	assert.JSONEq(t, fmt.Sprintf(`{"Item":{"pk":{"S":"from"},"n":{"N":"%d"}}}`, -workers*each), getItem(t, e, "txa", `{"pk":{"S":"from"}}`))
+	assert.JSONEq(t, fmt.Sprintf(`{"Item":{"pk":{"S":"to"},"sk":{"N":"0"},"n":{"N":"%d"}}}`, workers*each), getItem(t, e, "txb", `{"pk":{"S":"to"},"sk":{"N":"0"}}`))
 }
