@@ -223,6 +223,7 @@ func send(ctx context.Context, s side, n namer, in any, ordered bool) answer {
 				delete(m, k)
 			}
 			if len(m) > 0 {
+				sortSets(m)
 				a.err = m
 			}
 		}
