@@ -723,7 +723,15 @@ func (e *Engine) finish(w *write, in *writeInput) (any, error) {
 		if in.ReturnValues == "UPDATED_OLD" {
 			src = oldItem
 		}
-		if p := cond.Project(src, paths); len(p) > 0 {
+		// DynamoDB Local returns each top-level attribute the update
+		// touches whole (SET m.b.c returns all of m, SET l[1] all of l).
+		p := map[string]types.AttributeValue{}
+		for _, path := range paths {
+			if v, ok := src[path[0].Name]; ok {
+				p[path[0].Name] = v
+			}
+		}
+		if len(p) > 0 {
 			out["Attributes"] = wireItem(copyItem(p))
 		}
 	}
