@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -137,3 +138,113 @@ func lockedBy(t *testing.T, e *env, id string) int {
 	return n
 }
 
+// Under load: units that transfer between accounts they lock with GetAll
+// (meeting each other's locks, so that wait-die cancels lock writes in
+// flight), some committed, some rolled back, while readers Scan the table
+// and GetAll every account. Every read must show a total that units never
+// change (no committed unit half seen), and once every unit ended, no item
+// may hold a lock.
+func TestUnitsUnderLoadLeaveNoLockAndNoHalfState(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, 3*time.Minute)
+	const accounts, balance, workers, readers = 16, 100, 10, 2
+	const run = 6 * time.Second
+	e.seed(t, accounts, balance)
+	keys := make([]Account, accounts)
+	for i := range keys {
+		keys[i] = Account{ID: accountID(i)}
+	}
+	var committed, rolledBack, reads, halfSeen atomic.Int64
+	stop := time.Now().Add(run)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for time.Now().Before(stop) {
+				u, err := unit.Begin(ctx, e.c, unit.Coordinator(e.coord), unit.Wait(50*time.Millisecond))
+				if !assert.NoError(t, err) {
+					return
+				}
+				perm := rng.Perm(accounts)[:3+rng.IntN(6)]
+				ks := make([]Account, len(perm))
+				for i, p := range perm {
+					ks[i] = keys[p]
+				}
+				got, err := unit.GetAll(ctx, u, e.accounts, ks)
+				if err != nil {
+					assert.ErrorIs(t, err, unit.ErrLocked)
+					assert.NoError(t, u.Rollback(ctx))
+					rolledBack.Add(1)
+					continue
+				}
+				amount := int64(1 + rng.IntN(5))
+				got[0].Balance -= amount
+				got[1].Balance += amount
+				for _, a := range got {
+					assert.NoError(t, u.Add(e.accounts.PutOp(a)))
+				}
+				if rng.IntN(4) == 0 {
+					assert.NoError(t, u.Rollback(ctx))
+					rolledBack.Add(1)
+					continue
+				}
+				if err := u.Commit(ctx); err != nil {
+					assert.ErrorIs(t, err, unit.ErrLocked)
+					rolledBack.Add(1)
+					continue
+				}
+				committed.Add(1)
+			}
+		}()
+	}
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				var sum int64
+				var n int
+				if r == 0 {
+					for a, err := range e.accounts.Scan(ctx) {
+						if !assert.NoError(t, err) {
+							return
+						}
+						sum += a.Balance
+						n++
+					}
+				} else {
+					all, err := e.accounts.GetAll(ctx, keys)
+					if !assert.NoError(t, err) {
+						return
+					}
+					for _, a := range all {
+						if a != nil {
+							sum += a.Balance
+							n++
+						}
+					}
+				}
+				reads.Add(1)
+				if n != accounts || sum != accounts*balance {
+					halfSeen.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	locked := lockedItems(t, e.c, e.accounts.Name())
+	t.Logf("units committed %d, rolled back %d; reads %d, half seen %d; items left locked %d",
+		committed.Load(), rolledBack.Load(), reads.Load(), halfSeen.Load(), locked)
+	assert.Zero(t, halfSeen.Load(), "reads that showed a committed unit half applied")
+	assert.Zero(t, locked, "items left locked after every unit ended")
+	assert.Positive(t, committed.Load())
+	assert.Positive(t, rolledBack.Load())
+	var total int64
+	for a, err := range e.accounts.Scan(ctx) {
+		require.NoError(t, err)
+		total += a.Balance
+	}
+	assert.Equal(t, int64(accounts*balance), total)
+}
