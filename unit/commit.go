@@ -114,8 +114,11 @@ func (u *Unit) commit(ctx context.Context) error {
 
 // Rollback releases every lock the unit took and writes nothing of its
 // ops: it marks the record aborted (so that no reader or recoverer takes
-// the unit for committed), then removes each lock (one write per item; an
-// item the unit's lock made is deleted) and marks the record finished.
+// the unit for committed), waits for the answer of every lock write the
+// unit sent that a cancelled call stopped waiting for (see "Nothing left
+// locked" in the package doc), then removes each lock (one write per item,
+// and a read first of an item whose lock write had no answer; an item the
+// unit's lock made is deleted) and marks the record finished.
 // After Commit or Rollback it returns ErrDone.
 func (u *Unit) Rollback(ctx context.Context) error {
 	if u == nil {
