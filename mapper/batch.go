@@ -143,17 +143,19 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 		if err != nil {
 			return nil, err
 		}
-		for _, item := range res.Responses[t.name] {
+		// The batch's items are resolved together, so that no unit is
+		// shown half applied among them (see unitlock.Resolve).
+		read := res.Responses[t.name]
+		shown := append([]map[string]types.AttributeValue(nil), read...)
+		if _, err := t.resolve(ctx, shown); err != nil {
+			return nil, err
+		}
+		for j, item := range read {
 			u, ok := byKey[t.s.keyString(item)]
-			if ok && !wants[u].found {
-				if item, err = t.visible(ctx, item); err != nil {
-					return nil, err
-				}
-				if item == nil { // held by a unit while it does not exist: missing
-					continue
-				}
-			}
 			if !ok || wants[u].found {
+				continue
+			}
+			if item = shown[j]; item == nil { // held by a unit while it does not exist: missing
 				continue
 			}
 			for _, i := range wants[u].at {

@@ -39,7 +39,9 @@ import (
 //     exist, and for an item whose lock holds the unit's write, that write
 //     if the unit's record says it committed (one GetItem of the record per
 //     unit and page; an update is applied by the reader, one write, as the
-//     unit would). A Filter, and the key condition of a Query of a
+//     unit would). A page (or batch) that shows a committed unit's lock
+//     without its write on an item is read again, item by item, so that
+//     no unit is shown half applied (see unitlock.Resolve). A Filter, and the key condition of a Query of a
 //     secondary index, are evaluated again on what is shown, so items are
 //     filtered by their committed state.
 //   - Queries of a secondary index find items by their index key as stored.

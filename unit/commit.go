@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
@@ -113,8 +114,11 @@ func (u *Unit) commit(ctx context.Context) error {
 
 // Rollback releases every lock the unit took and writes nothing of its
 // ops: it marks the record aborted (so that no reader or recoverer takes
-// the unit for committed), then removes each lock (one write per item; an
-// item the unit's lock made is deleted) and marks the record finished.
+// the unit for committed), waits for the answer of every lock write the
+// unit sent that a cancelled call stopped waiting for (see "Nothing left
+// locked" in the package doc), then removes each lock (one write per item,
+// and a read first of an item whose lock write had no answer; an item the
+// unit's lock made is deleted) and marks the record finished.
 // After Commit or Rollback it returns ErrDone.
 func (u *Unit) Rollback(ctx context.Context) error {
 	if u == nil {
@@ -161,6 +165,11 @@ func (u *Unit) rollback(ctx context.Context, cause error) error {
 // item leaves no lock on the others; the record then stays unfinished, for
 // recovery.
 func (u *Unit) finish(ctx context.Context, commit bool) error {
+	// Every lock write the unit sent has its answer before any item is
+	// read: one whose caller gave up (its ctx ended) may still land, and an
+	// item read before it lands would keep that lock after the record is
+	// finished, where no one looks for it.
+	u.sends.Wait()
 	var held []*item
 	for _, it := range u.order {
 		if it.locked || it.uncertain || it.logged {
@@ -297,7 +306,7 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitlock.Lock, er
 	if err != nil {
 		return nil, err
 	}
-	out, err := u.c.UpdateItem(ctx, req)
+	out, err := send(ctx, u, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, req) })
 	if err == nil {
 		l, _ := unitlock.Parse(out.Attributes)
 		u.heldFor(it, out.Attributes, l)
@@ -346,7 +355,7 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 	if err != nil {
 		return nil, err
 	}
-	if _, err = u.c.PutItem(ctx, req); err == nil {
+	if _, err = send(ctx, u, func(ctx context.Context) (*dynamodb.PutItemOutput, error) { return u.c.PutItem(ctx, req) }); err == nil {
 		l, _ := unitlock.Parse(ph)
 		u.heldFor(it, ph, l)
 		return nil, nil
@@ -412,7 +421,7 @@ func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
 	if err != nil {
 		return err
 	}
-	_, err = u.c.UpdateItem(ctx, req)
+	_, err = send(ctx, u, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, req) })
 	if err == nil {
 		it.prepared, it.checked = op.Kind != plan.WriteCheck, op.Kind == plan.WriteCheck
 		return nil

@@ -84,6 +84,26 @@
 //     each; a placeholder is deleted). Nothing else needs undoing: the
 //     items' own attributes were never changed.
 //
+// # Nothing left locked
+//
+// The rule: a unit's record is marked finished, and its pages deleted,
+// only once every lock write the unit ever sent has been answered and
+// every item it may hold has been settled after that. A write whose
+// caller stopped waiting (its ctx ended, or GetAll or Commit stopped the
+// others when one met an older unit's lock) may still reach DynamoDB: a
+// cancelled context does not mean the request was not sent. So lock and
+// log writes are never cancelled with the caller's ctx: the caller gets
+// ctx's error at once and the item is marked uncertain, while the request
+// goes on to its answer (for at most a minute); Commit's apply and
+// Rollback wait for every such answer, then read each uncertain item
+// (one consistent GetItem) and remove what they find. No lock write can
+// then land after the unit is finished. Until the record is finished its
+// pages list every item the unit may have locked, which is what
+// [Recover] reads. (A request whose connection broke after it was sent
+// gets no answer; DynamoDB may in principle still apply it after the
+// read. Such a lock names a finished unit, and any locking read or write
+// that meets it removes it.)
+//
 // Every write is conditional on the lock being the unit's, in the state
 // expected, so each is idempotent: the SDK's retry of a write whose
 // response was lost meets its own first attempt (recognised by the unit id
@@ -105,9 +125,24 @@
 // committed state: an item held by a unit as stored without the lock; a
 // placeholder as no item; and an item whose lock holds the unit's write,
 // the write if the unit's record says committed (one GetItem of the record
-// per unit and page read; an update is applied by the reader, as the unit
-// would), else the item as stored. A Filter and a secondary index's key
-// condition are evaluated again on what is shown. A txn.Get snapshot is a
+// per unit whose lock the page shows; an update is applied by the reader,
+// as the unit would), else the item as stored. A Filter and a secondary
+// index's key condition are evaluated again on what is shown.
+//
+// Read atomicity: among the items of one read call (a Get, a page of a
+// Query or Scan, one BatchGetItem of a GetAll) that carried a unit's lock
+// or its applied write when they were read, a committed unit is never
+// shown with some of its writes and not others. Items of a page are read
+// at different moments, so a page can hold an item read while it had only
+// the unit's lock (before the unit added its write to it) and another read
+// after the unit's commit point: an item that shows the lock, without a
+// write, of a unit whose record says committed is that sign, and the
+// reader then reads the page's items again (one consistent GetItem each)
+// and shows them with that unit known committed; it repeats while new
+// signs appear, a few times at most, then fails. An item that a unit had
+// not locked yet when it was read carries no sign of the unit, so the rule
+// cannot cover it: for a state the database held across items, use
+// txn.Get (a snapshot). A txn.Get snapshot is a
 // state the database held: when it meets a unit that committed (possibly
 // after the snapshot was taken), the unit's items are applied and the
 // snapshot taken again. Separate reads never go back: once any item of a

@@ -25,8 +25,10 @@ var (
 	// ErrInvalidOption is returned, before anything is sent, for options
 	// and arguments that cannot work: Begin without a Coordinator, a lease
 	// that is not positive, a heartbeat of half the lease or more, an
-	// empty owner, a nil clock, a negative wait, a nil client or *Unit, an
-	// op that writes the lock attribute.
+	// empty owner, a nil clock, a negative wait, a nil option, a nil client
+	// (or a nil *dynamodb.Client) or *Unit, an op that writes the lock
+	// attribute. An op whose key cannot name an item is refused by
+	// [Unit.Add] with txn.ErrInvalidItem (and mapper.ErrInvalidItem).
 	ErrInvalidOption = errors.New("unit: invalid option")
 
 	// ErrDone is returned by every method of a unit after Commit or
@@ -42,6 +44,12 @@ var (
 	// the unit read the item; otherwise when the lock is taken (from the
 	// item DynamoDB returns, or its refusal), before the commit point.
 	ErrTooLarge = errors.New("unit: item too large to hold both its states")
+
+	// ErrNotCoordinator is returned by [List] and [Recover] for a table
+	// that is not a coordinator table (made by [CreateTable]): its key is
+	// not the hash key "id" of type S, or it holds an item that is neither
+	// a unit's record nor a page of one.
+	ErrNotCoordinator = errors.New("unit: not a coordinator table")
 )
 
 // LockedError names the unit holding an item: the item's Table and Key,

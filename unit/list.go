@@ -51,10 +51,20 @@ type Info struct {
 // (one page per MB read; the Scan reads, and is charged for, every item of
 // the table, the pages of the units' item lists included, which it skips).
 // An error ends the sequence. It changes nothing.
+//
+// A table that is not a coordinator table is refused with an error
+// matching [ErrNotCoordinator]: one whose key is not the hash key "id" of
+// type S (one DescribeTable first, when the client has the call, as
+// *dynamodb.Client does), or that holds an item that is neither a unit's
+// record nor one of its pages.
 func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, error] {
 	return func(yield func(*Info, error) bool) {
-		if c == nil || coordinator == "" {
+		if isNilClient(c) || coordinator == "" {
 			yield(nil, fmt.Errorf("%w: List needs a client and the coordinator table's name", ErrInvalidOption))
+			return
+		}
+		if err := checkCoordinator(ctx, c, coordinator); err != nil {
+			yield(nil, fmt.Errorf("unit: List: %w", err))
 			return
 		}
 		in := &dynamodb.ScanInput{
@@ -76,8 +86,12 @@ func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, er
 			}
 			for _, item := range out.Items {
 				id, _ := item[unitlock.RecID].(*types.AttributeValueMemberS)
-				if id == nil || strings.Contains(id.Value, "#") { // a page of a unit's item list
+				if id != nil && strings.Contains(id.Value, "#") { // a page of a unit's item list
 					continue
+				}
+				if _, rec := item[unitlock.RecState]; id == nil || !rec {
+					yield(nil, fmt.Errorf("unit: List: %w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, coordinator))
+					return
 				}
 				if !yield(infoOf(id.Value, item), nil) {
 					return

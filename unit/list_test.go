@@ -73,7 +73,8 @@ func TestList(t *testing.T) {
 
 	calls := ddbtest.NewCounting(c)
 	got := listInfos(t, calls, coord)
-	assert.Equal(t, calls.Count("Scan"), calls.Total(), "Scans only: read-only")
+	assert.Equal(t, calls.Count("Scan")+calls.Count("DescribeTable"), calls.Total(), "a DescribeTable and Scans only: read-only")
+	assert.Equal(t, int64(1), calls.Count("DescribeTable"), "the table is checked to be a coordinator table")
 	require.Len(t, got, 3, "the units, not their pages")
 	a, d, u := got[active.ID()], got[committed.ID()], got[aborted.ID()]
 	require.NotNil(t, a)

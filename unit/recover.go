@@ -14,6 +14,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/observe"
+	"github.com/optimist-dynamo/optimist/txn"
 )
 
 // Recover finishes the units recorded in the coordinator table name that
@@ -34,7 +35,19 @@ import (
 // others: its error is returned, joined with the others', after every unit
 // was tried, and the unit is left for a later Recover. Options: [Clock].
 //
-// Calls: one Scan of the coordinator table (a page per MB), for each unit
+// A table that is not a coordinator table (its key is not the hash key
+// "id" of type S) is refused with an error matching [ErrNotCoordinator],
+// when the client has DescribeTable (as *dynamodb.Client does), or when it
+// holds an item that is neither a unit's record nor a page of one (an
+// empty table with the coordinator's key cannot be told apart, and holds
+// nothing to recover). A unit
+// that logged an item Recover cannot use (a key DynamoDB refuses in any
+// call; it could hold no lock) is finished all the same: the item is
+// passed over, and reported in the error, which matches
+// txn.ErrInvalidItem.
+//
+// Calls: one DescribeTable; one Scan of the coordinator table (a page per
+// MB, finished records included), for each unit
 // watched a GetItem per poll, and for each unit finished its pages
 // (GetItem each), one read and one write per item, and a write per page
 // and for its record.
@@ -43,8 +56,11 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	if err != nil {
 		return 0, err
 	}
-	if c == nil || name == "" {
+	if isNilClient(c) || name == "" {
 		return 0, fmt.Errorf("%w: Recover needs a client and the coordinator table's name", ErrInvalidOption)
+	}
+	if err := checkCoordinator(ctx, c, name); err != nil {
+		return 0, fmt.Errorf("unit: Recover: %w", err)
 	}
 	type pending struct {
 		id    string
@@ -56,7 +72,9 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	n := 0
 	began := o.clock.Now()
 	finish := func(id string, commit bool) {
-		if err := finishUnit(ctx, c, name, id, commit, o.workers); err != nil {
+		skipped, err := finishUnit(ctx, c, name, id, commit, o.workers)
+		errs = append(errs, skipped...)
+		if err != nil {
 			errs = append(errs, err)
 			return
 		}
@@ -70,11 +88,12 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 		}
 	}
 	var strays []string // pages found in the scan, checked once it is over
+	// No filter: a filter saves no read capacity (DynamoDB charges for
+	// every item scanned), and each item is checked to be a unit's record
+	// or page, so that a table of another kind is refused.
 	in := &dynamodb.ScanInput{
-		TableName:                aws.String(name),
-		ConsistentRead:           aws.Bool(true),
-		FilterExpression:         aws.String("(attribute_exists(#st) AND attribute_not_exists(#fin)) OR attribute_exists(#items)"),
-		ExpressionAttributeNames: map[string]string{"#st": unitlock.RecState, "#fin": unitlock.RecFinished, "#items": unitlock.RecItems},
+		TableName:      aws.String(name),
+		ConsistentRead: aws.Bool(true),
 	}
 	for {
 		out, err := c.Scan(ctx, in)
@@ -83,15 +102,18 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 		}
 		for _, it := range out.Items {
 			id, _ := it[unitlock.RecID].(*types.AttributeValueMemberS)
-			if id == nil {
-				continue
+			_, isPage := it[unitlock.RecItems]
+			_, isRecord := it[unitlock.RecState]
+			if id == nil || !isPage && !isRecord {
+				return n, errors.Join(append(errs, fmt.Errorf("unit: Recover: %w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, name))...)
 			}
-			if _, isPage := it[unitlock.RecItems]; isPage {
+			if isPage {
 				strays = append(strays, id.Value)
 				continue
 			}
 			rec := unitlock.ParseRecord(it)
 			switch {
+			case rec.Done: // finished: nothing to do
 			case rec.State != unitlock.StateActive:
 				finish(id.Value, rec.State == unitlock.StateCommitted)
 			default:
@@ -192,12 +214,7 @@ func finishPage(ctx context.Context, c Client, coord, id, page string, commit bo
 	if ss == nil {
 		return nil
 	}
-	errs := make([]error, len(ss.Value))
-	parallel(ctx, len(ss.Value), workers, func(ctx context.Context, i int) {
-		if table, key, err := unitlock.DecodeKey(ss.Value[i]); err == nil {
-			_, errs[i] = unitlock.Finish(ctx, c, table, key, id, commit, nil)
-		}
-	})
+	errs, _ := finishRefs(ctx, c, id, ss.Value, commit, workers)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("unit: finishing a page of unit %s: %w", id, err)
 	}
@@ -207,22 +224,42 @@ func finishPage(ctx context.Context, c Client, coord, id, page string, commit bo
 
 // finishUnit rolls a unit forward (commit) or undoes it, from its pages:
 // every item is tried, whatever happens to the others; the record is
-// marked finished only when all were.
-func finishUnit(ctx context.Context, c Client, coord, id string, commit bool, workers int) error {
+// marked finished only when all were. A logged reference that names no
+// usable item (unreadable, or a key DynamoDB refuses in every call: it
+// could hold no lock) is passed over and reported in skipped.
+func finishUnit(ctx context.Context, c Client, coord, id string, commit bool, workers int) (skipped []error, err error) {
 	refs, pages, err := readPages(ctx, c, coord, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	errs := make([]error, len(refs))
+	errs, skipped := finishRefs(ctx, c, id, refs, commit, workers)
+	if err := errors.Join(errs...); err != nil {
+		return skipped, fmt.Errorf("unit: finishing unit %s: %w", id, err)
+	}
+	return skipped, finishRecord(ctx, c, coord, id, pages)
+}
+
+// finishRefs finishes the items of unit id named by refs (page entries),
+// all of them whatever happens to the others: the error of each, and the
+// references passed over as unusable.
+func finishRefs(ctx context.Context, c Client, id string, refs []string, commit bool, workers int) (errs, skipped []error) {
+	errs = make([]error, len(refs))
+	bad := make([]error, len(refs))
 	parallel(ctx, len(refs), workers, func(ctx context.Context, i int) {
 		table, key, err := unitlock.DecodeKey(refs[i])
+		if err == nil {
+			err = unitlock.CheckKey(key)
+		}
 		if err != nil {
-			return // an unreadable reference names no item that could hold a lock
+			bad[i] = fmt.Errorf("%w: unit %s logged an unusable item %s, passed over: %v", txn.ErrInvalidItem, id, refs[i], err)
+			return
 		}
 		_, errs[i] = unitlock.Finish(ctx, c, table, key, id, commit, nil)
 	})
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("unit: finishing unit %s: %w", id, err)
+	for _, e := range bad {
+		if e != nil {
+			skipped = append(skipped, e)
+		}
 	}
-	return finishRecord(ctx, c, coord, id, pages)
+	return errs, skipped
 }

@@ -3,9 +3,14 @@ package unit
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -52,4 +57,60 @@ func CreateTable(ctx context.Context, c TableClient, name string) error {
 		return fmt.Errorf("unit: %w", err)
 	}
 	return nil
+}
+
+// isNilClient reports whether c is nil or holds a nil pointer (a nil
+// *dynamodb.Client would panic inside the SDK on the first call).
+func isNilClient(c Client) bool {
+	if c == nil {
+		return true
+	}
+	v := reflect.ValueOf(c)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// describer is the call with which List and Recover check that a table is
+// a coordinator table; *dynamodb.Client and mapper.Client have it.
+type describer interface {
+	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// checkCoordinator refuses a table that is not a coordinator table: one
+// whose key is not exactly the hash key unitlock.RecID of type S, as
+// [CreateTable] makes it (one DescribeTable, with the caller's ctx). A
+// client without DescribeTable is not checked here; List then refuses
+// the first item that is neither a unit's record nor one of its pages.
+func checkCoordinator(ctx context.Context, c Client, name string) error {
+	d, ok := c.(describer)
+	if !ok {
+		return nil
+	}
+	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		return fmt.Errorf("unit: describing %s: %w", name, err)
+	}
+	if out.Table == nil {
+		return fmt.Errorf("%w: %s: DescribeTable returned no table", ErrNotCoordinator, name)
+	}
+	ks := out.Table.KeySchema
+	if len(ks) != 1 || aws.ToString(ks[0].AttributeName) != unitlock.RecID || ks[0].KeyType != types.KeyTypeHash {
+		return fmt.Errorf("%w: %s: its key is %s, where a coordinator table's is the hash key %q (made by unit.CreateTable)", ErrNotCoordinator, name, keySchema(ks), unitlock.RecID)
+	}
+	for _, a := range out.Table.AttributeDefinitions {
+		if aws.ToString(a.AttributeName) == unitlock.RecID && a.AttributeType != types.ScalarAttributeTypeS {
+			return fmt.Errorf("%w: %s: its key %q is of type %s, not S", ErrNotCoordinator, name, unitlock.RecID, a.AttributeType)
+		}
+	}
+	return nil
+}
+
+func keySchema(ks []types.KeySchemaElement) string {
+	var b strings.Builder
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", aws.ToString(k.AttributeName), k.KeyType)
+	}
+	return b.String()
 }

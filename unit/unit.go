@@ -43,6 +43,7 @@ type Unit struct {
 	confirmed atomic.Int64 // when the record was last seen active (o.clock, unix nanoseconds)
 	stop      context.CancelFunc
 	beating   sync.WaitGroup
+	sends     sync.WaitGroup // lock and log writes not yet answered (see send)
 
 	span obs.Span // the Unit span, until it ends (zero without an observer)
 }
@@ -107,7 +108,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	if o.coord == "" {
 		return nil, fmt.Errorf("%w: Begin needs Coordinator(table)", ErrInvalidOption)
 	}
-	if c == nil {
+	if isNilClient(c) {
 		return nil, fmt.Errorf("%w: Begin needs a client", ErrInvalidOption)
 	}
 	var b [12]byte
@@ -375,6 +376,9 @@ func (u *Unit) Add(ops ...txn.Op) error {
 				return fmt.Errorf("%w: unit: Add: op %d updates the lock attribute %q", ErrInvalidOption, i, unitlock.Attr)
 			}
 		}
+		if err := usableKey(w); err != nil {
+			return fmt.Errorf("unit: Add: op %d: %w", i, err)
+		}
 		id := unitlock.ItemID(w.T.Name, w.Key)
 		if seen[id] || (u.items[id] != nil && u.items[id].w != nil) {
 			return fmt.Errorf("%w: %s %s in unit %s", txn.ErrDuplicateItem, w.T.Name, attrs.FormatKey(w.Key), u.id)
@@ -386,6 +390,72 @@ func (u *Unit) Add(ops ...txn.Op) error {
 		u.itemFor(w.T.Name, w.Key).w = w
 	}
 	return nil
+}
+
+// usableKey refuses, before anything is logged, an op whose key cannot
+// name an item: no key attribute, more than two, or one that is not a
+// non-empty S, N or B; and a put whose item lacks an attribute of its
+// key. (A raw op does not know its table's key schema: a key of the wrong
+// attributes is refused by DynamoDB at the lock write, before the commit
+// point, and recovery goes past it.) Logged, such a key would make every
+// recovery of the unit fail.
+func usableKey(w *plan.Write) error {
+	if err := unitlock.CheckKey(w.Key); err != nil {
+		return fmt.Errorf("%w: %w: %s: %w", txn.ErrInvalidItem, mapper.ErrInvalidItem, w.T.Name, err)
+	}
+	if w.Kind == plan.WritePut {
+		for k := range w.Key {
+			if w.Item[k] == nil {
+				return fmt.Errorf("%w: %w: %s %s: the item lacks the key attribute %q", txn.ErrInvalidItem, mapper.ErrInvalidItem, w.T.Name, attrs.FormatKey(w.Key), k)
+			}
+		}
+	}
+	return nil
+}
+
+// sendTimeout bounds a lock or log write that its caller stopped waiting
+// for (see send), so that a request hung on a dead connection cannot hold
+// Rollback forever.
+const sendTimeout = time.Minute
+
+// send makes one call that may take or change a lock of u, or add to its
+// item list, and returns its answer, or ctx's error if ctx ends first.
+//
+// The request itself is never cancelled with ctx (it keeps ctx's values):
+// a cancelled request may have been sent all the same, and DynamoDB may
+// apply it after the client gave up, so a lock whose write was cancelled
+// could land after Rollback had removed the unit's locks and finished its
+// record, with nothing left to find it. Instead, the call goes on to its
+// answer, and finish waits for every such call (u.sends) before it reads
+// and settles the unit's items (an item whose answer its caller did not
+// see is marked uncertain, and read again then). The wait is bounded by
+// sendTimeout.
+func send[O any](ctx context.Context, u *Unit, call func(context.Context) (O, error)) (O, error) {
+	type result struct {
+		out O
+		err error
+	}
+	done := make(chan result, 1)
+	u.sends.Add(1)
+	go func() {
+		defer u.sends.Done()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
+		defer cancel()
+		out, err := call(cctx)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-done:
+			return r.out, r.err
+		default:
+		}
+		var zero O
+		return zero, ctx.Err()
+	}
 }
 
 // Limits of a unit's pages (the lists of its items in the coordinator
@@ -424,13 +494,14 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 			u.page, u.pageLen, u.pageBytes = u.page+1, 0, 0
 			continue
 		}
-		_, err := u.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		in := &dynamodb.UpdateItemInput{
 			TableName: aws.String(u.o.coord), Key: unitlock.PageKey(u.id, u.page),
 			UpdateExpression:         aws.String("ADD #items :refs SET #ttl = :ttl"),
 			ExpressionAttributeNames: map[string]string{"#items": unitlock.RecItems, "#ttl": unitlock.RecTTL},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":refs": &types.AttributeValueMemberSS{Value: refs[:n]},
 				":ttl": attrs.N(time.Now().Add(pageTTL(u.o.lease)).Unix())},
-		})
+		}
+		_, err := send(ctx, u, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, in) })
 		if err != nil {
 			return fmt.Errorf("unit: logging items of unit %s: %w", u.id, err)
 		}
@@ -487,7 +558,7 @@ func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitlock.Lock, er
 		if err != nil {
 			return nil, err
 		}
-		out, err := u.c.UpdateItem(ctx, in)
+		out, err := send(ctx, u, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, in) })
 		if err == nil {
 			l, _ := unitlock.Parse(out.Attributes)
 			u.heldFor(it, out.Attributes, l)
@@ -538,7 +609,7 @@ func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]t
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err = u.c.PutItem(ctx, in); err == nil {
+	if _, err = send(ctx, u, func(ctx context.Context) (*dynamodb.PutItemOutput, error) { return u.c.PutItem(ctx, in) }); err == nil {
 		l, _ := unitlock.Parse(ph)
 		u.heldFor(it, ph, l)
 		return nil, true, nil

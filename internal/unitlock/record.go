@@ -173,6 +173,32 @@ func EncodeKey(table string, key map[string]types.AttributeValue) (string, error
 	return string(b), err
 }
 
+// CheckKey reports why key cannot name an item of any table: no
+// attribute, more than two (a hash and a range key), or one that is not a
+// non-empty S, N or B value. DynamoDB refuses such a key in every call.
+func CheckKey(key map[string]types.AttributeValue) error {
+	if len(key) == 0 || len(key) > 2 {
+		return fmt.Errorf("a key of %d attributes (a table's key has one or two)", len(key))
+	}
+	for name, v := range key {
+		empty := false
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			empty = v.Value == ""
+		case *types.AttributeValueMemberN:
+			empty = v.Value == ""
+		case *types.AttributeValueMemberB:
+			empty = len(v.Value) == 0
+		default:
+			return fmt.Errorf("key attribute %q is not S, N or B", name)
+		}
+		if name == "" || empty {
+			return fmt.Errorf("key attribute %q is empty", name)
+		}
+	}
+	return nil
+}
+
 // DecodeKey reverses EncodeKey.
 func DecodeKey(s string) (string, map[string]types.AttributeValue, error) {
 	var v struct {

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // StateReader reads the state of units' records: ids maps a coordinator
@@ -22,44 +24,158 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // sees, in place: the last committed state of each, nil for "no item".
 //
 // What is stored outside a lock is the committed state, but for an item
-// whose unit has passed its commit point and not yet applied it: so only
-// prepared locks need their unit's record, read once per unit (after the
+// whose unit has passed its commit point and not yet applied it. The
+// record of each unit whose lock the items show is read once (after the
 // items were read: a record that says active or aborted then was so when
-// the items were read too). A committed put or delete is shown from its
-// intent; a committed update is applied with c (one conditional write,
-// which its unit or recovery would make anyway) and shown as DynamoDB
-// computed it. Each read item is so the last committed state at some
-// moment during the call, and never older than one read before it.
+// the items were read too). A prepared lock of a committed unit is shown
+// from its intent (a put or delete), or, for an update, applied with c
+// (one conditional write, which its unit or recovery would make anyway)
+// and shown as DynamoDB computed it.
 //
-// prepared[i] is true when items[i] held a prepared lock: it may be shown
-// otherwise than as stored (its intent, or its apply), so a condition
-// DynamoDB evaluated on the stored item (a filter, an index's key
-// condition) must be evaluated again on what is shown.
+// Read atomicity: the items of one call (a Scan or Query page, a batch)
+// are read at different moments, and could otherwise show some writes of
+// a committed unit and not others: an item read while it held only the
+// unit's lock (its intent was added later, before the commit point) shows
+// its old state, while an item read after the commit point shows the new
+// one (its intent, or applied). The sign of it is an item that shows the
+// lock, without intent, of a unit whose record says committed while the
+// item was not known to be read after that commit. Then every item of the
+// call is read again (one consistent GetItem each, by the keys first read;
+// a deleted item becomes "no item"), and resolved again, with that unit
+// now known committed before the new reads began: an item that still
+// shows its lock without intent is one the unit did not write. This
+// repeats until a round shows no such sign. The rule: among the items of
+// one call that carried a unit's lock or its applied write when read, no
+// unit is shown with some of its writes and not others. (An item read
+// before a unit locked it at all carries no sign of the unit; only a
+// snapshot, see [Snapshot], rules that out.)
 //
-// at names the table and key of items[i], for the apply.
+// prepared[i] is true when items[i] may be shown otherwise than as first
+// stored (its intent, its apply, or a read again), so a condition DynamoDB
+// evaluated on the stored item (a filter, an index's key condition) must be
+// evaluated again on what is shown.
+//
+// at names the table and key of items[i], for the apply and the read
+// again; it is asked only while items[i] is as first read.
 func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c Client,
 	at func(i int) (string, map[string]types.AttributeValue)) (prepared []bool, err error) {
-	locks, states, err := preparedStates(ctx, items, read)
-	if err != nil {
-		return nil, err
-	}
 	prepared = make([]bool, len(items))
-	for i, l := range locks {
-		if l == nil {
-			continue
+	locked := false
+	for _, it := range items {
+		if _, ok := it[Attr]; ok {
+			locked = true
+			break
 		}
-		committed := states[StateKey(l.Coordinator, l.Unit)] == StateCommitted
-		view, ok := View(items[i], l, committed)
-		if !ok {
-			table, key := at(i)
-			if view, err = applyForReader(ctx, c, table, key, l); err != nil {
-				return nil, err
+	}
+	if !locked {
+		return prepared, nil
+	}
+	type ref struct {
+		table string
+		key   map[string]types.AttributeValue
+	}
+	refs := make([]ref, len(items))
+	for i, it := range items {
+		if it != nil {
+			refs[i].table, refs[i].key = at(i)
+		}
+	}
+	final := map[string]string{} // states that cannot change any more
+	before := map[string]bool{}  // units known committed before this round's reads
+	for round := 0; ; round++ {
+		locks, states, err := lockStates(ctx, items, read, final)
+		if err != nil {
+			return nil, err
+		}
+		sign := false
+		for _, l := range locks {
+			if l != nil && !l.Prepared {
+				k := StateKey(l.Coordinator, l.Unit)
+				if states[k] == StateCommitted && !before[k] {
+					sign = true
+				}
 			}
 		}
-		prepared[i] = l.Prepared
-		items[i] = view
+		if !sign {
+			for i, l := range locks {
+				if l == nil {
+					continue
+				}
+				committed := states[StateKey(l.Coordinator, l.Unit)] == StateCommitted
+				view, ok := View(items[i], l, committed)
+				if !ok {
+					if view, err = applyForReader(ctx, c, refs[i].table, refs[i].key, l); err != nil {
+						return nil, err
+					}
+				}
+				prepared[i] = prepared[i] || l.Prepared
+				items[i] = view
+			}
+			return prepared, nil
+		}
+		if round+1 == resolveRounds {
+			return nil, fmt.Errorf("unit: %d reads in a row met units committing; try again", resolveRounds)
+		}
+		if c == nil {
+			return nil, errors.New("unit: items need reading again, and the reader has no client for it")
+		}
+		for k, st := range states {
+			if st == StateCommitted {
+				before[k] = true
+			}
+		}
+		for i, r := range refs {
+			if r.key == nil {
+				continue
+			}
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key, ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				return nil, fmt.Errorf("unit: reading %s %s again: %w", r.table, attrs.FormatKey(r.key), err)
+			}
+			items[i], prepared[i] = nilIfEmpty(out.Item), true
+		}
 	}
-	return prepared, nil
+}
+
+// resolveRounds bounds how many times Resolve reads the items.
+const resolveRounds = 8
+
+// lockStates parses the locks of items (nil where none) and reads
+// the state of every unit among them whose state is not in final, once per
+// unit; states that cannot change any more (committed, aborted, no record)
+// are added to final.
+func lockStates(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, final map[string]string) ([]*Lock, map[string]string, error) {
+	locks := make([]*Lock, len(items))
+	ids := map[string][]string{}
+	seen := map[string]bool{}
+	for i := range items {
+		l, ok := Parse(items[i])
+		if !ok {
+			continue
+		}
+		locks[i] = l
+		k := StateKey(l.Coordinator, l.Unit)
+		if _, known := final[k]; !known && !seen[k] {
+			seen[k] = true
+			ids[l.Coordinator] = append(ids[l.Coordinator], l.Unit)
+		}
+	}
+	states := map[string]string{}
+	if len(ids) > 0 {
+		var err error
+		if states, err = read(ctx, ids); err != nil {
+			return nil, nil, err
+		}
+	}
+	for k, st := range states {
+		if st != StateActive {
+			final[k] = st
+		}
+	}
+	for k, st := range final {
+		states[k] = st
+	}
+	return locks, states, nil
 }
 
 // preparedStates parses the locks of items (nil where none) and reads,

@@ -1,0 +1,250 @@
+package unit_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/unit"
+	"github.com/optimist-dynamo/optimist/update"
+)
+
+// lateTransport holds the first write whose body contains match (a lock
+// write of one item) for delay, then sends it. If the client gives up on it
+// meanwhile (its context is cancelled), the client gets the context's error
+// at once, but the request is sent all the same, later, when release is
+// closed: what a request that left the client before the cancellation
+// does. A cancelled context never means that the request was not sent.
+type lateTransport struct {
+	match   string
+	delay   time.Duration
+	release chan struct{}
+	taken   atomic.Bool
+	late    sync.WaitGroup // held requests not yet sent
+	held    atomic.Int32   // requests the client gave up on, sent late
+	landed  atomic.Int32   // late requests the server answered with 200
+}
+
+func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch ddbtest.OpName(req) {
+	case "PutItem", "UpdateItem":
+	default:
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	if !bytes.Contains(body, []byte(h.match)) || !bytes.Contains(body, []byte(unitlock.Attr)) || !h.taken.CompareAndSwap(false, true) {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	select {
+	case <-time.After(h.delay):
+		return http.DefaultTransport.RoundTrip(req)
+	case <-req.Context().Done():
+	}
+	h.held.Add(1)
+	h.late.Add(1)
+	later := req.Clone(context.Background())
+	go func() {
+		defer h.late.Done()
+		<-h.release
+		later.Body = io.NopCloser(bytes.NewReader(body))
+		resp, err := http.DefaultTransport.RoundTrip(later)
+		if err == nil {
+			if resp.StatusCode == http.StatusOK {
+				h.landed.Add(1)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	return nil, req.Context().Err()
+}
+
+// A lock write that GetAll (or Commit's prepare) cancels when another of
+// its lock writes meets an older unit's lock may still land. Rollback must
+// not finish the unit before it knows: no lock of a rolled-back unit may
+// be left on any item, even when the cancelled request reaches DynamoDB
+// after Rollback returned. Deterministic: the lock write of one item is
+// held until the unit gave up on it, and sent after Rollback returned.
+func TestCancelledLockWriteLandsLate(t *testing.T) {
+	for _, via := range []string{"GetAll", "Commit"} {
+		t.Run(via, func(t *testing.T) {
+			e := newEnv(t)
+			ctx := ctxT(t, time.Minute)
+			e.seed(t, 2, 100)
+			h := &lateTransport{match: `"` + accountID(1) + `"`, delay: 500 * time.Millisecond, release: make(chan struct{})}
+			late := ddbtest.Server(t).NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: h} })
+
+			// An older unit holds acct-0000.
+			old := begin(t, e, e.c)
+			_, err := unit.Get(ctx, old, e.accounts, Account{ID: accountID(0)})
+			require.NoError(t, err)
+
+			// A younger one locks both: it meets the older lock, gives up
+			// at once (wait-die) and cancels its lock write of acct-0001,
+			// which the transport holds.
+			young := begin(t, e, late)
+			keys := []Account{{ID: accountID(0)}, {ID: accountID(1)}}
+			if via == "GetAll" {
+				_, err = unit.GetAll(ctx, young, e.accounts, keys)
+				require.ErrorIs(t, err, unit.ErrLocked)
+				require.NoError(t, young.Rollback(ctx))
+			} else {
+				for _, k := range keys {
+					require.NoError(t, young.Add(e.accounts.UpdateOp(k, update.Add("balance", 1))))
+				}
+				require.ErrorIs(t, young.Commit(ctx), unit.ErrLocked)
+			}
+			// Now the cancelled request (if it was cancelled) reaches the
+			// server.
+			close(h.release)
+			h.late.Wait()
+			t.Logf("%s: lock writes cancelled and sent late: %d (landed %d)", via, h.held.Load(), h.landed.Load())
+			assert.Zero(t, lockedBy(t, e, young.ID()), "%s: items left locked by the rolled-back unit", via)
+
+			require.NoError(t, old.Rollback(ctx))
+			assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
+			n, err := unit.Recover(ctx, e.c, e.coord)
+			require.NoError(t, err)
+			assert.Zero(t, n, "nothing left for recovery")
+		})
+	}
+}
+
+// lockedBy counts the accounts that hold the lock of unit id.
+func lockedBy(t *testing.T, e *env, id string) int {
+	t.Helper()
+	n := 0
+	for _, it := range raw(t, e.c, e.accounts.Name()) {
+		if l, ok := unitlock.Parse(it); ok && l.Unit == id {
+			n++
+		}
+	}
+	return n
+}
+
+// Under load: units that transfer between accounts they lock with GetAll
+// (meeting each other's locks, so that wait-die cancels lock writes in
+// flight), some committed, some rolled back, while readers Scan the table
+// and GetAll every account. Every read must show a total that units never
+// change (no committed unit half seen), and once every unit ended, no item
+// may hold a lock.
+func TestUnitsUnderLoadLeaveNoLockAndNoHalfState(t *testing.T) {
+	e := newEnv(t)
+	ctx := ctxT(t, 3*time.Minute)
+	const accounts, balance, workers, readers = 16, 100, 10, 2
+	const run = 6 * time.Second
+	e.seed(t, accounts, balance)
+	keys := make([]Account, accounts)
+	for i := range keys {
+		keys[i] = Account{ID: accountID(i)}
+	}
+	var committed, rolledBack, reads, halfSeen atomic.Int64
+	stop := time.Now().Add(run)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for time.Now().Before(stop) {
+				u, err := unit.Begin(ctx, e.c, unit.Coordinator(e.coord), unit.Wait(50*time.Millisecond))
+				if !assert.NoError(t, err) {
+					return
+				}
+				perm := rng.Perm(accounts)[:3+rng.IntN(6)]
+				ks := make([]Account, len(perm))
+				for i, p := range perm {
+					ks[i] = keys[p]
+				}
+				got, err := unit.GetAll(ctx, u, e.accounts, ks)
+				if err != nil {
+					assert.ErrorIs(t, err, unit.ErrLocked)
+					assert.NoError(t, u.Rollback(ctx))
+					rolledBack.Add(1)
+					continue
+				}
+				amount := int64(1 + rng.IntN(5))
+				got[0].Balance -= amount
+				got[1].Balance += amount
+				for _, a := range got {
+					assert.NoError(t, u.Add(e.accounts.PutOp(a)))
+				}
+				if rng.IntN(4) == 0 {
+					assert.NoError(t, u.Rollback(ctx))
+					rolledBack.Add(1)
+					continue
+				}
+				if err := u.Commit(ctx); err != nil {
+					assert.ErrorIs(t, err, unit.ErrLocked)
+					rolledBack.Add(1)
+					continue
+				}
+				committed.Add(1)
+			}
+		}()
+	}
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				var sum int64
+				var n int
+				if r == 0 {
+					for a, err := range e.accounts.Scan(ctx) {
+						if !assert.NoError(t, err) {
+							return
+						}
+						sum += a.Balance
+						n++
+					}
+				} else {
+					all, err := e.accounts.GetAll(ctx, keys)
+					if !assert.NoError(t, err) {
+						return
+					}
+					for _, a := range all {
+						if a != nil {
+							sum += a.Balance
+							n++
+						}
+					}
+				}
+				reads.Add(1)
+				if n != accounts || sum != accounts*balance {
+					halfSeen.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	locked := lockedItems(t, e.c, e.accounts.Name())
+	t.Logf("units committed %d, rolled back %d; reads %d, half seen %d; items left locked %d",
+		committed.Load(), rolledBack.Load(), reads.Load(), halfSeen.Load(), locked)
+	assert.Zero(t, halfSeen.Load(), "reads that showed a committed unit half applied")
+	assert.Zero(t, locked, "items left locked after every unit ended")
+	assert.Positive(t, committed.Load())
+	assert.Positive(t, rolledBack.Load())
+	var total int64
+	for a, err := range e.accounts.Scan(ctx) {
+		require.NoError(t, err)
+		total += a.Balance
+	}
+	assert.Equal(t, int64(accounts*balance), total)
+}
