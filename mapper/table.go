@@ -94,6 +94,7 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		capacity: observe.WantsCapacity(o.Observer),
 		turns:    turns{now: o.Clock.Now},
 	}
+	t.c.table = name
 	return t, nil
 }
 
