@@ -33,7 +33,18 @@ import (
 // Updates that would change a key attribute, the version or the write
 // token are refused with [ErrInvalidOption], as is a builder with an error;
 // nothing is sent then. Values are encoded with the table's encoder (its
-// [TableOptions].EncoderOptions apply), as the struct's fields are.
+// [TableOptions].EncoderOptions apply), as the struct's fields are, and
+// checked against the struct: an action on a field (or below it: a nested
+// field, a list element, a set) whose value the field could not be read
+// back from, such as a list appended to an int64 or Add of a number on a
+// string, is refused with [ErrInvalidItem], naming the field, and nothing
+// is sent; an item it reached would fail every later read. Attributes
+// outside the struct take any value. An update that would take the stored
+// item past 400 KB, which only DynamoDB can tell, is refused by it with an
+// error matching [ErrItemTooLarge]. If the item returned after an applied
+// update does not decode (another program stored a value its field cannot
+// hold), the error says that the update was applied, and names the table,
+// key and attribute.
 // Options: [If], [Unversioned] (no version check; the version is still
 // incremented), [Fence], [ExactlyOnce], [ExactlyOnceToken], [Old],
 // [WriteCapacity].
