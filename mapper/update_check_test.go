@@ -67,6 +67,8 @@ func TestUpdateRefusesValuesTheStructCannotHold(t *testing.T) {
 	assert.Contains(t, err.Error(), "Total")
 	assert.Contains(t, err.Error(), "int64")
 	assert.Contains(t, err.Error(), o.name)
+	_, err = o.table.UpdateOp(Purchase{ID: "u2"}, update.Append("total", "x")).Action()
+	assert.ErrorIs(t, err, mapper.ErrInvalidItem, "a transaction's update is checked the same")
 	assert.Zero(t, o.calls.Total(), "nothing sent")
 	got, err := o.table.Get(o.ctx, Purchase{ID: "u2"})
 	require.NoError(t, err, "the item is still readable")
