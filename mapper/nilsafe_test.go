@@ -12,6 +12,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/observe"
 )
 
 // A nil option, a nil clock or a typed-nil client is an error matching
@@ -24,6 +25,10 @@ func TestNilOptionsAreRefusedNotPanics(t *testing.T) {
 		"nil after a valid": {func(o *mapper.TableOptions) { o.MaxAttempts = 3 }, nil},
 		"nil Clock":         {func(o *mapper.TableOptions) { o.Clock = nil }},
 		"typed-nil Clock":   {func(o *mapper.TableOptions) { o.Clock = nilFake }},
+		"typed-nil Observer": {func(o *mapper.TableOptions) {
+			var f observe.Func
+			o.Observer = f
+		}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var table *mapper.Table[Counter]
