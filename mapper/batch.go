@@ -13,7 +13,6 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
-	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -385,7 +384,7 @@ func (t *Table[T]) batch(ctx context.Context, op string, n, size int, call func(
 		if ob := t.opts.Observer; ob != nil {
 			obs.Point(ctx, ob, observe.Event{Kind: observe.Retry, Op: op, Table: t.name, Attempt: calls + 1, Wait: wait})
 		}
-		if err := retry.Sleep(ctx, wait); err != nil {
+		if err := t.sleep(ctx, wait); err != nil {
 			return queue, err
 		}
 	}

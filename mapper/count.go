@@ -24,6 +24,9 @@ import (
 // It is meant for lookups that must be unique, such as an item found by a
 // unique attribute through a global secondary index.
 func (t *Table[T]) One(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) (*T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
 	c, err := newReadConfig(callOne, opts)
 	if err != nil {
 		return nil, err
@@ -60,6 +63,9 @@ func (t *Table[T]) One(ctx context.Context, key expression.KeyConditionBuilder, 
 // Options: [Index], [Filter], [PageSize], [StartAfter], [ConsistentRead],
 // [ReadCapacity].
 func (t *Table[T]) Count(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) (int, error) {
+	if err := t.usable(); err != nil {
+		return 0, err
+	}
 	c, err := newReadConfig(callCount, opts)
 	if err != nil {
 		return 0, err
@@ -94,6 +100,9 @@ func (t *Table[T]) Count(ctx context.Context, key expression.KeyConditionBuilder
 // about every six hours.) Options: [Index], [Filter], [PageSize],
 // [StartAfter], [Segments], [ConsistentRead], [ReadCapacity].
 func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, error) {
+	if err := t.usable(); err != nil {
+		return 0, err
+	}
 	c, err := newReadConfig(callScanCount, opts)
 	if err != nil {
 		return 0, err

@@ -191,11 +191,14 @@ func CreateTable[T any](ctx context.Context, c TableClient, name string, opts ..
 	if err != nil {
 		return err
 	}
-	if c == nil || name == "" {
+	if isNil(c) || name == "" {
 		return fmt.Errorf("%w: CreateTable needs a client and a table name", ErrInvalidOption)
 	}
 	var o CreateOptions
-	for _, fn := range opts {
+	for i, fn := range opts {
+		if fn == nil {
+			return fmt.Errorf("%w: CreateTable's option %d is nil", ErrInvalidOption, i+1)
+		}
 		fn(&o)
 	}
 	d, err := s.tableDef(name, &o)
@@ -341,6 +344,9 @@ func attrType(f *field) (types.ScalarAttributeType, error) {
 // does, and returns an error matching [errors.ErrUnsupported] if not (a
 // *dynamodb.Client has it).
 func (t *Table[T]) Check(ctx context.Context) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
 	dc, ok := t.client.(interface {
 		DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 	})

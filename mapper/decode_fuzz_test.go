@@ -1,6 +1,7 @@
 package mapper_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -69,7 +70,8 @@ func FuzzDecode(f *testing.F) {
 		got, gotErr := table.Decode(item)
 		if wantErr != nil {
 			require.Error(t, gotErr, "attributevalue: %v", wantErr)
-			require.Equal(t, "mapper: decoding mapper_test.fuzzItem: "+wantErr.Error(), gotErr.Error())
+			require.True(t, strings.HasPrefix(gotErr.Error(), "mapper: decoding mapper_test.fuzzItem"), gotErr.Error())
+			require.Equal(t, wantErr.Error(), errors.Unwrap(gotErr).Error(), "attributevalue's own error, wrapped")
 			return
 		}
 		require.NoError(t, gotErr)

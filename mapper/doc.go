@@ -274,7 +274,9 @@
 // 1,024 ([ErrInvalidItem]); NaN, infinities and numbers beyond DynamoDB's 38
 // digits or range ([ErrInvalidItem]); an item over 400 KB by DynamoDB's
 // size rules ([ErrItemTooLarge]). This holds for Get, Put, Save, Update,
-// Delete, Modify, the transaction ops and the batch calls. A [Table] not
+// Delete, Modify, the transaction ops and the batch calls. An update's
+// values are also checked against the struct: a value its field could not
+// be read back from, at any depth, is [ErrInvalidItem] naming the field. A [Table] not
 // made by [NewTable] (nil, or a zero value) answers [ErrInvalidOption].
 //
 // # Options and errors

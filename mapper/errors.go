@@ -73,7 +73,11 @@ var (
 	// per two digits plus one; lists and maps 3 bytes plus one per
 	// element), the version and write token included; and by Update and
 	// UpdateOp when the values of the update alone exceed it. The message
-	// names the largest attribute. It also matches [ErrInvalidItem].
+	// names the largest attribute. It also matches [ErrInvalidItem]. An
+	// Update whose values fit but that would take the stored item past the
+	// limit is sent (the stored size is unknown before), and DynamoDB's
+	// refusal matches ErrItemTooLarge too, naming the update's largest
+	// value; nothing was written.
 	ErrItemTooLarge = fmt.Errorf("%w: over DynamoDB's 400 KB limit", ErrInvalidItem)
 )
 

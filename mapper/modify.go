@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -163,7 +162,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		}
 		wait := policy.Backoff(attempt - 1)
 		t.retrying(ctx, k, attempt, wait, err)
-		if err := retry.Sleep(ctx, wait); err != nil {
+		if err := t.sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, err, ce)
 		}
 		// Others wrote while we slept: the conflict's item is stale now.

@@ -69,6 +69,12 @@ type TableOptions struct {
 	// capacity consumed (observe.WantsCapacity), every write asks DynamoDB
 	// for it (ReturnConsumedCapacity=TOTAL, at no cost).
 	Observer observe.Observer
+
+	// Clock is the table's source of time (default the system clock):
+	// Modify's backoff sleeps and the item it keeps for the next call of a
+	// key, and the batch calls' backoff, run on it. Tests set a fake one
+	// to run them in virtual time. A nil Clock is refused.
+	Clock TimeSource
 }
 
 // policy is the retry policy of Modify and the batch calls.

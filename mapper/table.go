@@ -38,7 +38,9 @@ type Table[T any] struct {
 // NewTable returns a Table for items of type T stored in the table name.
 // The struct tags of T are read once per type and cached; a type that cannot
 // be mapped is an error matching [ErrInvalidSchema] (a [*SchemaError] names
-// the field and the problem). NewTable makes no call to DynamoDB.
+// the field and the problem), as is a nil option or client
+// ([ErrInvalidOption]). NewTable makes no call to DynamoDB: use
+// [Table.Check] to compare the table with T, with a context of yours.
 func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table[T], error) {
 	s, err := schemaOf(reflect.TypeOf((*T)(nil)).Elem())
 	if err != nil {
@@ -55,9 +57,19 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		MaxAttempts:    defaultMaxAttempts,
 		BackoffBase:    defaultBackoffBase,
 		BackoffMax:     defaultBackoffMax,
+		Clock:          systemClock,
 	}
-	for _, fn := range opts {
+	for i, fn := range opts {
+		if fn == nil {
+			return nil, fmt.Errorf("%w: NewTable's option %d is nil", ErrInvalidOption, i+1)
+		}
 		fn(&o)
+	}
+	if isNil(o.Clock) {
+		return nil, fmt.Errorf("%w: TableOptions.Clock is nil; leave it unset for the system clock", ErrInvalidOption)
+	}
+	if o.Observer != nil && isNil(o.Observer) {
+		return nil, fmt.Errorf("%w: TableOptions.Observer holds a nil %T; set it to nil for none", ErrInvalidOption, o.Observer)
 	}
 	if f, clash := s.byName[o.TokenAttribute]; clash && o.TokenAttribute != "" {
 		return nil, &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf(
@@ -80,7 +92,9 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 		pt:     plan.NewTable(name, s.hash.name, version),
 
 		capacity: observe.WantsCapacity(o.Observer),
+		turns:    turns{now: o.Clock.Now},
 	}
+	t.c.table = name
 	return t, nil
 }
 

@@ -56,7 +56,9 @@ import (
 //     state from before the unit. CreateTable adds the attribute to every
 //     INCLUDE projection.
 
-// systemClock times the observation of other units' heartbeats.
+// systemClock is the default of TableOptions.Clock. It alone times the
+// observation of other units' heartbeats: those observations are shared by
+// every Table of the process, so they are kept on one clock.
 var systemClock lease.Clock = lease.SystemClock{}
 
 // visible returns what a reader sees of item as stored: itself, or for an

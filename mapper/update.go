@@ -2,10 +2,13 @@ package mapper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
@@ -30,7 +33,18 @@ import (
 // Updates that would change a key attribute, the version or the write
 // token are refused with [ErrInvalidOption], as is a builder with an error;
 // nothing is sent then. Values are encoded with the table's encoder (its
-// [TableOptions].EncoderOptions apply), as the struct's fields are.
+// [TableOptions].EncoderOptions apply), as the struct's fields are, and
+// checked against the struct: an action on a field (or below it: a nested
+// field, a list element, a set) whose value the field could not be read
+// back from, such as a list appended to an int64 or Add of a number on a
+// string, is refused with [ErrInvalidItem], naming the field, and nothing
+// is sent; an item it reached would fail every later read. Attributes
+// outside the struct take any value. An update that would take the stored
+// item past 400 KB, which only DynamoDB can tell, is refused by it with an
+// error matching [ErrItemTooLarge]. If the item returned after an applied
+// update does not decode (another program stored a value its field cannot
+// hold), the error says that the update was applied, and names the table,
+// key and attribute.
 // Options: [If], [Unversioned] (no version check; the version is still
 // incremented), [Fence], [ExactlyOnce], [ExactlyOnceToken], [Old],
 // [WriteCapacity].
@@ -60,12 +74,15 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 	}
 	s, err := t.send(ctx, w, o, types.ReturnValueAllNew)
 	if err != nil {
-		return nil, err
+		return nil, t.tooLargeUpdate(err, w)
 	}
 	if o.ExactlyOnce {
 		// TransactWriteItems returns no item: read it. The write stands
 		// whatever the read gives, so a failed read is not an error.
 		item, err := t.get(ctx, w.Key, true, nil)
+		if df := (*decodeFailure)(nil); errors.As(err, &df) {
+			return nil, appliedButUndecodable(err)
+		}
 		if err != nil {
 			return nil, nil
 		}
@@ -76,7 +93,19 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 			return nil, err
 		}
 	}
-	return decodeItem[T](t.c, s.item)
+	item, err := decodeItem[T](t.c, s.item)
+	if err != nil {
+		return nil, appliedButUndecodable(err)
+	}
+	return item, nil
+}
+
+// appliedButUndecodable says that an Update was applied although the item
+// it left does not decode (err, a decodeFailure, names the table, key and
+// attribute): the caller must not take the error for a refusal and repeat
+// the write.
+func appliedButUndecodable(err error) error {
+	return fmt.Errorf("mapper: the update was applied (do not repeat it), but the item it left does not decode, and reads of it will fail until the attribute is repaired: %w", err)
 }
 
 // planUpdate builds the UpdateItem of u's actions on the item with the key
@@ -89,6 +118,9 @@ func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptio
 	}
 	w := &plan.Write{Kind: plan.WriteUpdate, T: t.pt, Key: key, Guard: true, Conds: o.Conditions, Fence: o.fence(), Enc: t.c.upd}
 	if w.Actions, err = t.actions(u, key, o); err != nil {
+		return nil, err
+	}
+	if err := t.c.checkUpdate(w.Actions, w.Enc, func() string { return "update of " + t.name + " " + attrs.FormatKey(key) }); err != nil {
 		return nil, err
 	}
 	if vf := t.s.version; vf != nil {
@@ -175,4 +207,33 @@ func emptyKeyValue(av types.AttributeValue) bool {
 		return len(v.Value) == 0
 	}
 	return false
+}
+
+// tooLargeUpdate classifies DynamoDB's refusal of an update that would take
+// the item past 400 KB as [ErrItemTooLarge]; other errors are returned as
+// they are. The size of the stored item is unknown before sending (only
+// the update's values are checked then), so this is the server's
+// refusal: nothing was written. The message names the update's largest
+// value, the part of the item the caller controls. DynamoDB gives the
+// refusal no code of its own (a ValidationException), so its message is
+// matched: "Item size to update has exceeded the maximum allowed size"
+// (and "Item size has exceeded ..." for the whole-item form).
+func (t *Table[T]) tooLargeUpdate(err error, w *plan.Write) error {
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" ||
+		!strings.Contains(api.ErrorMessage(), "exceeded the maximum allowed size") {
+		return err
+	}
+	values := map[string]types.AttributeValue{}
+	for _, a := range w.Actions {
+		if a.Value != nil {
+			values[a.Path.String()] = a.Value
+		}
+	}
+	largest := ""
+	if name, size := attrs.Largest(values); name != "" {
+		largest = fmt.Sprintf("; the update's largest value is for %q (%d bytes)", name, size)
+	}
+	return fmt.Errorf("%w: %s %s: DynamoDB refused the update, which would take the item past %d bytes; nothing was written%s: %w",
+		ErrItemTooLarge, t.name, attrs.FormatKey(t.keyOfWrite(w)), attrs.MaxItemSize, largest, err)
 }
