@@ -11,6 +11,8 @@ type Update struct {
 	// the order written.
 	actions []*action
 	ph      placeholders
+	// written holds the actions in the order written.
+	written []*action
 }
 
 // String returns the expression's text, as given to ParseUpdate.
@@ -35,6 +37,7 @@ type action struct {
 	path  []elem
 	set   *setValue // SET
 	value string    // ADD, DELETE: the :placeholder
+	nth   int       // its place in the expression as written
 }
 
 // setValue is the right side of SET: an operand, or two joined by + or -.
@@ -108,6 +111,8 @@ func parseUpdate(expr string) (*Update, error) {
 			if err != nil {
 				return nil, err
 			}
+			a.nth = len(u.written)
+			u.written = append(u.written, a)
 			clauses[kind] = append(clauses[kind], a)
 			if c.peek().kind != tokComma {
 				break
@@ -246,9 +251,6 @@ func (u *Update) parseFunction(c *cursor) (*operand, error) {
 	}
 	if len(args) != 2 {
 		return nil, invalid("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(args))
-	}
-	if kind == oIfNotExists && args[0].kind != oPath {
-		return nil, invalid("Operator or function requires a document path; operator or function: %s", name)
 	}
 	return &operand{kind: kind, args: args}, nil
 }

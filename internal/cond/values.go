@@ -2,6 +2,7 @@ package cond
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -229,4 +230,29 @@ func validateExpressionValue(name string, v types.AttributeValue) error {
 		return refused("ExpressionAttributeValues contains invalid value: %s for key %s", Message(err), name)
 	}
 	return nil
+}
+
+// javaString renders the number s (a valid one) as Java's
+// BigDecimal.toString does: plain when the scale is not negative and the
+// adjusted exponent is at least -6, else in scientific notation.
+func javaString(s string) string {
+	u, scale := bigDecimal(s)
+	digits := new(big.Int).Abs(u).String()
+	sign := ""
+	if u.Sign() < 0 {
+		sign = "-"
+	}
+	adjusted := -scale + len(digits) - 1
+	if scale >= 0 && adjusted >= -6 {
+		return plainBig(u, scale)
+	}
+	mant := digits[:1]
+	if len(digits) > 1 {
+		mant += "." + digits[1:]
+	}
+	exp := strconv.Itoa(adjusted)
+	if adjusted >= 0 {
+		exp = "+" + exp
+	}
+	return sign + mant + "E" + exp
 }
