@@ -105,11 +105,6 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 	if err := checkOverlaps(paths); err != nil {
 		return fail(err)
 	}
-	for _, v := range u.ph.values {
-		if _, ok := values[v]; !ok {
-			return fail(invalid("An expression attribute value used in expression is not defined; attribute value: %s", v))
-		}
-	}
 	// DynamoDB Local reports the last action, as written, whose operand
 	// has the wrong type.
 	for i := len(u.written) - 1; i >= 0; i-- {
@@ -121,16 +116,21 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 			}
 		case actAdd:
 			switch t := typeOf(values[a.value]); t {
-			case typeN, typeSS, typeNS, typeBS:
+			case typeN, typeSS, typeNS, typeBS, "":
 			default:
 				return fail(invalid("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longType(t)))
 			}
 		case actDelete:
 			switch t := typeOf(values[a.value]); t {
-			case typeSS, typeNS, typeBS:
+			case typeSS, typeNS, typeBS, "":
 			default:
 				return fail(invalid("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longType(t)))
 			}
+		}
+	}
+	for _, v := range u.ph.values {
+		if _, ok := values[v]; !ok {
+			return fail(invalid("An expression attribute value used in expression is not defined; attribute value: %s", v))
 		}
 	}
 	for _, p := range paths {
@@ -213,7 +213,7 @@ func checkOperandType(o *operand, op, want string, values map[string]types.Attri
 	if o.kind != oValue {
 		return nil
 	}
-	if t := typeOf(values[o.value]); t != want {
+	if t := typeOf(values[o.value]); t != want && t != "" {
 		return invalid("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 	}
 	return nil
@@ -458,14 +458,19 @@ func (loc *location) add(v types.AttributeValue) error {
 		if !ok {
 			return refused(msgBadOperand)
 		}
-		// DynamoDB Local writes the elements it adds to a number set as
-		// BigDecimal.toPlainString does.
+		// DynamoDB Local writes the elements of a number set it adds to
+		// as BigDecimal.toPlainString does.
 		added := make([]string, len(v.Value))
 		for i, n := range v.Value {
 			u, scale := bigDecimal(n)
 			added[i] = plainBig(u, scale)
 		}
-		loc.set(&types.AttributeValueMemberNS{Value: union(c.Value, added, numberKey)})
+		merged := union(c.Value, added, numberKey)
+		for i, n := range merged {
+			u, scale := bigDecimal(n)
+			merged[i] = plainBig(u, scale)
+		}
+		loc.set(&types.AttributeValueMemberNS{Value: merged})
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
 		if !ok {
@@ -497,7 +502,13 @@ func (loc *location) delete(v types.AttributeValue) error {
 		if !ok {
 			return refused(msgBadOperand)
 		}
+		// DynamoDB Local rewrites the elements it keeps as
+		// BigDecimal.toPlainString does.
 		c.Value = minus(c.Value, v.Value, numberKey)
+		for i, n := range c.Value {
+			u, scale := bigDecimal(n)
+			c.Value[i] = plainBig(u, scale)
+		}
 		left = len(c.Value)
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)

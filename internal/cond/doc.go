@@ -89,7 +89,11 @@
 // nothing creates. Arithmetic is exact, with Java's BigDecimal scale (2.5
 // + 2.5 is "5.0"), refused beyond 38 digits or out of range. Values of
 // ExpressionAttributeValues are stored as given, except number set
-// elements, which DynamoDB Local rewrites as BigDecimal.toString does.
+// elements, which DynamoDB Local rewrites as BigDecimal.toString does (and
+// as toPlainString when ADD or DELETE changes a stored set). An update of
+// no item sees the key it creates the item with: pass Apply an item
+// holding only the key. DynamoDB checks every value of the request before
+// it reads any expression: [ValidateExpressionValues] does that check.
 // [Update.Paths] gives the written paths, for ReturnValues UPDATED_OLD and
 // UPDATED_NEW with [Project].
 //
@@ -124,9 +128,17 @@
 //     expression, in an order this package does not reproduce; this
 //     package names the two paths that overlap. The prefix and the first
 //     clause are DynamoDB's.
-//   - When several actions of one update fail, DynamoDB Local's choice of
-//     which error to report is followed as far as measured (the last
-//     action's); a few mixes of path and type errors may name another.
+//   - When several actions of one update fail on the item, DynamoDB
+//     Local reports one in an order this package does not reproduce (the
+//     first failing action here): the message is then another of "The
+//     document path provided in the update expression is invalid for
+//     update", "An operand in the update expression has an incorrect data
+//     type", "The provided expression refers to an attribute that does not
+//     exist in the item" or a number error.
+//   - ReturnValues UPDATED_OLD and UPDATED_NEW: DynamoDB Local returns
+//     whole top-level attributes, and leaves out some whose update changed
+//     nothing; [Update.Paths] with [Project] gives the nested parts, as
+//     DynamoDB's documentation describes.
 //   - Limits not measured (expression size, operator count, nesting) give
 //     DynamoDB's prefix with a message of this package.
 //   - Placeholders left unused are the caller's check (a request shares

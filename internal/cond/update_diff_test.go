@@ -236,10 +236,21 @@ func runUpdate(ctx context.Context, c *dynamodb.Client, table, pk string, uc uca
 // compareUpdate returns a description of how Apply disagrees with
 // DynamoDB Local on the case, or "".
 func compareUpdate(uc ucase, pk string, out uout) string {
-	u, err := ParseUpdate(uc.expr)
+	// DynamoDB checks every value of the request before it reads the
+	// expression; the engine does the same with ValidateExpressionValues.
+	err := ValidateExpressionValues(uc.vals)
+	var u *Update
+	if err == nil {
+		u, err = ParseUpdate(uc.expr)
+	}
 	var got map[string]types.AttributeValue
 	if err == nil {
-		got, err = u.Apply(out.before, uc.names, uc.vals, []string{"pk"})
+		// An update of no item sees the key it creates the item with.
+		before := out.before
+		if before == nil {
+			before = map[string]types.AttributeValue{"pk": S(pk)}
+		}
+		got, err = u.Apply(before, uc.names, uc.vals, []string{"pk"})
 	}
 	if out.refused {
 		if err == nil {

@@ -2,6 +2,7 @@ package cond
 
 import (
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -255,4 +256,22 @@ func javaString(s string) string {
 		exp = "+" + exp
 	}
 	return sign + mant + "E" + exp
+}
+
+// ValidateExpressionValues checks a request's ExpressionAttributeValues
+// as DynamoDB does before it reads any expression, and returns the error
+// for the first bad value (in the order of their names) with DynamoDB's
+// context: "ExpressionAttributeValues contains invalid value: ... for key :v".
+func ValidateExpressionValues(values map[string]types.AttributeValue) error {
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := validateExpressionValue(k, values[k]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
