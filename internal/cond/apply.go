@@ -36,35 +36,33 @@ func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]st
 	if err != nil {
 		return nil, err
 	}
-	// Every SET operand reads the item before the update.
-	setValues := make([]types.AttributeValue, len(u.actions))
-	for i, a := range u.actions {
-		if a.kind != actSet {
-			continue
-		}
-		v, err := evalSet(a.set, item, names, values)
-		if err != nil {
-			return nil, err
-		}
-		setValues[i] = v
-	}
 	out := make(map[string]types.AttributeValue, len(item)+len(u.actions))
 	for k, v := range item {
 		out[k] = Copy(v)
 	}
 	w := writer{lists: map[*types.AttributeValueMemberL]*listEdit{}}
+	// Actions are applied in order, each checking its path, then reading
+	// its operands (on the item before the update), then writing. Paths
+	// never overlap, so the order of the writes does not matter; it only
+	// decides which error is reported when several actions fail.
 	for i, a := range u.actions {
 		loc, err := w.locate(out, paths[i])
 		if err != nil {
 			return nil, err
 		}
+		var v types.AttributeValue
+		if a.kind == actSet {
+			if v, err = evalSet(a.set, item, names, values); err != nil {
+				return nil, err
+			}
+		}
 		switch a.kind {
 		case actSet:
-			loc.set(Copy(setValues[i]))
+			loc.set(Copy(v))
 		case actRemove:
 			loc.remove()
 		case actAdd:
-			if err := loc.add(values[a.value]); err != nil {
+			if err := loc.add(asStored(values[a.value])); err != nil {
 				return nil, err
 			}
 		case actDelete:
@@ -82,19 +80,17 @@ func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]st
 func (u *Update) check(names map[string]string, values map[string]types.AttributeValue, keyNames []string) ([]Path, error) {
 	fail := func(err error) ([]Path, error) { return nil, prefixed(err, "UpdateExpression") }
 	paths := make([]Path, len(u.actions))
-	// Placeholders, in the order written.
 	for _, n := range u.ph.names {
 		if _, ok := names[n]; !ok {
 			return fail(invalid("An expression attribute name used in the document path is not defined; attribute name: %s", n))
 		}
 	}
+	// DynamoDB checks the values before the expression.
 	for _, v := range u.ph.values {
-		val, ok := values[v]
-		if !ok {
-			return fail(invalid("An expression attribute value used in expression is not defined; attribute value: %s", v))
-		}
-		if err := validateExpressionValue(v, val); err != nil {
-			return nil, err
+		if val, ok := values[v]; ok {
+			if err := validateExpressionValue(v, val); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for i, a := range u.actions {
@@ -109,14 +105,10 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 	if err := checkOverlaps(paths); err != nil {
 		return fail(err)
 	}
-	for _, p := range paths {
-		for _, k := range keyNames {
-			if p[0].Name == k {
-				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
-			}
-		}
-	}
-	for _, a := range u.actions {
+	// DynamoDB Local reports the last action, as written, whose operand
+	// has the wrong type.
+	for i := len(u.written) - 1; i >= 0; i-- {
+		a := u.written[i]
 		switch a.kind {
 		case actSet:
 			if err := checkSetTypes(a.set, values); err != nil {
@@ -124,15 +116,27 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 			}
 		case actAdd:
 			switch t := typeOf(values[a.value]); t {
-			case typeN, typeSS, typeNS, typeBS:
+			case typeN, typeSS, typeNS, typeBS, "":
 			default:
 				return fail(invalid("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longType(t)))
 			}
 		case actDelete:
 			switch t := typeOf(values[a.value]); t {
-			case typeSS, typeNS, typeBS:
+			case typeSS, typeNS, typeBS, "":
 			default:
 				return fail(invalid("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longType(t)))
+			}
+		}
+	}
+	for _, v := range u.ph.values {
+		if _, ok := values[v]; !ok {
+			return fail(invalid("An expression attribute value used in expression is not defined; attribute value: %s", v))
+		}
+	}
+	for _, p := range paths {
+		for _, k := range keyNames {
+			if p[0].Name == k {
+				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
 			}
 		}
 	}
@@ -188,6 +192,10 @@ func checkFunctionTypes(o *operand, values map[string]types.AttributeValue) erro
 	if o == nil {
 		return nil
 	}
+	if o.kind == oIfNotExists && o.args[0].kind != oPath {
+		// Checked with the operand types, as DynamoDB Local does.
+		return invalid("Operator or function requires a document path; operator or function: if_not_exists")
+	}
 	for _, a := range o.args {
 		if o.kind == oListAppend {
 			if err := checkOperandType(a, "list_append", typeL, values); err != nil {
@@ -205,7 +213,7 @@ func checkOperandType(o *operand, op, want string, values map[string]types.Attri
 	if o.kind != oValue {
 		return nil
 	}
-	if t := typeOf(values[o.value]); t != want {
+	if t := typeOf(values[o.value]); t != want && t != "" {
 		return invalid("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 	}
 	return nil
@@ -267,7 +275,7 @@ func evalSet(s *setValue, item map[string]types.AttributeValue, names map[string
 func evalOperand(o *operand, item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue) (types.AttributeValue, error) {
 	switch o.kind {
 	case oValue:
-		return values[o.value], nil
+		return asStored(values[o.value]), nil
 	case oPath:
 		v := (&evaluator{item: item, names: names}).resolve(o.path)
 		if v == nil {
@@ -450,7 +458,19 @@ func (loc *location) add(v types.AttributeValue) error {
 		if !ok {
 			return refused(msgBadOperand)
 		}
-		loc.set(&types.AttributeValueMemberNS{Value: union(c.Value, v.Value, numberKey)})
+		// DynamoDB Local writes the elements of a number set it adds to
+		// as BigDecimal.toPlainString does.
+		added := make([]string, len(v.Value))
+		for i, n := range v.Value {
+			u, scale := bigDecimal(n)
+			added[i] = plainBig(u, scale)
+		}
+		merged := union(c.Value, added, numberKey)
+		for i, n := range merged {
+			u, scale := bigDecimal(n)
+			merged[i] = plainBig(u, scale)
+		}
+		loc.set(&types.AttributeValueMemberNS{Value: merged})
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
 		if !ok {
@@ -482,7 +502,13 @@ func (loc *location) delete(v types.AttributeValue) error {
 		if !ok {
 			return refused(msgBadOperand)
 		}
+		// DynamoDB Local rewrites the elements it keeps as
+		// BigDecimal.toPlainString does.
 		c.Value = minus(c.Value, v.Value, numberKey)
+		for i, n := range c.Value {
+			u, scale := bigDecimal(n)
+			c.Value[i] = plainBig(u, scale)
+		}
 		left = len(c.Value)
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
@@ -569,6 +595,34 @@ func Copy(v types.AttributeValue) types.AttributeValue {
 		out := make(map[string]types.AttributeValue, len(v.Value))
 		for k, e := range v.Value {
 			out[k] = Copy(e)
+		}
+		return &types.AttributeValueMemberM{Value: out}
+	}
+	return v
+}
+
+// asStored returns v as DynamoDB Local stores a value of
+// ExpressionAttributeValues: as given, except that the elements of number
+// sets, at any depth, are rewritten as Java's BigDecimal.toString does
+// ("010" is "10", "1E+100" stays, "-42.0" stays).
+func asStored(v types.AttributeValue) types.AttributeValue {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberNS:
+		out := make([]string, len(v.Value))
+		for i, n := range v.Value {
+			out[i] = javaString(n)
+		}
+		return &types.AttributeValueMemberNS{Value: out}
+	case *types.AttributeValueMemberL:
+		out := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			out[i] = asStored(e)
+		}
+		return &types.AttributeValueMemberL{Value: out}
+	case *types.AttributeValueMemberM:
+		out := make(map[string]types.AttributeValue, len(v.Value))
+		for k, e := range v.Value {
+			out[k] = asStored(e)
 		}
 		return &types.AttributeValueMemberM{Value: out}
 	}

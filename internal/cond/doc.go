@@ -78,6 +78,74 @@
 // Local refuses, each checked by a test: the documented list, less SIZE and
 // CONVERT, plus REMOVE.
 //
+// # Update, projection and key condition expressions
+//
+// [ParseUpdate] reads an UpdateExpression (SET with +, -, list_append and
+// if_not_exists; REMOVE; ADD; DELETE) and [Update.Apply] applies it to an
+// item as DynamoDB Local does: every operand reads the item before the
+// update, list indexes refer to the lists before the update (REMOVE l[1],
+// l[2] removes two elements; SET or ADD past the end appends, in index
+// order), DELETE of a set's last elements removes the attribute, ADD on
+// nothing creates. Arithmetic is exact, with Java's BigDecimal scale (2.5
+// + 2.5 is "5.0"), refused beyond 38 digits or out of range. Values of
+// ExpressionAttributeValues are stored as given, except number set
+// elements, which DynamoDB Local rewrites as BigDecimal.toString does (and
+// as toPlainString when ADD or DELETE changes a stored set). An update of
+// no item sees the key it creates the item with: pass Apply an item
+// holding only the key. DynamoDB checks every value of the request before
+// it reads any expression: [ValidateExpressionValues] does that check.
+// [Update.Paths] gives the written paths, for ReturnValues UPDATED_OLD and
+// UPDATED_NEW with [Project].
+//
+// [ParseProjection] reads a ProjectionExpression, and [Project] cuts an
+// item down to its paths: list elements are kept in index order and
+// compacted, and a path that leads nowhere adds nothing. [ParseKeyCondition]
+// reads a KeyConditionExpression into its terms, in the order written;
+// [KeyCond.Schema] matches them to a key schema.
+//
+// [CanonicalNumber], [CompareValues], [Equal] and [ValidateValue] are
+// DynamoDB's normal form of numbers, order of key values, equality, and
+// checks of a supplied value.
+//
+// # Messages
+//
+// Every error DynamoDB answers with a ValidationException matches
+// [ErrInvalid] and is an [*Error]; [Message] returns DynamoDB Local's text
+// for it, with the prefix of the parameter where DynamoDB gives one
+// ("Invalid UpdateExpression: ", "Invalid ProjectionExpression: ", and for
+// conditions the parameter given to [ParseAs]: "Invalid ConditionExpression: ",
+// "Invalid FilterExpression: ", "Invalid KeyConditionExpression: ").
+// Messages about the item ("The provided expression refers to an attribute
+// that does not exist in the item") and about values ("ExpressionAttributeValues
+// contains invalid value: ... for key :v") have no such prefix, as in
+// DynamoDB. [ValidateValue] returns the inner text, since the context
+// DynamoDB adds depends on the parameter that holds the value.
+//
+// Known differences from DynamoDB Local's messages:
+//
+//   - "Two document paths overlap": DynamoDB Local names the overlapping
+//     path as path one, but as path two sometimes another path of the
+//     expression, in an order this package does not reproduce; this
+//     package names the two paths that overlap. The prefix and the first
+//     clause are DynamoDB's.
+//   - When several actions of one update fail on the item, DynamoDB
+//     Local reports one in an order this package does not reproduce (the
+//     first failing action here): the message is then another of "The
+//     document path provided in the update expression is invalid for
+//     update", "An operand in the update expression has an incorrect data
+//     type", "The provided expression refers to an attribute that does not
+//     exist in the item" or a number error.
+//   - ReturnValues UPDATED_OLD and UPDATED_NEW: DynamoDB Local returns
+//     whole top-level attributes, and leaves out some whose update changed
+//     nothing; [Update.Paths] with [Project] gives the nested parts, as
+//     DynamoDB's documentation describes.
+//   - Limits not measured (expression size, operator count, nesting) give
+//     DynamoDB's prefix with a message of this package.
+//   - Placeholders left unused are the caller's check (a request shares
+//     its names and values between expressions): [Expr.Names],
+//     [Expr.Values], [Update.Names], [Update.Values] and
+//     [Projection.Names] list those used.
+//
 // Neither Parse nor Eval calls DynamoDB. An [Expr] is immutable: one may be
 // evaluated by many goroutines at once.
 package cond

@@ -51,6 +51,7 @@ var typeCodes = []string{"S", "N", "B", "SS", "NS", "BS", "BOOL", "NULL", "L", "
 type gen struct {
 	r     *rand.Rand
 	items []map[string]types.AttributeValue
+	used  map[string]bool // top-level names an update being generated writes
 }
 
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }

@@ -11,6 +11,11 @@ type Update struct {
 	// the order written.
 	actions []*action
 	ph      placeholders
+	// written holds the actions in the order written.
+	written []*action
+	// later is the first error of meaning found while parsing, reported
+	// only if the syntax is right, as DynamoDB reports syntax first.
+	later error
 }
 
 // String returns the expression's text, as given to ParseUpdate.
@@ -35,6 +40,7 @@ type action struct {
 	path  []elem
 	set   *setValue // SET
 	value string    // ADD, DELETE: the :placeholder
+	nth   int       // its place in the expression as written
 }
 
 // setValue is the right side of SET: an operand, or two joined by + or -.
@@ -98,8 +104,8 @@ func parseUpdate(expr string) (*Update, error) {
 		if !ok {
 			return nil, c.fail()
 		}
-		if seen[kind] {
-			return nil, invalid("The %q section can only be used once in an update expression;", actionNames[kind])
+		if seen[kind] && u.later == nil {
+			u.later = invalid("The %q section can only be used once in an update expression;", actionNames[kind])
 		}
 		seen[kind] = true
 		c.next()
@@ -108,6 +114,8 @@ func parseUpdate(expr string) (*Update, error) {
 			if err != nil {
 				return nil, err
 			}
+			a.nth = len(u.written)
+			u.written = append(u.written, a)
 			clauses[kind] = append(clauses[kind], a)
 			if c.peek().kind != tokComma {
 				break
@@ -119,6 +127,9 @@ func parseUpdate(expr string) (*Update, error) {
 				return nil, c.fail()
 			}
 		}
+	}
+	if u.later != nil {
+		return nil, u.later
 	}
 	for _, as := range clauses {
 		u.actions = append(u.actions, as...)
@@ -238,17 +249,21 @@ func (u *Update) parseFunction(c *cursor) (*operand, error) {
 		break
 	}
 	kind, ok := updateFunctions[name]
-	if !ok {
-		if _, cond := functions[name]; cond || name == "size" {
-			return nil, invalid("The function is not allowed in an update expression; function: %s", name)
+	_, isCondition := functions[name]
+	var err error
+	switch {
+	case !ok && (name == "size" || isCondition):
+		err = invalid("The function is not allowed in an update expression; function: %s", name)
+	case !ok:
+		err = invalid("Invalid function name; function: %s", name)
+	case len(args) != 2:
+		err = invalid("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(args))
+	}
+	if err != nil {
+		if u.later == nil {
+			u.later = err
 		}
-		return nil, invalid("Invalid function name; function: %s", name)
-	}
-	if len(args) != 2 {
-		return nil, invalid("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(args))
-	}
-	if kind == oIfNotExists && args[0].kind != oPath {
-		return nil, invalid("Operator or function requires a document path; operator or function: %s", name)
+		return &operand{kind: oValue}, nil
 	}
 	return &operand{kind: kind, args: args}, nil
 }

@@ -2,6 +2,8 @@ package cond
 
 import (
 	"math/big"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -227,6 +229,49 @@ func hasDuplicates[E any](elems []E, key func(E) string) bool {
 func validateExpressionValue(name string, v types.AttributeValue) error {
 	if err := ValidateValue(v); err != nil {
 		return refused("ExpressionAttributeValues contains invalid value: %s for key %s", Message(err), name)
+	}
+	return nil
+}
+
+// javaString renders the number s (a valid one) as Java's
+// BigDecimal.toString does: plain when the scale is not negative and the
+// adjusted exponent is at least -6, else in scientific notation.
+func javaString(s string) string {
+	u, scale := bigDecimal(s)
+	digits := new(big.Int).Abs(u).String()
+	sign := ""
+	if u.Sign() < 0 {
+		sign = "-"
+	}
+	adjusted := -scale + len(digits) - 1
+	if scale >= 0 && adjusted >= -6 {
+		return plainBig(u, scale)
+	}
+	mant := digits[:1]
+	if len(digits) > 1 {
+		mant += "." + digits[1:]
+	}
+	exp := strconv.Itoa(adjusted)
+	if adjusted >= 0 {
+		exp = "+" + exp
+	}
+	return sign + mant + "E" + exp
+}
+
+// ValidateExpressionValues checks a request's ExpressionAttributeValues
+// as DynamoDB does before it reads any expression, and returns the error
+// for the first bad value (in the order of their names) with DynamoDB's
+// context: "ExpressionAttributeValues contains invalid value: ... for key :v".
+func ValidateExpressionValues(values map[string]types.AttributeValue) error {
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := validateExpressionValue(k, values[k]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
