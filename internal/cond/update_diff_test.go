@@ -1,3 +1,5 @@
+//go:build conformance
+
 package cond
 
 import (
@@ -20,8 +22,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
-
-	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
 var diffUpdates = flag.Int("cond.updates", 3000, "how many random update expressions TestUpdateDifferential generates")
@@ -51,8 +51,8 @@ type ucase struct {
 // sets, numbers as their text.
 //
 // Like TestDifferential it runs against the DynamoDB Local of
-// ddbtest.Server (DYNAMODB_ENDPOINT, or one started for the test binary)
-// and never skips.
+// AWS DynamoDB Local at DYNAMODB_LOCAL_ENDPOINT (make conformance starts
+// it) and never skips.
 func TestUpdateDifferential(t *testing.T) {
 	seed := *diffSeed
 	if seed == 0 {
@@ -68,8 +68,7 @@ func TestUpdateDifferential(t *testing.T) {
 		cases[i] = g.updateCase()
 	}
 
-	c := ddbtest.Server(t).Client()
-	table := ddbtest.CreateTable(t, c, "pk", types.ScalarAttributeTypeS, "", "")
+	c, table := referenceTable(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
