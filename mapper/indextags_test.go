@@ -223,12 +223,14 @@ func TestCreateOptions(t *testing.T) {
 	require.NoError(t, err)
 	in := createInput(t, d)
 	assert.Equal(t, types.BillingModeProvisioned, in.BillingMode)
+	require.NotNil(t, in.ProvisionedThroughput)
 	assert.Equal(t, int64(5), aws.ToInt64(in.ProvisionedThroughput.ReadCapacityUnits))
 	for _, g := range in.GlobalSecondaryIndexes {
 		want := int64(5)
 		if aws.ToString(g.IndexName) == "by-uuid" {
 			want = 2
 		}
+		require.NotNil(t, g.ProvisionedThroughput, aws.ToString(g.IndexName))
 		assert.Equal(t, want, aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits), aws.ToString(g.IndexName))
 		wantProj := types.ProjectionTypeAll
 		if aws.ToString(g.IndexName) == "by-seq" {

@@ -291,12 +291,18 @@ func TestIndexThroughputOfALocalIndexRefused(t *testing.T) {
 	ddbtest.DeleteAtCleanup(t, srv.Client(), name)
 	out, err := srv.Client().DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	require.NoError(t, err)
+	found := false
 	for _, g := range out.Table.GlobalSecondaryIndexes {
 		if aws.ToString(g.IndexName) == "by-status" {
+			found = true
+			// A DescribeTable without throughput must fail the test, not
+			// kill the test binary.
+			require.NotNil(t, g.ProvisionedThroughput, "by-status has no ProvisionedThroughput")
 			assert.Equal(t, int64(2), aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits))
 			assert.Equal(t, int64(3), aws.ToInt64(g.ProvisionedThroughput.WriteCapacityUnits))
 		}
 	}
+	assert.True(t, found, "no index by-status")
 }
 
 // Kinds has a global index on X and a local one on Y.
