@@ -150,7 +150,32 @@ type Options struct {
 	// [Observer].
 	Observer observe.Observer
 
+	// Clock times the backoff between attempts (default: the system
+	// clock). See [Clock].
+	Clock TimeSource
+
 	err error
+}
+
+// TimeSource is a source of time, with two methods:
+//
+//	Now() time.Time
+//	Sleep(ctx context.Context, d time.Duration) error // d on this clock, or until ctx ends (its error)
+//
+// It is the same type as mapper.TimeSource, pessimistic.TimeSource and
+// unit.TimeSource.
+type TimeSource = lease.Clock
+
+// Clock sets the clock Commit sleeps its backoff on between attempts, so
+// a test can run retries in virtual time. A nil clock is refused with
+// [ErrInvalidOption].
+func Clock(c TimeSource) Option {
+	return func(o *Options) {
+		if c == nil {
+			o.fail("Clock(nil)")
+		}
+		o.Clock = c
+	}
 }
 
 // An Option changes the [Options] of one [Tx].
@@ -496,10 +521,18 @@ func (tx *Tx) send(ctx context.Context, in *dynamodb.TransactWriteItemsInput, sp
 			e.Kind, e.Attempt, e.Wait, e.Err = observe.Retry, n+1, wait, err
 			span.Point(e)
 		}
-		if err := retry.Sleep(ctx, wait); err != nil {
+		if err := tx.sleep(ctx, wait); err != nil {
 			return n, 0, tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.Token, err, n, errFrom(tce, inProgress)))
 		}
 	}
+}
+
+// sleep waits for d on the transaction's clock, or until ctx ends.
+func (tx *Tx) sleep(ctx context.Context, d time.Duration) error {
+	if tx.cfg.Clock == nil {
+		return retry.Sleep(ctx, d)
+	}
+	return tx.cfg.Clock.Sleep(ctx, d)
 }
 
 // settleUnits settles the items of a cancellation that are held by units
