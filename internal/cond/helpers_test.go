@@ -1,16 +1,12 @@
 package cond
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 )
 
 // Attribute value constructors, short because the tables use them often.
@@ -89,85 +85,6 @@ func outcomeOf(ok bool, err error) (outcome, error) {
 		return outTrue, nil
 	}
 	return outFalse, nil
-}
-
-// isValidation reports whether err is DynamoDB's ValidationException.
-func isValidation(err error) bool {
-	var ae smithy.APIError
-	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException"
-}
-
-// conditionCheck asks DynamoDB whether expr holds on the item at key pk of
-// table, with a TransactWriteItems of one ConditionCheck: success is true,
-// a cancellation for ConditionalCheckFailed is false, a ValidationException
-// is invalid. A ConditionCheck reads the item and writes nothing, so the
-// table is left as it was for the next case.
-func conditionCheck(ctx context.Context, c *dynamodb.Client, table, pk, expr string, nm map[string]string, vals map[string]types.AttributeValue) (outcome, error) {
-	outs, err := conditionChecks(ctx, c, table, []check{{pk, expr, nm, vals}})
-	if err != nil {
-		if isValidation(err) {
-			return outInvalid, nil
-		}
-		return 0, err
-	}
-	return outs[0], nil
-}
-
-// check is one condition to evaluate on the item at key pk.
-type check struct {
-	pk    string
-	expr  string
-	names map[string]string
-	vals  map[string]types.AttributeValue
-}
-
-// conditionChecks evaluates up to 100 checks, on distinct keys, in one
-// TransactWriteItems. DynamoDB Local cancels the transaction with a reason
-// for every action, ConditionalCheckFailed for each condition that does not
-// hold and None for each that does, so one call answers them all. A
-// ValidationException for any of them is returned as an error.
-func conditionChecks(ctx context.Context, c *dynamodb.Client, table string, checks []check) ([]outcome, error) {
-	acts := make([]types.TransactWriteItem, len(checks))
-	for i, ch := range checks {
-		cc := &types.ConditionCheck{
-			TableName:           aws.String(table),
-			Key:                 attrs("pk", S(ch.pk)),
-			ConditionExpression: aws.String(ch.expr),
-		}
-		if len(ch.names) > 0 {
-			cc.ExpressionAttributeNames = ch.names
-		}
-		if len(ch.vals) > 0 {
-			cc.ExpressionAttributeValues = ch.vals
-		}
-		acts[i] = types.TransactWriteItem{ConditionCheck: cc}
-	}
-	outs := make([]outcome, len(checks))
-	_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: acts})
-	if err == nil {
-		for i := range outs {
-			outs[i] = outTrue
-		}
-		return outs, nil
-	}
-	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		return nil, err
-	}
-	if len(tce.CancellationReasons) != len(checks) {
-		return nil, fmt.Errorf("%d cancellation reasons for %d checks: %w", len(tce.CancellationReasons), len(checks), err)
-	}
-	for i, r := range tce.CancellationReasons {
-		switch code := aws.ToString(r.Code); code {
-		case "None":
-			outs[i] = outTrue
-		case "ConditionalCheckFailed":
-			outs[i] = outFalse
-		default:
-			return nil, fmt.Errorf("check %d: cancellation reason %s: %s", i, code, aws.ToString(r.Message))
-		}
-	}
-	return outs, nil
 }
 
 // format renders an attribute value compactly for failure messages, with

@@ -271,9 +271,3 @@ func wireItem(m map[string]types.AttributeValue) item {
 	}
 	return out
 }
-
-// wireMap converts a map of wire values (ExpressionAttributeValues) to the
-// SDK's form.
-func wireValues(m map[string]av) (map[string]types.AttributeValue, error) {
-	return item(m).attrs()
-}
