@@ -43,6 +43,8 @@ const (
 	perWriter = 25
 	few       = 4
 	perFew    = writers * perWriter / few
+	many      = 20
+	perMany   = writers * perWriter / many
 )
 
 // contenders picks the contenders of BenchmarkContention to run (comma
@@ -229,7 +231,9 @@ func (c contender) run(b *testing.B, check *mapper.Table[Counter], id string) ru
 // with the default backoff and with the former shorter one), the
 // hand-written SDK loop (with and without jittered backoff) and guregu's
 // loop; and the same 400 increments by 4 goroutines, with Modify in one
-// Table per goroutine (both backoffs) and the hand-written loops. All run
+// Table per goroutine (both backoffs) and the hand-written loops; and by 20
+// goroutines of 20 each, Modify in one Table per goroutine beside the
+// hand-written loops. All run
 // in every iteration, in rotating order, so that all meet the same
 // machine; -contenders picks some of them.
 //
@@ -238,7 +242,8 @@ func (c contender) run(b *testing.B, check *mapper.Table[Counter], id string) ru
 // iterations) of a Modify contender's wall to the best loop's with as many
 // goroutines in the same iteration: modify/best (one Table),
 // modify16procs/best (one Table per goroutine), modify4w/best (4
-// goroutines, one Table each), and the same for the shorter backoff.
+// goroutines, one Table each), modify20procs/best (20 goroutines, one
+// Table each), and the same for the shorter backoff.
 func BenchmarkContention(b *testing.B) {
 	srv := ddbtest.Server(b)
 	raw := srv.Client()
@@ -277,6 +282,9 @@ func BenchmarkContention(b *testing.B) {
 		{"modify4w-shortbackoff", few, perFew, counted.Total, modifyInc(shortBackoff, procs(few)...)},
 		{"loop4w", few, perFew, counted.Total, handWritten(counted, name, false)},
 		{"loopbackoff4w", few, perFew, counted.Total, handWritten(counted, name, true)},
+		{"modify20procs", many, perMany, counted.Total, modifyInc(nil, procs(many)...)},
+		{"loop20w", many, perMany, counted.Total, handWritten(counted, name, false)},
+		{"loopbackoff20w", many, perMany, counted.Total, handWritten(counted, name, true)},
 	}
 	var run []contender
 	for _, c := range all {
@@ -312,6 +320,7 @@ func BenchmarkContention(b *testing.B) {
 		{"modify16procs-shortbackoff", []string{"loop", "loopbackoff", "guregu"}},
 		{"modify4w", []string{"loop4w", "loopbackoff4w"}},
 		{"modify4w-shortbackoff", []string{"loop4w", "loopbackoff4w"}},
+		{"modify20procs", []string{"loop20w", "loopbackoff20w"}},
 	}
 	for iter := 0; b.Loop(); iter++ {
 		this := map[string]time.Duration{}
