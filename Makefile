@@ -37,7 +37,7 @@ lint: tools
 
 ## conformance: the differential suite, the embedded engine against AWS DynamoDB Local (Java 17+, npm)
 conformance:
-	$(GO) run ./internal/tools/withdynamodblocal -- $(GO) test -tags conformance -count=1 ./internal/conformance/ ./internal/cond/ ./dynamolocal/
+	$(GO) run ./internal/tools/withdynamodblocal -- $(GO) test -tags conformance -count=1 -timeout 45m ./internal/conformance/ ./internal/cond/ ./dynamolocal/
 
 ## test-dynamodb-local: the whole suite against AWS DynamoDB Local instead of the embedded engine
 test-dynamodb-local:
