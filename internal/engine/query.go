@@ -18,10 +18,11 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := r.x.keyConditions(in.KeyConditionExpression)
+	root, check, err := r.x.keyConditions(in.KeyConditionExpression)
 	if err != nil {
 		return nil, err
 	}
+	r.keyCheck = check
 	if err := r.expressions(in, "FilterExpression and KeyConditionExpression are null"); err != nil {
 		return nil, err
 	}

@@ -175,3 +175,20 @@ func TestQueryLastKeyOnInclusiveBound(t *testing.T) {
 		{name: "gsi between", body: `"IndexName":"gall","KeyConditionExpression":"g = :v AND l BETWEEN :w AND :x","Limit":4,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"G"},":w":{"S":"L1"},":x":{"S":"L2"}}`, want: `{"Count":4,"ScannedCount":4,"LastEvaluatedKey":{"sk":{"N":"2"},"pk":{"S":"b"},"l":{"S":"L2"},"g":{"S":"G"}}}`},
 	})
 }
+
+// The key condition's own checks (placeholders, operand types, BETWEEN
+// bounds) come after the filter's and the projection's, and before the
+// check for unused values and the schema's. Answers measured on DynamoDB
+// Local.
+func TestQueryKeyConditionCheckedAfterFilter(t *testing.T) {
+	e := engine.New()
+	readsFixture(t, e, "reads")
+	const between = `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:3}, upper bound operand: AttributeValue: {N:1}"}`
+	runRaw(t, e, "reads", []rawCase{
+		{name: "filter operand before between", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","FilterExpression":"x >= :n","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"},":n":{"NULL":true}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: >=, operand type: NULL"}`},
+		{name: "filter operand before undefined value", body: `"KeyConditionExpression":"pk = :u","FilterExpression":"x >= :n","ExpressionAttributeValues":{":n":{"NULL":true}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: >=, operand type: NULL"}`},
+		{name: "projection overlap before between", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ProjectionExpression":"x, x","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid ProjectionExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [x], path two: [x]"}`},
+		{name: "between before unused value", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"},":z":{"N":"3"}}`, want: between},
+		{name: "between before filter on key", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","FilterExpression":"sk > :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"}}`, want: between},
+	})
+}

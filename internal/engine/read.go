@@ -84,6 +84,9 @@ type read struct {
 	// page.
 	endKey   string
 	endBound types.AttributeValue
+	// keyCheck is a Query's evaluation of its key condition, which
+	// expressions runs after the filter's and the projection's checks.
+	keyCheck func() error
 }
 
 // legacy refuses the parameters the expression forms replaced.
@@ -166,6 +169,11 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 	}
 	if in.ProjectionExpression != nil {
 		r.x.use(exprRefs(*in.ProjectionExpression).names, nil)
+	}
+	if r.keyCheck != nil {
+		if err := r.keyCheck(); err != nil {
+			return err
+		}
 	}
 	if !r.x.any && r.x.names != nil {
 		return validation("ExpressionAttributeNames can only be specified when using expressions")
