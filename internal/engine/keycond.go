@@ -241,7 +241,11 @@ func (p *kparser) operand() *knode {
 // The checks that evaluate the expression (placeholders, operand types,
 // BETWEEN bounds) are returned as check, to run after the filter's and the
 // projection's own checks: DynamoDB Local reports those first.
-func (x *exprs) keyConditions(s *string) (root *knode, check func() error, err error) {
+//
+// raw are the ExpressionAttributeValues as written (already checked into
+// x.values): the check evaluates those, so that its messages spell numbers
+// as the request did, as DynamoDB Local's do.
+func (x *exprs) keyConditions(s *string, raw map[string]av) (root *knode, check func() error, err error) {
 	none := func() error { return nil }
 	if s == nil {
 		return nil, none, nil
@@ -257,7 +261,14 @@ func (x *exprs) keyConditions(s *string) (root *knode, check func() error, err e
 	check = func() error {
 		// Eval on no item checks placeholders and operand types without
 		// depending on an item.
-		if _, err := e.Eval(nil, x.names, x.values); err != nil {
+		values := x.values
+		if x.values != nil {
+			values = make(map[string]types.AttributeValue, len(raw))
+			for k, a := range raw {
+				values[k] = a.v
+			}
+		}
+		if _, err := e.Eval(nil, x.names, values); err != nil {
 			return exprError("KeyConditionExpression", err)
 		}
 		return nil

@@ -18,7 +18,7 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, check, err := r.x.keyConditions(in.KeyConditionExpression)
+	root, check, err := r.x.keyConditions(in.KeyConditionExpression, in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, err
 	}

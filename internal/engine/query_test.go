@@ -192,3 +192,14 @@ func TestQueryKeyConditionCheckedAfterFilter(t *testing.T) {
 		{name: "between before filter on key", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","FilterExpression":"sk > :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"}}`, want: between},
 	})
 }
+
+// The key condition's messages spell numbers as the request wrote them.
+// Answers measured on DynamoDB Local.
+func TestQueryKeyConditionMessageNumbers(t *testing.T) {
+	e := engine.New()
+	readsFixture(t, e, "reads")
+	runRaw(t, e, "reads", []rawCase{
+		{name: "exponent and trailing zeroes", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"3.00"},":b":{"N":"1E+3"}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:1E+3}, upper bound operand: AttributeValue: {N:3.00}"}`},
+		{name: "leading zeroes", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"-0.5E-3"},":b":{"N":"0001.50"}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:0001.50}, upper bound operand: AttributeValue: {N:-0.5E-3}"}`},
+	})
+}
