@@ -581,6 +581,11 @@ func (g *generator) query(t *genTable) func(n namer) any {
 	if len(e.vals) > 0 {
 		in.ExpressionAttributeValues = e.vals
 	}
+	if index != "" && in.Limit != nil {
+		// Which of the items that tie on the index's key a page holds is
+		// the implementation's choice: compare all pages together.
+		return func(n namer) any { c := *in; c.TableName = str(n.T(t.name)); return &pagedQuery{&c} }
+	}
 	return func(n namer) any { c := *in; c.TableName = str(n.T(t.name)); return &c }
 }
 

@@ -111,10 +111,21 @@ func (d divergence) String() string {
 // Limit or a segment holds, so only the union is comparable.
 type pagedScan struct{ *dynamodb.ScanInput }
 
+// pagedQuery is a Query sent page after page, following LastEvaluatedKey;
+// the answer is the union of the pages: Items, Count and ScannedCount, or
+// the first error. It serves Queries of an index with a Limit: items that
+// tie on the index's key come in the implementation's order (DynamoDB
+// defines none), so which of them a page holds, and the page's
+// LastEvaluatedKey, are the implementation's choice too.
+type pagedQuery struct{ *dynamodb.QueryInput }
+
 // opName returns the DynamoDB operation of an SDK input.
 func opName(in any) string {
-	if _, ok := in.(*pagedScan); ok {
+	switch in.(type) {
+	case *pagedScan:
 		return "Scan"
+	case *pagedQuery:
+		return "Query"
 	}
 	return strings.TrimSuffix(reflect.TypeOf(in).Elem().Name(), "Input")
 }
@@ -158,6 +169,8 @@ func call(ctx context.Context, c *dynamodb.Client, in any) (any, error) {
 		return c.TransactWriteItems(ctx, in)
 	case *pagedScan:
 		return scanPages(ctx, c, in.ScanInput)
+	case *pagedQuery:
+		return queryPages(ctx, c, in.QueryInput)
 	}
 	panic(fmt.Sprintf("conformance: no call for %T", in))
 }
@@ -196,6 +209,121 @@ func scanPages(ctx context.Context, c *dynamodb.Client, in *dynamodb.ScanInput) 
 	return all, nil
 }
 
+// queryPages runs in to its end and returns the union of the pages.
+func queryPages(ctx context.Context, c *dynamodb.Client, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	all := &dynamodb.QueryOutput{}
+	if in.Select != types.SelectCount {
+		all.Items = []map[string]types.AttributeValue{}
+	}
+	page := *in
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			return nil, fmt.Errorf("conformance: query: more than 1000 pages")
+		}
+		out, err := c.Query(ctx, &page)
+		if err != nil {
+			return nil, err
+		}
+		all.Items = append(all.Items, out.Items...)
+		all.Count += out.Count
+		all.ScannedCount += out.ScannedCount
+		if len(out.LastEvaluatedKey) == 0 {
+			return all, nil
+		}
+		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// indexKeys returns the key attributes (hash, then range if any) of index
+// ix of table tn as s sees them, nil if s cannot describe it. Answers are
+// kept: an index's key schema never changes.
+func indexKeys(ctx context.Context, s side, tn, ix string) []string {
+	k := s.name + "\x00" + tn + "\x00" + ix
+	indexKeysMu.Lock()
+	keys, ok := indexKeysSeen[k]
+	indexKeysMu.Unlock()
+	if ok {
+		return keys
+	}
+	out, err := s.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &tn})
+	if err != nil || out.Table == nil {
+		return nil
+	}
+	var schema []types.KeySchemaElement
+	for _, g := range out.Table.GlobalSecondaryIndexes {
+		if g.IndexName != nil && *g.IndexName == ix {
+			schema = g.KeySchema
+		}
+	}
+	for _, l := range out.Table.LocalSecondaryIndexes {
+		if l.IndexName != nil && *l.IndexName == ix {
+			schema = l.KeySchema
+		}
+	}
+	for _, e := range schema {
+		if e.KeyType == types.KeyTypeHash {
+			keys = append([]string{*e.AttributeName}, keys...)
+		} else {
+			keys = append(keys, *e.AttributeName)
+		}
+	}
+	if keys == nil {
+		return nil
+	}
+	indexKeysMu.Lock()
+	indexKeysSeen[k] = keys
+	indexKeysMu.Unlock()
+	return keys
+}
+
+var (
+	indexKeysMu   sync.Mutex
+	indexKeysSeen = map[string][]string{}
+)
+
+// sortTies sorts, in a Query answer on an index with key attributes keys,
+// each run of consecutive items with equal values of those keys: DynamoDB
+// sorts a Query's items by the index's keys only, and leaves the order of
+// items that tie on them to the implementation (DynamoDB Local's follows a
+// hash of the table's key).
+func sortTies(m map[string]any, keys []string) {
+	items, ok := m["Items"].([]any)
+	if !ok {
+		return
+	}
+	keyOf := func(x any) string {
+		im, _ := x.(map[string]any)
+		var b strings.Builder
+		for _, k := range keys {
+			b.WriteString(compact(im[k]))
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	for i := 0; i < len(items); {
+		j := i + 1
+		for j < len(items) && keyOf(items[j]) == keyOf(items[i]) {
+			j++
+		}
+		sortJSON(items[i:j])
+		i = j
+	}
+}
+
+// unprojected matches the message that lists the attributes an index does
+// not project; DynamoDB Local lists them in the order of its internal hash
+// set, which DynamoDB does not document, so they are compared sorted.
+var unprojected = regexp.MustCompile(`(does not project(?: one or more filter attributes:)? \[)([^\]]*)(\])`)
+
+func sortUnprojected(msg string) string {
+	return unprojected.ReplaceAllStringFunc(msg, func(s string) string {
+		p := unprojected.FindStringSubmatch(s)
+		names := strings.Split(p[2], ", ")
+		sort.Strings(names)
+		return p[1] + strings.Join(names, ", ") + p[3]
+	})
+}
+
 // controlPlane serialises the table operations: DynamoDB Local answers
 // InternalFailure to some CreateTable and UpdateTable calls when others run
 // at the same time.
@@ -216,7 +344,7 @@ func send(ctx context.Context, s side, n namer, in any, ordered bool) answer {
 		if !errors.As(err, &ae) {
 			return answer{code: "<client error>", msg: strip(err.Error())}
 		}
-		a := answer{code: ae.ErrorCode(), msg: strip(ae.ErrorMessage())}
+		a := answer{code: ae.ErrorCode(), msg: sortUnprojected(strip(ae.ErrorMessage()))}
 		if m, ok := canon(reflect.ValueOf(ae), strip).(map[string]any); ok {
 			// Code repeats the code; Fault is the SDK's guess.
 			for _, k := range []string{"Message", "ErrorCodeOverride", "Code", "Fault"} {
@@ -242,6 +370,15 @@ func send(ctx context.Context, s side, n namer, in any, ordered bool) answer {
 	c := canon(reflect.ValueOf(out), strip)
 	if m, ok := c.(map[string]any); ok {
 		normalise(opName(in), m, ordered)
+		q, _ := in.(*dynamodb.QueryInput)
+		if pq, ok := in.(*pagedQuery); ok {
+			q = pq.QueryInput
+		}
+		if q != nil && q.IndexName != nil && q.TableName != nil {
+			if keys := indexKeys(ctx, s, *q.TableName, *q.IndexName); keys != nil {
+				sortTies(m, keys)
+			}
+		}
 	}
 	return answer{out: c}
 }

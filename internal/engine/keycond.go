@@ -237,25 +237,44 @@ func (p *kparser) operand() *knode {
 // DynamoDB Local's order of checks: syntax, then placeholders and operand
 // types, then unused names and values (by the caller, through x), then the
 // shape of the conditions (checkKeyShape).
-func (x *exprs) keyConditions(s *string) (*knode, error) {
+//
+// The checks that evaluate the expression (placeholders, operand types,
+// BETWEEN bounds) are returned as check, to run after the filter's and the
+// projection's own checks: DynamoDB Local reports those first.
+//
+// raw are the ExpressionAttributeValues as written (already checked into
+// x.values): the check evaluates those, so that its messages spell numbers
+// as the request did, as DynamoDB Local's do.
+func (x *exprs) keyConditions(s *string, raw map[string]av) (root *knode, check func() error, err error) {
+	none := func() error { return nil }
 	if s == nil {
-		return nil, nil
+		return nil, none, nil
 	}
 	if strings.TrimSpace(*s) == "" {
-		return nil, validation("Invalid KeyConditionExpression: The expression can not be empty;")
+		return nil, nil, validation("Invalid KeyConditionExpression: The expression can not be empty;")
 	}
 	e, err := cond.ParseAs(*s, "KeyConditionExpression")
 	if err != nil {
-		return nil, exprError("KeyConditionExpression", err)
-	}
-	// Eval on no item checks placeholders and operand types without
-	// depending on an item.
-	if _, err := e.Eval(nil, x.names, x.values); err != nil {
-		return nil, exprError("KeyConditionExpression", err)
+		return nil, nil, exprError("KeyConditionExpression", err)
 	}
 	x.use(e.Names(), e.Values())
+	check = func() error {
+		// Eval on no item checks placeholders and operand types without
+		// depending on an item.
+		values := x.values
+		if x.values != nil {
+			values = make(map[string]types.AttributeValue, len(raw))
+			for k, a := range raw {
+				values[k] = a.v
+			}
+		}
+		if _, err := e.Eval(nil, x.names, values); err != nil {
+			return exprError("KeyConditionExpression", err)
+		}
+		return nil
+	}
 	p := &kparser{toks: ktokens(*s)}
-	return p.or(), nil
+	return p.or(), check, nil
 }
 
 // conditions flattens the key condition's conjunction, refusing any other

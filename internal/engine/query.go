@@ -18,10 +18,11 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := r.x.keyConditions(in.KeyConditionExpression)
+	root, check, err := r.x.keyConditions(in.KeyConditionExpression, in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, err
 	}
+	r.keyCheck = check
 	if err := r.expressions(in, "FilterExpression and KeyConditionExpression are null"); err != nil {
 		return nil, err
 	}
@@ -50,6 +51,18 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	}
 	r.single = r.ix == nil && r.t.rng.name == ""
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
+	// DynamoDB Local compares the bound with the table's range key, also
+	// on an index: see read.page.
+	if rc != nil && r.t.rng.name != "" {
+		switch {
+		case forward && rc.op == "<=", !forward && rc.op == ">=":
+			r.endKey, r.endBound = r.t.rng.name, rc.vals[0]
+		case rc.op == "BETWEEN" && forward:
+			r.endKey, r.endBound = r.t.rng.name, rc.vals[1]
+		case rc.op == "BETWEEN":
+			r.endKey, r.endBound = r.t.rng.name, rc.vals[0]
+		}
+	}
 	if r.ix != nil {
 		return r.page(r.queryIndex(hv, rc, esk, forward))
 	}

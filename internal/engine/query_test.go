@@ -156,3 +156,50 @@ func TestQuery(t *testing.T) {
 		{name: "gsi start key table key type", body: `"KeyConditionExpression":"g = :v","IndexName":"gall","ExclusiveStartKey":{"pk":{"S":"a"},"sk":{"S":"2"},"g":{"S":"G"},"l":{"S":"L2"}},"ExpressionAttributeValues":{":v":{"S":"G"}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Type mismatch for attribute to update"}`},
 	})
 }
+
+// A page that ends on the inclusive bound where the range ends, by the
+// table's range key, has no LastEvaluatedKey; on an index the table's
+// range key decides, not the index's. Answers measured on DynamoDB Local.
+func TestQueryLastKeyOnInclusiveBound(t *testing.T) {
+	e := engine.New()
+	readsFixture(t, e, "reads")
+	runRaw(t, e, "reads", []rawCase{
+		{name: "between forward", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :w AND :x","Limit":2,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"a"},":w":{"N":"2"},":x":{"N":"3"}}`, want: `{"Count":2,"ScannedCount":2}`},
+		{name: "between backward", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :w AND :x","Limit":2,"Select":"COUNT","ScanIndexForward":false,"ExpressionAttributeValues":{":v":{"S":"a"},":w":{"N":"1"},":x":{"N":"2"}}`, want: `{"Count":2,"ScannedCount":2}`},
+		{name: "between short of bound", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :w AND :x","Limit":2,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"a"},":w":{"N":"1"},":x":{"N":"2.5"}}`, want: `{"Count":2,"ScannedCount":2,"LastEvaluatedKey":{"sk":{"N":"2"},"pk":{"S":"a"}}}`},
+		{name: "le forward", body: `"KeyConditionExpression":"pk = :v AND sk <= :x","Limit":2,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"a"},":x":{"N":"2"}}`, want: `{"Count":2,"ScannedCount":2}`},
+		{name: "ge backward", body: `"KeyConditionExpression":"pk = :v AND sk >= :x","Limit":2,"Select":"COUNT","ScanIndexForward":false,"ExpressionAttributeValues":{":v":{"S":"a"},":x":{"N":"2"}}`, want: `{"Count":2,"ScannedCount":2}`},
+		{name: "ge forward", body: `"KeyConditionExpression":"pk = :v AND sk >= :x","Limit":2,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"a"},":x":{"N":"2"}}`, want: `{"Count":2,"ScannedCount":2,"LastEvaluatedKey":{"sk":{"N":"3"},"pk":{"S":"a"}}}`},
+		{name: "eq", body: `"KeyConditionExpression":"pk = :v AND sk = :x","Limit":1,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"a"},":x":{"N":"2"}}`, want: `{"Count":1,"ScannedCount":1,"LastEvaluatedKey":{"sk":{"N":"2"},"pk":{"S":"a"}}}`},
+		{name: "lsi le", body: `"IndexName":"lkeys","KeyConditionExpression":"pk = :v AND l <= :x","Limit":2,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"a"},":x":{"S":"L2"}}`, want: `{"Count":2,"ScannedCount":2,"LastEvaluatedKey":{"sk":{"N":"2"},"l":{"S":"L2"},"pk":{"S":"a"}}}`},
+		{name: "gsi between", body: `"IndexName":"gall","KeyConditionExpression":"g = :v AND l BETWEEN :w AND :x","Limit":4,"Select":"COUNT","ExpressionAttributeValues":{":v":{"S":"G"},":w":{"S":"L1"},":x":{"S":"L2"}}`, want: `{"Count":4,"ScannedCount":4,"LastEvaluatedKey":{"sk":{"N":"2"},"pk":{"S":"b"},"l":{"S":"L2"},"g":{"S":"G"}}}`},
+	})
+}
+
+// The key condition's own checks (placeholders, operand types, BETWEEN
+// bounds) come after the filter's and the projection's, and before the
+// check for unused values and the schema's. Answers measured on DynamoDB
+// Local.
+func TestQueryKeyConditionCheckedAfterFilter(t *testing.T) {
+	e := engine.New()
+	readsFixture(t, e, "reads")
+	const between = `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:3}, upper bound operand: AttributeValue: {N:1}"}`
+	runRaw(t, e, "reads", []rawCase{
+		{name: "filter operand before between", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","FilterExpression":"x >= :n","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"},":n":{"NULL":true}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: >=, operand type: NULL"}`},
+		{name: "filter operand before undefined value", body: `"KeyConditionExpression":"pk = :u","FilterExpression":"x >= :n","ExpressionAttributeValues":{":n":{"NULL":true}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: >=, operand type: NULL"}`},
+		{name: "projection overlap before between", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ProjectionExpression":"x, x","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid ProjectionExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [x], path two: [x]"}`},
+		{name: "between before unused value", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"},":z":{"N":"3"}}`, want: between},
+		{name: "between before filter on key", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","FilterExpression":"sk > :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"1"},":b":{"N":"3"}}`, want: between},
+	})
+}
+
+// The key condition's messages spell numbers as the request wrote them.
+// Answers measured on DynamoDB Local.
+func TestQueryKeyConditionMessageNumbers(t *testing.T) {
+	e := engine.New()
+	readsFixture(t, e, "reads")
+	runRaw(t, e, "reads", []rawCase{
+		{name: "exponent and trailing zeroes", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"3.00"},":b":{"N":"1E+3"}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:1E+3}, upper bound operand: AttributeValue: {N:3.00}"}`},
+		{name: "leading zeroes", body: `"KeyConditionExpression":"pk = :v AND sk BETWEEN :b AND :a","ExpressionAttributeValues":{":v":{"S":"a"},":a":{"N":"-0.5E-3"},":b":{"N":"0001.50"}}`, want: `{"__type":"com.amazon.coral.validate#ValidationException","Message":"Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:0001.50}, upper bound operand: AttributeValue: {N:-0.5E-3}"}`},
+	})
+}

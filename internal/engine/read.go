@@ -16,7 +16,9 @@ import (
 //   - Limit counts the items read, before the filter; a page also ends
 //     after the item that brings what was read (index projections for an
 //     index, whatever is returned) to 1 MB. A page that ends either way
-//     has a LastEvaluatedKey, even when nothing follows.
+//     has a LastEvaluatedKey, even when nothing follows, except a Query
+//     whose last item has the table's range key on the inclusive bound
+//     where its range ends.
 //   - A LastEvaluatedKey holds the table's key and, for an index, the
 //     index's key; an ExclusiveStartKey must have exactly those.
 //   - Read capacity is the bytes read in 4 KB units, rounded up once per
@@ -76,6 +78,15 @@ type read struct {
 	consist     bool
 	capacity    string
 	scan        bool
+	// endKey and endBound: a Query whose range condition ends, in the
+	// direction it walks, at an inclusive bound (<= or BETWEEN forward, >=
+	// or BETWEEN backward) names the table's range key and that bound; see
+	// page.
+	endKey   string
+	endBound types.AttributeValue
+	// keyCheck is a Query's evaluation of its key condition, which
+	// expressions runs after the filter's and the projection's checks.
+	keyCheck func() error
 }
 
 // legacy refuses the parameters the expression forms replaced.
@@ -158,6 +169,11 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 	}
 	if in.ProjectionExpression != nil {
 		r.x.use(exprRefs(*in.ProjectionExpression).names, nil)
+	}
+	if r.keyCheck != nil {
+		if err := r.keyCheck(); err != nil {
+			return err
+		}
 	}
 	if !r.x.any && r.x.names != nil {
 		return validation("ExpressionAttributeNames can only be specified when using expressions")
@@ -405,6 +421,17 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 	}
 	out["Count"] = count
 	out["ScannedCount"] = scanned
+	if more && last != nil && r.endBound != nil && onBound(last.en.item[r.endKey], r.endBound) {
+		// DynamoDB Local returns no LastEvaluatedKey when the table's range
+		// key of the last item read equals the inclusive bound where the
+		// range ends (on an index too, where that key is not the index's):
+		// on a table nothing can follow. On an index whose range key is the
+		// table's, items may tie on that bound; the key is kept when one
+		// follows, so that no item becomes unreachable.
+		if _, ok := next(); !ok {
+			more = false
+		}
+	}
 	if more && last != nil && !r.single {
 		lek := map[string]types.AttributeValue{}
 		for _, n := range r.lekNames() {
@@ -426,4 +453,10 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 		out["ConsumedCapacity"] = c
 	}
 	return out, nil
+}
+
+// onBound reports whether the key value v equals bound (false when their
+// types differ, as an index's range key may differ from the table's).
+func onBound(v, bound types.AttributeValue) bool {
+	return v != nil && typeName(v) == typeName(bound) && compareKeys(v, bound) == 0
 }
