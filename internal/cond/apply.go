@@ -32,9 +32,16 @@ const (
 // in the request (undefined placeholders, bad values, operand types,
 // overlapping paths, key attributes), then those the item causes.
 func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue, keyNames []string) (map[string]types.AttributeValue, error) {
-	paths, err := u.check(names, values, keyNames)
+	paths, err := u.check(names, values)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range paths {
+		for _, k := range keyNames {
+			if p[0].Name == k {
+				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
+			}
+		}
 	}
 	out := make(map[string]types.AttributeValue, len(item)+len(u.actions))
 	for k, v := range item {
@@ -75,9 +82,19 @@ func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]st
 	return out, nil
 }
 
+// Check does the checks DynamoDB does on the update expression when it
+// parses it, before it parses or evaluates the ConditionExpression:
+// undefined placeholders, invalid values, paths that conflict or overlap,
+// operands of the wrong type. Apply does them too; the updates of key
+// attributes it refuses only after the condition, as DynamoDB does.
+func (u *Update) Check(names map[string]string, values map[string]types.AttributeValue) error {
+	_, err := u.check(names, values)
+	return err
+}
+
 // check does DynamoDB's checks of the update against the request, before
 // it reads the item, and returns the resolved paths of the actions.
-func (u *Update) check(names map[string]string, values map[string]types.AttributeValue, keyNames []string) ([]Path, error) {
+func (u *Update) check(names map[string]string, values map[string]types.AttributeValue) ([]Path, error) {
 	fail := func(err error) ([]Path, error) { return nil, prefixed(err, "UpdateExpression") }
 	paths := make([]Path, len(u.actions))
 	for _, n := range u.ph.names {
@@ -131,13 +148,6 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 	for _, v := range u.ph.values {
 		if _, ok := values[v]; !ok {
 			return fail(invalid("An expression attribute value used in expression is not defined; attribute value: %s", v))
-		}
-	}
-	for _, p := range paths {
-		for _, k := range keyNames {
-			if p[0].Name == k {
-				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
-			}
 		}
 	}
 	return paths, nil

@@ -683,6 +683,11 @@ func (x *exprs) updateExpr(s *string) (*cond.Update, error) {
 	if err != nil {
 		return nil, exprError("UpdateExpression", err)
 	}
+	// DynamoDB checks the update against the request (overlapping paths,
+	// operand types, placeholders) as it parses it: before the condition.
+	if err := u.Check(x.names, x.values); err != nil {
+		return nil, exprError("UpdateExpression", err)
+	}
 	x.use(u.Names(), u.Values())
 	return u, nil
 }

@@ -1,0 +1,65 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/engine"
+)
+
+// TestUpdateChecksBeforeCondition checks the order DynamoDB Local 1.25.1
+// checks an UpdateItem in (answers measured there): the update expression
+// against the request (overlapping paths, operand types, placeholders)
+// before the ConditionExpression is parsed or evaluated, and the update of
+// a key attribute only after the condition.
+func TestUpdateChecksBeforeCondition(t *testing.T) {
+	ctx := context.Background()
+	c := client(engine.New())
+	hashTable(t, c, "items")
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("items"), Item: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "a"}, "a": &types.AttributeValueMemberN{Value: "1"},
+	}})
+	require.NoError(t, err)
+	n := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	s := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	cases := []struct {
+		update, condition string
+		values            map[string]types.AttributeValue
+		code, msg         string
+	}{
+		{"SET a = :v ADD a :v", "a = :w", map[string]types.AttributeValue{":v": n("1"), ":w": n("5")},
+			"ValidationException", "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a]"},
+		{"SET a = :v ADD a :v", "a = = :w", map[string]types.AttributeValue{":v": n("1"), ":w": n("5")},
+			"ValidationException", "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a]"},
+		{"SET a = :v ADD a :v", "a = :zz", map[string]types.AttributeValue{":v": n("1"), ":w": n("5")},
+			"ValidationException", "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a]"},
+		{"SET a = a + :s", "a = :w", map[string]types.AttributeValue{":s": s("1"), ":w": n("5")},
+			"ValidationException", "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S"},
+		{"SET a = :zz", "a = = :w", map[string]types.AttributeValue{":v": n("1"), ":w": n("5")},
+			"ValidationException", "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :zz"},
+		{"SET pk = :v", "a = :w", map[string]types.AttributeValue{":v": s("1"), ":w": n("5")},
+			"ConditionalCheckFailedException", "The conditional request failed"},
+		{"SET pk = :v", "a = = :w", map[string]types.AttributeValue{":v": s("1"), ":w": n("5")},
+			"ValidationException", `Invalid ConditionExpression: Syntax error; token: "=", near: "= = :w"`},
+		{"SET pk = :v", "a = :w", map[string]types.AttributeValue{":v": s("1"), ":w": n("1")},
+			"ValidationException", "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key"},
+	}
+	for _, tc := range cases {
+		_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("items"), Key: key,
+			UpdateExpression: aws.String(tc.update), ConditionExpression: aws.String(tc.condition),
+			ExpressionAttributeValues: tc.values})
+		var api smithy.APIError
+		require.True(t, errors.As(err, &api), "%s IF %s: %v", tc.update, tc.condition, err)
+		assert.Equal(t, tc.code, api.ErrorCode(), "%s IF %s", tc.update, tc.condition)
+		assert.Equal(t, tc.msg, api.ErrorMessage(), "%s IF %s", tc.update, tc.condition)
+	}
+}
