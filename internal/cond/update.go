@@ -85,7 +85,7 @@ func ParseUpdate(expr string) (*Update, error) {
 
 func parseUpdate(expr string) (*Update, error) {
 	if len(expr) > maxExprBytes {
-		return nil, invalid("Expression size has exceeded the maximum allowed size; expression size: %d", len(expr))
+		return nil, invalid("Expression size has exceeded the maximum allowed size;")
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
 		return nil, invalid("The expression can not be empty;")

@@ -2,6 +2,7 @@ package cond
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -143,4 +144,17 @@ func TestApplyLeavesItemAlone(t *testing.T) {
 	_, err := applyString("SET l[0] = :x, l[5] = :x, m.b = :x DELETE m.a :s", item, nil, attrs(":x", N("1"), ":s", SS("x")))
 	require.NoError(t, err)
 	require.Equal(t, before, formatMap(item))
+}
+
+// TestExpressionSizeMessages checks DynamoDB Local's messages for an
+// expression over 4 KB: update and projection expressions give no size,
+// conditions do.
+func TestExpressionSizeMessages(t *testing.T) {
+	pad := strings.Repeat(" ", 4100)
+	_, err := ParseUpdate("SET a = :v" + pad)
+	require.Equal(t, "Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;", Message(err))
+	_, err = ParseProjection("a" + pad)
+	require.Equal(t, "Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size;", Message(err))
+	_, err = ParseAs("a = :v"+pad, "ConditionExpression")
+	require.Equal(t, "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4106", Message(err))
 }

@@ -203,9 +203,20 @@ type exprs struct {
 // newExprs checks the maps themselves.
 func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 	x := &exprs{names: names, usedNames: map[string]bool{}, usedValues: map[string]bool{}}
+	// DynamoDB checks the names, then the values: each map not empty,
+	// then its keys' syntax, then the values themselves.
+	if names != nil && len(names) == 0 {
+		return nil, validation("ExpressionAttributeNames must not be empty")
+	}
+	if err := placeholderKeys("ExpressionAttributeNames", '#', sortedKeys(names)); err != nil {
+		return nil, err
+	}
 	if values != nil {
 		if len(values) == 0 {
 			return nil, validation("ExpressionAttributeValues must not be empty")
+		}
+		if err := placeholderKeys("ExpressionAttributeValues", ':', sortedKeys(values)); err != nil {
+			return nil, err
 		}
 		x.values = make(map[string]types.AttributeValue, len(values))
 		for _, k := range sortedKeys(values) {
@@ -224,10 +235,25 @@ func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 			x.values[k] = v
 		}
 	}
-	if names != nil && len(names) == 0 {
-		return nil, validation("ExpressionAttributeNames must not be empty")
-	}
 	return x, nil
+}
+
+// placeholderKeys refuses a key of ExpressionAttributeNames (prefix '#')
+// or ExpressionAttributeValues (':') that is not the prefix and one or more
+// ASCII letters, digits or underscores. With several, DynamoDB names the
+// first of the request; the maps here have no order, so the first sorted.
+func placeholderKeys(param string, prefix byte, keys []string) error {
+	for _, k := range keys {
+		ok := len(k) > 1 && k[0] == prefix
+		for i := 1; ok && i < len(k); i++ {
+			c := k[i]
+			ok = c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		}
+		if !ok {
+			return validation("%s contains invalid key: Syntax error; key: \"%s\"", param, k)
+		}
+	}
+	return nil
 }
 
 // use records the placeholders one expression uses.

@@ -63,3 +63,51 @@ func TestUpdateChecksBeforeCondition(t *testing.T) {
 		assert.Equal(t, tc.msg, api.ErrorMessage(), "%s IF %s", tc.update, tc.condition)
 	}
 }
+
+// TestPlaceholderKeys checks the syntax of the keys of
+// ExpressionAttributeNames and ExpressionAttributeValues, which DynamoDB
+// Local checks (names first) before it reads any expression.
+func TestPlaceholderKeys(t *testing.T) {
+	ctx := context.Background()
+	c := client(engine.New())
+	hashTable(t, c, "items")
+	n1 := &types.AttributeValueMemberN{Value: "1"}
+	cases := []struct {
+		condition string
+		names     map[string]string
+		values    map[string]types.AttributeValue
+		msg       string
+	}{
+		{"a = :a-b", nil, map[string]types.AttributeValue{":a-b": n1},
+			`ExpressionAttributeValues contains invalid key: Syntax error; key: ":a-b"`},
+		{"a = = :a", nil, map[string]types.AttributeValue{":a": n1, ":a-b": n1},
+			`ExpressionAttributeValues contains invalid key: Syntax error; key: ":a-b"`},
+		{"a = :a", nil, map[string]types.AttributeValue{":a": n1, "a": n1},
+			`ExpressionAttributeValues contains invalid key: Syntax error; key: "a"`},
+		{"a = :a", nil, map[string]types.AttributeValue{":a": n1, ":": n1},
+			`ExpressionAttributeValues contains invalid key: Syntax error; key: ":"`},
+		{"a = :a", nil, map[string]types.AttributeValue{":a": n1, ":_é": n1},
+			`ExpressionAttributeValues contains invalid key: Syntax error; key: ":_é"`},
+		{"a = :a", nil, map[string]types.AttributeValue{":a": n1, ":_A9": n1},
+			"Value provided in ExpressionAttributeValues unused in expressions: keys: {:_A9}"},
+		{"#a = :a", map[string]string{"#a-b": "x", "#a": "a"}, map[string]types.AttributeValue{":a": n1, ":a-b": n1},
+			`ExpressionAttributeNames contains invalid key: Syntax error; key: "#a-b"`},
+		{"#a = :a", map[string]string{"#a": "a", "#é": "b"}, map[string]types.AttributeValue{":a": n1},
+			`ExpressionAttributeNames contains invalid key: Syntax error; key: "#é"`},
+		{"#a = :a", map[string]string{"#a-": "a"}, map[string]types.AttributeValue{},
+			`ExpressionAttributeNames contains invalid key: Syntax error; key: "#a-"`},
+		{"#a = :a", map[string]string{}, map[string]types.AttributeValue{":a": n1, ":a-": n1},
+			"ExpressionAttributeNames must not be empty"},
+		{"#a = :a", map[string]string{"#a": "a"}, map[string]types.AttributeValue{":a": &types.AttributeValueMemberSS{}, ":a-b": n1},
+			`ExpressionAttributeValues contains invalid key: Syntax error; key: ":a-b"`},
+	}
+	for _, tc := range cases {
+		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("items"),
+			Item:                map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "zz"}},
+			ConditionExpression: aws.String(tc.condition), ExpressionAttributeNames: tc.names, ExpressionAttributeValues: tc.values})
+		var api smithy.APIError
+		require.True(t, errors.As(err, &api), "%s: %v", tc.condition, err)
+		assert.Equal(t, "ValidationException", api.ErrorCode(), tc.condition)
+		assert.Equal(t, tc.msg, api.ErrorMessage(), tc.condition)
+	}
+}
