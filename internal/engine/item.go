@@ -228,7 +228,7 @@ func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 			if err != nil {
 				var api *apiError
 				if errors.As(err, &api) {
-					return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", strings.TrimPrefix(api.msg, "One or more parameter values were invalid: "), k)
+					return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", api.msg, k)
 				}
 				return nil, err
 			}

@@ -117,3 +117,30 @@ func TestPlaceholderKeys(t *testing.T) {
 		assert.Equal(t, tc.msg, api.ErrorMessage(), tc.condition)
 	}
 }
+
+// TestInvalidExpressionValues checks DynamoDB Local's messages for an
+// invalid value of ExpressionAttributeValues: the value's own message,
+// prefix included, then the key.
+func TestInvalidExpressionValues(t *testing.T) {
+	ctx := context.Background()
+	c := client(engine.New())
+	hashTable(t, c, "items")
+	cases := []struct {
+		value types.AttributeValue
+		msg   string
+	}{
+		{&types.AttributeValueMemberSS{}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :e"},
+		{&types.AttributeValueMemberSS{Value: []string{"a", "a"}}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: Input collection [a, a] contains duplicates for key :e"},
+		{&types.AttributeValueMemberNULL{Value: false}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: Null attribute value types must have the value of true for key :e"},
+		{&types.AttributeValueMemberNS{}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An number set  may not be empty for key :e"},
+		{&types.AttributeValueMemberNS{Value: []string{"1", "1.0"}}, "ExpressionAttributeValues contains invalid value: Input collection contains duplicates for key :e"},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberSS{}}}, "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :e"},
+	}
+	for _, tc := range cases {
+		_, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("items"), FilterExpression: aws.String("a = :e"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":e": tc.value}})
+		var api smithy.APIError
+		require.True(t, errors.As(err, &api), "%v", err)
+		assert.Equal(t, tc.msg, api.ErrorMessage())
+	}
+}
