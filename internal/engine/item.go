@@ -268,6 +268,17 @@ func (x *exprs) use(names, values []string) {
 }
 
 // done checks that every name and value given was used, as DynamoDB does.
+// doneWrite is done for PutItem, DeleteItem and UpdateItem, whose
+// message for values without expressions names the null parameters.
+func (x *exprs) doneWrite(nullParams string) error {
+	err := x.done()
+	var api *apiError
+	if errors.As(err, &api) && api.msg == "ExpressionAttributeValues can only be specified when using expressions" {
+		return validation("%s: %s", api.msg, nullParams)
+	}
+	return err
+}
+
 func (x *exprs) done() error {
 	if !x.any {
 		if x.names != nil {
@@ -646,7 +657,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -667,7 +678,7 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -690,7 +701,7 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWrite("UpdateExpression and ConditionExpression are null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)

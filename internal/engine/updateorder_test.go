@@ -144,3 +144,30 @@ func TestInvalidExpressionValues(t *testing.T) {
 		assert.Equal(t, tc.msg, api.ErrorMessage())
 	}
 }
+
+// TestPlaceholdersWithoutExpressions checks DynamoDB Local's messages for
+// ExpressionAttributeNames or ExpressionAttributeValues without any
+// expression to use them.
+func TestPlaceholdersWithoutExpressions(t *testing.T) {
+	ctx := context.Background()
+	c := client(engine.New())
+	hashTable(t, c, "items")
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}
+	values := map[string]types.AttributeValue{":a": &types.AttributeValueMemberS{Value: "a"}}
+	names := map[string]string{"#a": "a"}
+	msg := func(err error) string {
+		var api smithy.APIError
+		require.True(t, errors.As(err, &api), "%v", err)
+		return api.ErrorMessage()
+	}
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("items"), Item: key, ExpressionAttributeValues: values})
+	assert.Equal(t, "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null", msg(err))
+	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("items"), Item: key, ExpressionAttributeValues: values, ExpressionAttributeNames: names})
+	assert.Equal(t, "ExpressionAttributeNames can only be specified when using expressions", msg(err))
+	_, err = c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("items"), Key: key, ExpressionAttributeValues: values})
+	assert.Equal(t, "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null", msg(err))
+	_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("items"), Key: key, ExpressionAttributeValues: values})
+	assert.Equal(t, "ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null", msg(err))
+	_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("items"), Key: key, ExpressionAttributeNames: names})
+	assert.Equal(t, "ExpressionAttributeNames can only be specified when using expressions", msg(err))
+}
