@@ -226,8 +226,19 @@ func (u *Update) parseSetValue(c *cursor) (*setValue, bool, error) {
 			return nil, false, err
 		}
 		s.op, s.right = k, right
+		u.nested(left)
+		u.nested(right)
 	}
 	return s, false, nil
+}
+
+// nested records DynamoDB's error for list_append used as an operand of
+// + or - or of a function: it is allowed only as the whole right side of
+// SET.
+func (u *Update) nested(o *operand) {
+	if o.kind == oListAppend && u.later == nil {
+		u.later = invalid("The function is not allowed to be used this way in an expression; function: list_append")
+	}
 }
 
 // redundant records DynamoDB's error for parentheses directly inside
@@ -296,6 +307,9 @@ func (u *Update) parseFunction(c *cursor) (*operand, error) {
 			return nil, err
 		}
 		break
+	}
+	for _, a := range args {
+		u.nested(a)
 	}
 	kind, ok := updateFunctions[name]
 	_, isCondition := functions[name]
