@@ -32,9 +32,16 @@ const (
 // in the request (undefined placeholders, bad values, operand types,
 // overlapping paths, key attributes), then those the item causes.
 func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue, keyNames []string) (map[string]types.AttributeValue, error) {
-	paths, err := u.check(names, values, keyNames)
+	paths, err := u.check(names, values)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range paths {
+		for _, k := range keyNames {
+			if p[0].Name == k {
+				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
+			}
+		}
 	}
 	out := make(map[string]types.AttributeValue, len(item)+len(u.actions))
 	for k, v := range item {
@@ -75,9 +82,19 @@ func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]st
 	return out, nil
 }
 
+// Check does the checks DynamoDB does on the update expression when it
+// parses it, before it parses or evaluates the ConditionExpression:
+// undefined placeholders, invalid values, paths that conflict or overlap,
+// operands of the wrong type. Apply does them too; the updates of key
+// attributes it refuses only after the condition, as DynamoDB does.
+func (u *Update) Check(names map[string]string, values map[string]types.AttributeValue) error {
+	_, err := u.check(names, values)
+	return err
+}
+
 // check does DynamoDB's checks of the update against the request, before
 // it reads the item, and returns the resolved paths of the actions.
-func (u *Update) check(names map[string]string, values map[string]types.AttributeValue, keyNames []string) ([]Path, error) {
+func (u *Update) check(names map[string]string, values map[string]types.AttributeValue) ([]Path, error) {
 	fail := func(err error) ([]Path, error) { return nil, prefixed(err, "UpdateExpression") }
 	paths := make([]Path, len(u.actions))
 	for _, n := range u.ph.names {
@@ -105,8 +122,9 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 	if err := checkOverlaps(paths); err != nil {
 		return fail(err)
 	}
-	// DynamoDB Local reports the last action, as written, whose operand
-	// has the wrong type.
+	// DynamoDB Local checks the actions from the last written to the
+	// first, each operand tree in post-order: an undefined :value, then
+	// the operand types of the function or operator above it.
 	for i := len(u.written) - 1; i >= 0; i-- {
 		a := u.written[i]
 		switch a.kind {
@@ -115,28 +133,22 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 				return fail(err)
 			}
 		case actAdd:
+			if err := defined(a.value, values); err != nil {
+				return fail(err)
+			}
 			switch t := typeOf(values[a.value]); t {
-			case typeN, typeSS, typeNS, typeBS, "":
+			case typeN, typeSS, typeNS, typeBS:
 			default:
 				return fail(invalid("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longType(t)))
 			}
 		case actDelete:
+			if err := defined(a.value, values); err != nil {
+				return fail(err)
+			}
 			switch t := typeOf(values[a.value]); t {
-			case typeSS, typeNS, typeBS, "":
+			case typeSS, typeNS, typeBS:
 			default:
 				return fail(invalid("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longType(t)))
-			}
-		}
-	}
-	for _, v := range u.ph.values {
-		if _, ok := values[v]; !ok {
-			return fail(invalid("An expression attribute value used in expression is not defined; attribute value: %s", v))
-		}
-	}
-	for _, p := range paths {
-		for _, k := range keyNames {
-			if p[0].Name == k {
-				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
 			}
 		}
 	}
@@ -170,9 +182,23 @@ func longType(t string) string {
 	return t
 }
 
-// checkSetTypes refuses a :value of the wrong type as an operand of + or
-// - (which take N) or of list_append (which takes L).
+// defined refuses a :value missing from ExpressionAttributeValues.
+func defined(v string, values map[string]types.AttributeValue) error {
+	if _, ok := values[v]; !ok {
+		return invalid("An expression attribute value used in expression is not defined; attribute value: %s", v)
+	}
+	return nil
+}
+
+// checkSetTypes checks the right side of SET in post-order: each operand
+// (undefined :value, the checks of a function), then the types of the
+// operands of + or - (which take N).
 func checkSetTypes(s *setValue, values map[string]types.AttributeValue) error {
+	for _, o := range []*operand{s.left, s.right} {
+		if err := checkOperand(o, values); err != nil {
+			return err
+		}
+	}
 	if s.op != 0 {
 		for _, o := range []*operand{s.left, s.right} {
 			if err := checkOperandType(o, opText2(s.op), typeN, values); err != nil {
@@ -180,30 +206,37 @@ func checkSetTypes(s *setValue, values map[string]types.AttributeValue) error {
 			}
 		}
 	}
-	for _, o := range []*operand{s.left, s.right} {
-		if err := checkFunctionTypes(o, values); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-func checkFunctionTypes(o *operand, values map[string]types.AttributeValue) error {
+// checkOperand checks an operand of SET in post-order: its arguments,
+// then the function itself (if_not_exists takes a path first,
+// list_append takes L).
+func checkOperand(o *operand, values map[string]types.AttributeValue) error {
 	if o == nil {
 		return nil
 	}
-	if o.kind == oIfNotExists && o.args[0].kind != oPath {
-		// Checked with the operand types, as DynamoDB Local does.
-		return invalid("Operator or function requires a document path; operator or function: if_not_exists")
+	if o.kind == oValue {
+		if o.value == "" { // a refused function, reported while parsing
+			return nil
+		}
+		return defined(o.value, values)
 	}
 	for _, a := range o.args {
-		if o.kind == oListAppend {
+		if err := checkOperand(a, values); err != nil {
+			return err
+		}
+	}
+	switch o.kind {
+	case oIfNotExists:
+		if o.args[0].kind != oPath {
+			return invalid("Operator or function requires a document path; operator or function: if_not_exists")
+		}
+	case oListAppend:
+		for _, a := range o.args {
 			if err := checkOperandType(a, "list_append", typeL, values); err != nil {
 				return err
 			}
-		}
-		if err := checkFunctionTypes(a, values); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -94,6 +94,10 @@
 // no item sees the key it creates the item with: pass Apply an item
 // holding only the key. DynamoDB checks every value of the request before
 // it reads any expression: [ValidateExpressionValues] does that check.
+// DynamoDB checks the update against the request (placeholders, paths
+// that overlap or conflict, operand types) as it parses it, before the
+// ConditionExpression: call [Update.Check] right after ParseUpdate; the
+// update of a key attribute is refused by Apply, after the condition.
 // [Update.Paths] gives the written paths, for ReturnValues UPDATED_OLD and
 // UPDATED_NEW with [Project].
 //

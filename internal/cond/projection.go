@@ -30,7 +30,7 @@ func ParseProjection(expr string) (*Projection, error) {
 
 func parseProjection(expr string) (*Projection, error) {
 	if len(expr) > maxExprBytes {
-		return nil, invalid("Expression size has exceeded the maximum allowed size; expression size: %d", len(expr))
+		return nil, invalid("Expression size has exceeded the maximum allowed size;")
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
 		return nil, invalid("The expression can not be empty;")

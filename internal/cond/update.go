@@ -85,7 +85,7 @@ func ParseUpdate(expr string) (*Update, error) {
 
 func parseUpdate(expr string) (*Update, error) {
 	if len(expr) > maxExprBytes {
-		return nil, invalid("Expression size has exceeded the maximum allowed size; expression size: %d", len(expr))
+		return nil, invalid("Expression size has exceeded the maximum allowed size;")
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
 		return nil, invalid("The expression can not be empty;")
@@ -167,19 +167,11 @@ func (u *Update) parseAction(c *cursor, kind actionKind) (*action, error) {
 		if err := c.expect(tokEq); err != nil {
 			return nil, err
 		}
-		left, err := u.parseOperand(c)
+		set, _, err := u.parseSetValue(c)
 		if err != nil {
 			return nil, err
 		}
-		a.set = &setValue{left: left}
-		if k := c.peek().kind; k == tokPlus || k == tokMinus {
-			c.next()
-			right, err := u.parseOperand(c)
-			if err != nil {
-				return nil, err
-			}
-			a.set.op, a.set.right = k, right
-		}
+		a.set = set
 	case actAdd, actDelete:
 		t := c.peek()
 		if t.kind != tokValue {
@@ -192,6 +184,71 @@ func (u *Update) parseAction(c *cursor, kind actionKind) (*action, error) {
 	return a, nil
 }
 
+// parseSetValue parses the right side of SET: operand, operand + operand,
+// operand - operand, or one of those in parentheses, as DynamoDB accepts
+// SET n = (n + :v). It reports whether the value was a group in
+// parentheses: a group directly inside another is redundant, which
+// DynamoDB refuses, and a group holding + or - may not be an operand of
+// another + or -.
+func (u *Update) parseSetValue(c *cursor) (*setValue, bool, error) {
+	var left *operand
+	if c.peek().kind == tokLParen {
+		c.next()
+		inner, wrapped, err := u.parseSetValue(c)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := c.expect(tokRParen); err != nil {
+			return nil, false, err
+		}
+		if wrapped {
+			u.redundant()
+		}
+		k := c.peek().kind
+		if k != tokPlus && k != tokMinus {
+			return inner, true, nil
+		}
+		if inner.op != 0 {
+			return nil, false, c.fail()
+		}
+		left = inner.left
+	} else {
+		var err error
+		if left, err = u.parseOperand(c); err != nil {
+			return nil, false, err
+		}
+	}
+	s := &setValue{left: left}
+	if k := c.peek().kind; k == tokPlus || k == tokMinus {
+		c.next()
+		right, err := u.parseOperand(c)
+		if err != nil {
+			return nil, false, err
+		}
+		s.op, s.right = k, right
+		u.nested(left)
+		u.nested(right)
+	}
+	return s, false, nil
+}
+
+// nested records DynamoDB's error for list_append used as an operand of
+// + or - or of a function: it is allowed only as the whole right side of
+// SET.
+func (u *Update) nested(o *operand) {
+	if o.kind == oListAppend && u.later == nil {
+		u.later = invalid("The function is not allowed to be used this way in an expression; function: list_append")
+	}
+}
+
+// redundant records DynamoDB's error for parentheses directly inside
+// others, reported only if the syntax is right.
+func (u *Update) redundant() {
+	if u.later == nil {
+		u.later = invalid("The expression has redundant parentheses;")
+	}
+}
+
 // updateFunctions are the functions of update expressions; the functions
 // of conditions are refused with their own message.
 var updateFunctions = map[string]operandKind{"if_not_exists": oIfNotExists, "list_append": oListAppend}
@@ -201,6 +258,9 @@ func (u *Update) parseOperand(c *cursor) (*operand, error) {
 	switch t.kind {
 	case tokLParen:
 		c.next()
+		if c.peek().kind == tokLParen {
+			u.redundant()
+		}
 		o, err := u.parseOperand(c)
 		if err != nil {
 			return nil, err
@@ -247,6 +307,9 @@ func (u *Update) parseFunction(c *cursor) (*operand, error) {
 			return nil, err
 		}
 		break
+	}
+	for _, a := range args {
+		u.nested(a)
 	}
 	kind, ok := updateFunctions[name]
 	_, isCondition := functions[name]

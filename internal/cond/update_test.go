@@ -2,6 +2,7 @@ package cond
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -52,6 +53,28 @@ func TestUpdateApply(t *testing.T) {
 		{nil, "SET a.b[x] = :x", nil, `Invalid UpdateExpression: Syntax error; token: "x", near: "[x]"`},
 		{nil, "SET a = :x + :x + :x", nil, `Invalid UpdateExpression: Syntax error; token: "+", near: ":x + :x"`},
 		{nil, "SET a = :x - (:x + :x)", nil, `Invalid UpdateExpression: Syntax error; token: "+", near: ":x + :x"`},
+		{attrs("n", N("1")), "SET n = (n + :x)", attrs("n", N("2")), ""},
+		{attrs("n", N("1")), "SET n = ((n) - :x)", attrs("n", N("0")), ""},
+		{attrs("n", N("1")), "SET n = (n) + (:x)", attrs("n", N("2")), ""},
+		{nil, "SET a = (:x + :x) + :x", nil, `Invalid UpdateExpression: Syntax error; token: "+", near: ") + :x"`},
+		{nil, "SET a = ((:x + :x))", nil, "Invalid UpdateExpression: The expression has redundant parentheses;"},
+		{nil, "SET a = ((:x)) + :x", nil, "Invalid UpdateExpression: The expression has redundant parentheses;"},
+		{nil, "SET a = list_append(((:l)), :l)", nil, "Invalid UpdateExpression: The expression has redundant parentheses;"},
+		{nil, "SET a = ((:x + :x)", nil, `Invalid UpdateExpression: Syntax error; token: "<EOF>", near: ")"`},
+		{nil, "ADD a :str, b :undefined", nil, "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :undefined"},
+		{nil, "ADD b :undefined, a :str", nil, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND"},
+		{nil, "SET a = :str + :x, b = :undefined", nil, "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :undefined"},
+		{nil, "SET b = :undefined, a = :str + :x", nil, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S"},
+		{nil, "DELETE a :str, b :undefined", nil, "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :undefined"},
+		{nil, "SET a = :str + :undefined", nil, "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :undefined"},
+		{nil, "SET a = list_append(:x, :undefined)", nil, "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :undefined"},
+		{nil, "SET a = if_not_exists(:x, :x) + :undefined", nil, "Invalid UpdateExpression: Operator or function requires a document path; operator or function: if_not_exists"},
+		{nil, "SET a = list_append(:undefined, if_not_exists(:x, :x))", nil, "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :undefined"},
+		{nil, "SET a = :str + if_not_exists(:x, :x)", nil, "Invalid UpdateExpression: Operator or function requires a document path; operator or function: if_not_exists"},
+		{nil, "SET a = list_append(:str, if_not_exists(:x, :x))", nil, "Invalid UpdateExpression: Operator or function requires a document path; operator or function: if_not_exists"},
+		{nil, "SET a = :undefined + list_append(:l, :l)", nil, "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append"},
+		{nil, "SET a = list_append(list_append(:l, :l), :l)", nil, "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append"},
+		{nil, "SET a = if_not_exists(b, list_append(:l, :l))", nil, "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append"},
 		{nil, "SET a == :x", nil, `Invalid UpdateExpression: Syntax error; token: "=", near: "== :x"`},
 		{nil, "REMOVE a = :x", nil, `Invalid UpdateExpression: Syntax error; token: "=", near: "a = :x"`},
 		{nil, "SET #  = :x", nil, `Invalid UpdateExpression: Syntax error; token: "#", near: "SET #  ="`},
@@ -135,4 +158,17 @@ func TestApplyLeavesItemAlone(t *testing.T) {
 	_, err := applyString("SET l[0] = :x, l[5] = :x, m.b = :x DELETE m.a :s", item, nil, attrs(":x", N("1"), ":s", SS("x")))
 	require.NoError(t, err)
 	require.Equal(t, before, formatMap(item))
+}
+
+// TestExpressionSizeMessages checks DynamoDB Local's messages for an
+// expression over 4 KB: update and projection expressions give no size,
+// conditions do.
+func TestExpressionSizeMessages(t *testing.T) {
+	pad := strings.Repeat(" ", 4100)
+	_, err := ParseUpdate("SET a = :v" + pad)
+	require.Equal(t, "Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;", Message(err))
+	_, err = ParseProjection("a" + pad)
+	require.Equal(t, "Invalid ProjectionExpression: Expression size has exceeded the maximum allowed size;", Message(err))
+	_, err = ParseAs("a = :v"+pad, "ConditionExpression")
+	require.Equal(t, "Invalid ConditionExpression: Expression size has exceeded the maximum allowed size; expression size: 4106", Message(err))
 }

@@ -203,9 +203,20 @@ type exprs struct {
 // newExprs checks the maps themselves.
 func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 	x := &exprs{names: names, usedNames: map[string]bool{}, usedValues: map[string]bool{}}
+	// DynamoDB checks the names, then the values: each map not empty,
+	// then its keys' syntax, then the values themselves.
+	if names != nil && len(names) == 0 {
+		return nil, validation("ExpressionAttributeNames must not be empty")
+	}
+	if err := placeholderKeys("ExpressionAttributeNames", '#', sortedKeys(names)); err != nil {
+		return nil, err
+	}
 	if values != nil {
 		if len(values) == 0 {
 			return nil, validation("ExpressionAttributeValues must not be empty")
+		}
+		if err := placeholderKeys("ExpressionAttributeValues", ':', sortedKeys(values)); err != nil {
+			return nil, err
 		}
 		x.values = make(map[string]types.AttributeValue, len(values))
 		for _, k := range sortedKeys(values) {
@@ -217,17 +228,32 @@ func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 			if err != nil {
 				var api *apiError
 				if errors.As(err, &api) {
-					return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", strings.TrimPrefix(api.msg, "One or more parameter values were invalid: "), k)
+					return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", api.msg, k)
 				}
 				return nil, err
 			}
 			x.values[k] = v
 		}
 	}
-	if names != nil && len(names) == 0 {
-		return nil, validation("ExpressionAttributeNames must not be empty")
-	}
 	return x, nil
+}
+
+// placeholderKeys refuses a key of ExpressionAttributeNames (prefix '#')
+// or ExpressionAttributeValues (':') that is not the prefix and one or more
+// ASCII letters, digits or underscores. With several, DynamoDB names the
+// first of the request; the maps here have no order, so the first sorted.
+func placeholderKeys(param string, prefix byte, keys []string) error {
+	for _, k := range keys {
+		ok := len(k) > 1 && k[0] == prefix
+		for i := 1; ok && i < len(k); i++ {
+			c := k[i]
+			ok = c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		}
+		if !ok {
+			return validation("%s contains invalid key: Syntax error; key: \"%s\"", param, k)
+		}
+	}
+	return nil
 }
 
 // use records the placeholders one expression uses.
@@ -242,6 +268,17 @@ func (x *exprs) use(names, values []string) {
 }
 
 // done checks that every name and value given was used, as DynamoDB does.
+// doneWrite is done for PutItem, DeleteItem and UpdateItem, whose
+// message for values without expressions names the null parameters.
+func (x *exprs) doneWrite(nullParams string) error {
+	err := x.done()
+	var api *apiError
+	if errors.As(err, &api) && api.msg == "ExpressionAttributeValues can only be specified when using expressions" {
+		return validation("%s: %s", api.msg, nullParams)
+	}
+	return err
+}
+
 func (x *exprs) done() error {
 	if !x.any {
 		if x.names != nil {
@@ -620,7 +657,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -641,7 +678,7 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -664,7 +701,7 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWrite("UpdateExpression and ConditionExpression are null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -681,6 +718,11 @@ func (x *exprs) updateExpr(s *string) (*cond.Update, error) {
 	}
 	u, err := cond.ParseUpdate(*s)
 	if err != nil {
+		return nil, exprError("UpdateExpression", err)
+	}
+	// DynamoDB checks the update against the request (overlapping paths,
+	// operand types, placeholders) as it parses it: before the condition.
+	if err := u.Check(x.names, x.values); err != nil {
 		return nil, exprError("UpdateExpression", err)
 	}
 	x.use(u.Names(), u.Values())
