@@ -16,4 +16,36 @@
 // which a shared machine disturbs less than the wall time.
 // BenchmarkPutVersioned, BenchmarkUpdateCPU and BenchmarkDecode stub
 // DynamoDB out and measure the client's own work.
+//
+// # The embedded engine
+//
+// The BenchmarkEngine benchmarks compare the embedded DynamoDB engine with
+// AWS DynamoDB Local, the reference it is held to, in one run: each
+// operation is a sub-benchmark per server, impl=embedded (in memory, no
+// socket: what dynamolocal.New gives tests), impl=embedded-http (the same
+// engine over its loopback port, with the SDK's default HTTP client, as
+// another process reaches it) and impl=dynamodb-local (one DynamoDB Local
+// started for the binary, or the one DYNAMODB_LOCAL_ENDPOINT names; skipped,
+// saying so, without java). Summarise them with benchstat -col /impl.
+//
+// BenchmarkEngineGetItem, BenchmarkEnginePutItem,
+// BenchmarkEngineConditionalUpdate (a version condition and an ADD on 16
+// items), BenchmarkEngineQuery (a partition of 100 items, one page) and
+// BenchmarkEngineTransactWrite (4 conditional puts) keep 8 requests in
+// flight whatever GOMAXPROCS, and report req/s. Each checks its answers:
+// the item read, the items written, the versions adding up to exactly one
+// increment per conditional update. B/op and allocs/op count the whole
+// process: for impl=embedded they include the server's work, for
+// impl=dynamodb-local only the client's.
+//
+// BenchmarkEngineStart is the time until a new server has answered a
+// ListTables call (a new JVM for DynamoDB Local each time, even with
+// DYNAMODB_LOCAL_ENDPOINT set). BenchmarkEngineMemory stores 20,000 items
+// in a new engine and reports the live heap it grew by per item
+// (heap-B/item, read after a collection), beside the item's size as
+// DynamoDB counts it (item-B).
+//
+// Run them alone with
+//
+//	go test -run '^$' -bench BenchmarkEngine -benchmem -count 6 -timeout 30m .
 package bench
