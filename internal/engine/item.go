@@ -53,8 +53,6 @@ func init() {
 	op("UpdateItem", (*Engine).updateItem)
 }
 
-// itemSize is DynamoDB's size of an item.
-func itemSize(m map[string]types.AttributeValue) int { return attrs.ItemSize(m) }
 
 // maxItemSize is DynamoDB's limit on an item.
 const maxItemSize = 400 * 1024

@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
@@ -333,7 +332,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 			size += len(*in.UpdateExpression)
 		}
 		for _, v := range x.values {
-			size += attrs.Size(v)
+			size += valueSize(v)
 		}
 	}
 	if w.cond, err = x.condition("ConditionExpression", in.ConditionExpression); err != nil {
