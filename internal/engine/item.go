@@ -53,7 +53,6 @@ func init() {
 	op("UpdateItem", (*Engine).updateItem)
 }
 
-
 // maxItemSize is DynamoDB's limit on an item.
 const maxItemSize = 400 * 1024
 
