@@ -121,10 +121,7 @@ func (t *table) keyValue(k keyDef, m map[string]types.AttributeValue, inKey bool
 		limit = 1024
 	}
 	if attrs.KeySize(v) > limit {
-		if limit == 2048 {
-			return nil, validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
-		}
-		return nil, validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+		return nil, validation("Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes")
 	}
 	return v, nil
 }
@@ -168,6 +165,13 @@ func (t *table) checkIndexKeys(m map[string]types.AttributeValue) error {
 			if typeName(v) != k.typ {
 				return invalidParam("Type mismatch for Index Key")
 			}
+			limit := 1024
+			if k == ix.hash {
+				limit = 2048
+			}
+			if attrs.KeySize(v) > limit {
+				return invalidParam("Size limit exceeded")
+			}
 			empty := false
 			switch v := v.(type) {
 			case *types.AttributeValueMemberS:
@@ -200,6 +204,16 @@ type exprs struct {
 // newExprs checks the maps themselves.
 func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 	x := &exprs{names: names, usedNames: map[string]bool{}, usedValues: map[string]bool{}}
+	for _, k := range sortedKeys(names) {
+		if !placeholder(k, '#') {
+			return nil, validation("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for _, k := range sortedKeys(values) {
+		if !placeholder(k, ':') {
+			return nil, validation("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+		}
+	}
 	if values != nil {
 		if len(values) == 0 {
 			return nil, validation("ExpressionAttributeValues must not be empty")
@@ -214,7 +228,7 @@ func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 			if err != nil {
 				var api *apiError
 				if errors.As(err, &api) {
-					return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", strings.TrimPrefix(api.msg, "One or more parameter values were invalid: "), k)
+					return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", api.msg, k)
 				}
 				return nil, err
 			}
@@ -226,6 +240,36 @@ func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 	}
 	return x, nil
 }
+
+// placeholder reports whether k is a well-formed placeholder: the mark,
+// then one or more letters, digits or underscores.
+func placeholder(k string, mark byte) bool {
+	if len(k) < 2 || k[0] != mark {
+		return false
+	}
+	for _, c := range []byte(k[1:]) {
+		if !(c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// doneWithout is done for an operation whose expressions null names:
+// DynamoDB Local's refusal of unused ExpressionAttributeValues says which
+// expressions were absent ("ConditionExpression is null").
+func (x *exprs) doneWithout(null string) error {
+	err := x.done()
+	var api *apiError
+	if errors.As(err, &api) && api.msg == valuesOnly {
+		api.msg += ": " + null
+	}
+	return err
+}
+
+// valuesOnly is the refusal of ExpressionAttributeValues without an
+// expression.
+const valuesOnly = "ExpressionAttributeValues can only be specified when using expressions"
 
 // use records the placeholders one expression uses.
 func (x *exprs) use(names, values []string) {
@@ -245,7 +289,7 @@ func (x *exprs) done() error {
 			return validation("ExpressionAttributeNames can only be specified when using expressions")
 		}
 		if x.values != nil {
-			return validation("ExpressionAttributeValues can only be specified when using expressions")
+			return validation(valuesOnly)
 		}
 		return nil
 	}
@@ -415,8 +459,8 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.AttributesToGet != nil {
-		return nil, validation("The engine does not support the legacy parameter AttributesToGet; use ProjectionExpression")
+	if in.AttributesToGet != nil && in.ProjectionExpression != nil {
+		return nil, bothKinds([]string{"AttributesToGet"}, []string{"ProjectionExpression"})
 	}
 	hash, rng, err := t.keyOf(in.Key)
 	if err != nil {
@@ -429,6 +473,11 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	proj, err := x.projection(in.ProjectionExpression)
 	if err != nil {
 		return nil, err
+	}
+	if in.AttributesToGet != nil {
+		if proj, err = attributesToGet(in.AttributesToGet); err != nil {
+			return nil, err
+		}
 	}
 	if err := x.done(); err != nil {
 		return nil, err
@@ -452,6 +501,7 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 // *projection projects nothing away.
 type projection_ struct {
 	paths []cond.Path
+	top   map[string]bool // AttributesToGet's names, when given instead
 }
 
 func (x *exprs) projection(s *string) (*projection_, error) {
@@ -473,10 +523,42 @@ func (x *exprs) projection(s *string) (*projection_, error) {
 	return &projection_{paths: paths}, nil
 }
 
+// attributesToGet reads the legacy parameter AttributesToGet: a projection
+// of top-level attributes named as they are.
+func attributesToGet(names []string) (*projection_, error) {
+	if len(names) == 0 {
+		return nil, validation("AttributesToGet cannot be empty")
+	}
+	p := &projection_{top: map[string]bool{}}
+	for _, n := range names {
+		if p.top[n] {
+			return nil, validation("Cannot have two attributes with the same name")
+		}
+		p.top[n] = true
+	}
+	return p, nil
+}
+
+// bothKinds is DynamoDB's refusal of a request that mixes legacy
+// parameters with the expressions that replaced them.
+func bothKinds(legacy, expr []string) error {
+	return validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+		strings.Join(legacy, ", "), strings.Join(expr, ", "))
+}
+
 // apply returns the projected copy of m.
 func (p *projection_) apply(m map[string]types.AttributeValue) map[string]types.AttributeValue {
-	if p == nil {
+	switch {
+	case p == nil:
 		return copyItem(m)
+	case p.top != nil:
+		out := map[string]types.AttributeValue{}
+		for n, v := range m {
+			if p.top[n] {
+				out[n] = v
+			}
+		}
+		return copyItem(out)
 	}
 	return copyItem(cond.Project(m, p.paths))
 }
@@ -577,7 +659,26 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Expected != nil || in.AttributeUpdates != nil || in.ConditionalOperator != "" {
+	var legacy, expr []string
+	if in.AttributeUpdates != nil {
+		legacy = append(legacy, "AttributeUpdates")
+	}
+	if in.Expected != nil {
+		legacy = append(legacy, "Expected")
+	}
+	if in.ConditionalOperator != "" {
+		legacy = append(legacy, "ConditionalOperator")
+	}
+	if in.UpdateExpression != nil {
+		expr = append(expr, "UpdateExpression")
+	}
+	if in.ConditionExpression != nil {
+		expr = append(expr, "ConditionExpression")
+	}
+	if len(legacy) > 0 && len(expr) > 0 {
+		return nil, bothKinds(legacy, expr)
+	}
+	if len(legacy) > 0 {
 		return nil, validation("The engine does not support the legacy parameters Expected, AttributeUpdates and ConditionalOperator; use ConditionExpression and UpdateExpression")
 	}
 	switch in.ReturnValuesOnConditionCheckFailure {
@@ -617,7 +718,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWithout("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -638,7 +739,7 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWithout("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -661,7 +762,7 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err
 	}
-	if err := w.x.done(); err != nil {
+	if err := w.x.doneWithout("UpdateExpression and ConditionExpression are null"); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)

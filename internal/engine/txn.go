@@ -340,7 +340,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	}
 	if err := x.done(); err != nil {
 		var api *apiError
-		if errors.As(err, &api) && api.msg == "ExpressionAttributeValues can only be specified when using expressions" && (a.kind == "put" || a.kind == "delete") {
+		if errors.As(err, &api) && api.msg == valuesOnly && (a.kind == "put" || a.kind == "delete") {
 			api.msg += ": ConditionExpression is null"
 		}
 		return nil, 0, err

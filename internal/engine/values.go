@@ -96,6 +96,9 @@ func checkItem(m map[string]types.AttributeValue) (map[string]types.AttributeVal
 		if k == "" {
 			return nil, validation("Empty attribute name")
 		}
+		if len(k) > 65535 {
+			return nil, validation("Attribute name is too large, must be less than 65536 bytes")
+		}
 		c, err := checkValue(v)
 		if err != nil {
 			return nil, err
