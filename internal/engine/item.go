@@ -412,7 +412,8 @@ func consumed(mode, tableName string, units float64, indexes map[*index]float64)
 }
 
 // indexWrites is the capacity a write consumes in each index: a unit per
-// index whose projection of the old or the new item is not empty, two when
+// index whose projection of the old or the new item is not empty and
+// changes, two when
 // an item moves within an index (it is deleted and written there).
 func (t *table) indexWrites(old, new map[string]types.AttributeValue) map[*index]float64 {
 	var out map[*index]float64
@@ -426,7 +427,9 @@ func (t *table) indexWrites(old, new map[string]types.AttributeValue) map[*index
 		}
 		var u float64
 		switch {
-		case po == nil && pn == nil:
+		case po == nil && pn == nil, sameProjection(po, pn):
+			// An index whose projection the write leaves as it was is not
+			// written (DynamoDB Local charges it nothing).
 			continue
 		case po == nil:
 			u = writeUnits(itemSize(pn))
@@ -443,6 +446,21 @@ func (t *table) indexWrites(old, new map[string]types.AttributeValue) map[*index
 		out[ix] = u
 	}
 	return out
+}
+
+// sameProjection reports whether two projections of an item hold the same
+// attributes with equal values.
+func sameProjection(a, b map[string]types.AttributeValue) bool {
+	if a == nil || b == nil || len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || typeName(v) != typeName(w) || !cond.Equal(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameIndexKey(ix *index, a, b map[string]types.AttributeValue) bool {
@@ -626,6 +644,15 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 		return nil, nil, err
 	}
 	if err := w.t.checkIndexKeys(next); err != nil {
+		var api *apiError
+		if errors.As(err, &api) && strings.Contains(api.msg, "A value specified for a secondary index key is not supported.") {
+			// UpdateItem words it otherwise, and names no index.
+			kind := "string"
+			if strings.Contains(api.msg, "empty binary value") {
+				kind = "binary"
+			}
+			return nil, nil, validation("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty %s value.", kind)
+		}
 		return nil, nil, err
 	}
 	if itemSize(next) > maxItemSize {
