@@ -117,7 +117,9 @@ func TestSizes(t *testing.T) {
 	e := engine.New()
 	mustCall(t, e, "CreateTable", `{"TableName":"sz1","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`)
 	size := func(table string) float64 {
-		var d struct{ Table struct{ TableSizeBytes float64 } }
+		var d struct {
+			Table struct{ TableSizeBytes float64 }
+		}
 		require.NoError(t, json.Unmarshal([]byte(mustCall(t, e, "DescribeTable", `{"TableName":"`+table+`"}`)), &d))
 		return d.Table.TableSizeBytes
 	}
