@@ -182,3 +182,26 @@ func TestItemValidationMessages(t *testing.T) {
 	mustCall(t, e, "PutItem", `{"TableName":"hh1","Item":{"pk":{"S":"a"},"n":{"N":"1"},"s":{"S":"x"},"m":{"M":{}}}}`)
 	expect(t, e, "GetItem", `{"TableName":"hh1","Key":{"pk":{"S":"a"}},"AttributesToGet":["n","s","zz"]}`, http.StatusOK, `{"Item":{"n":{"N":"1"},"s":{"S":"x"}}}`)
 }
+
+// TestBatchDeleteMissingUnits: DynamoDB Local charges a BatchWriteItem's
+// delete of a missing item 2 write units, of an existing small item 1.
+func TestBatchDeleteMissingUnits(t *testing.T) {
+	e := engine.New()
+	mustCall(t, e, "CreateTable", `{"TableName":"bw1","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}`)
+	for _, k := range []string{"a", "b"} {
+		mustCall(t, e, "PutItem", `{"TableName":"bw1","Item":{"pk":{"S":"`+k+`"}}}`)
+	}
+	del := func(k string) string { return `{"DeleteRequest":{"Key":{"pk":{"S":"` + k + `"}}}}` }
+	for _, c := range []struct {
+		reqs []string
+		want string
+	}{
+		{[]string{del("zz")}, "2"},
+		{[]string{del("a")}, "1"},
+		{[]string{`{"PutRequest":{"Item":{"pk":{"S":"n1"}}}}`, del("zy")}, "3"},
+		{[]string{del("b"), del("zq"), del("zw")}, "5"},
+	} {
+		expect(t, e, "BatchWriteItem", `{"ReturnConsumedCapacity":"TOTAL","RequestItems":{"bw1":[`+strings.Join(c.reqs, ",")+`]}}`, http.StatusOK,
+			`{"UnprocessedItems":{},"ConsumedCapacity":[{"TableName":"bw1","CapacityUnits":`+c.want+`}]}`)
+	}
+}
