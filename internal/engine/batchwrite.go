@@ -153,7 +153,13 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 			if next != nil {
 				size = max(size, itemSize(next))
 			}
-			caps.add(bw.w.t, writeUnits(size), bw.w.t.indexWrites(oldItem, next), 1)
+			units := writeUnits(size)
+			if old == nil && next == nil {
+				// DynamoDB Local charges a batch's delete of a missing
+				// item 2 write units (a lone DeleteItem of one, 1).
+				units = 2
+			}
+			caps.add(bw.w.t, units, bw.w.t.indexWrites(oldItem, next), 1)
 		}
 	}
 	if held == n {

@@ -53,9 +53,6 @@ func init() {
 	op("UpdateItem", (*Engine).updateItem)
 }
 
-// itemSize is DynamoDB's size of an item.
-func itemSize(m map[string]types.AttributeValue) int { return attrs.ItemSize(m) }
-
 // maxItemSize is DynamoDB's limit on an item.
 const maxItemSize = 400 * 1024
 
@@ -124,10 +121,7 @@ func (t *table) keyValue(k keyDef, m map[string]types.AttributeValue, inKey bool
 		limit = 1024
 	}
 	if attrs.KeySize(v) > limit {
-		if limit == 2048 {
-			return nil, validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes")
-		}
-		return nil, validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+		return nil, validation("Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes")
 	}
 	return v, nil
 }
@@ -170,6 +164,13 @@ func (t *table) checkIndexKeys(m map[string]types.AttributeValue) error {
 			}
 			if typeName(v) != k.typ {
 				return invalidParam("Type mismatch for Index Key")
+			}
+			limit := 1024
+			if k == ix.hash {
+				limit = 2048
+			}
+			if attrs.KeySize(v) > limit {
+				return invalidParam("Size limit exceeded")
 			}
 			empty := false
 			switch v := v.(type) {
@@ -273,11 +274,15 @@ func (x *exprs) use(names, values []string) {
 func (x *exprs) doneWrite(nullParams string) error {
 	err := x.done()
 	var api *apiError
-	if errors.As(err, &api) && api.msg == "ExpressionAttributeValues can only be specified when using expressions" {
+	if errors.As(err, &api) && api.msg == valuesOnly {
 		return validation("%s: %s", api.msg, nullParams)
 	}
 	return err
 }
+
+// valuesOnly is the refusal of ExpressionAttributeValues without an
+// expression.
+const valuesOnly = "ExpressionAttributeValues can only be specified when using expressions"
 
 func (x *exprs) done() error {
 	if !x.any {
@@ -285,7 +290,7 @@ func (x *exprs) done() error {
 			return validation("ExpressionAttributeNames can only be specified when using expressions")
 		}
 		if x.values != nil {
-			return validation("ExpressionAttributeValues can only be specified when using expressions")
+			return validation(valuesOnly)
 		}
 		return nil
 	}
@@ -408,7 +413,8 @@ func consumed(mode, tableName string, units float64, indexes map[*index]float64)
 }
 
 // indexWrites is the capacity a write consumes in each index: a unit per
-// index whose projection of the old or the new item is not empty, two when
+// index whose projection of the old or the new item is not empty and
+// changes, two when
 // an item moves within an index (it is deleted and written there).
 func (t *table) indexWrites(old, new map[string]types.AttributeValue) map[*index]float64 {
 	var out map[*index]float64
@@ -422,7 +428,9 @@ func (t *table) indexWrites(old, new map[string]types.AttributeValue) map[*index
 		}
 		var u float64
 		switch {
-		case po == nil && pn == nil:
+		case po == nil && pn == nil, sameProjection(po, pn):
+			// An index whose projection the write leaves as it was is not
+			// written (DynamoDB Local charges it nothing).
 			continue
 		case po == nil:
 			u = writeUnits(itemSize(pn))
@@ -441,6 +449,21 @@ func (t *table) indexWrites(old, new map[string]types.AttributeValue) map[*index
 	return out
 }
 
+// sameProjection reports whether two projections of an item hold the same
+// attributes with equal values.
+func sameProjection(a, b map[string]types.AttributeValue) bool {
+	if a == nil || b == nil || len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || typeName(v) != typeName(w) || !cond.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
 func sameIndexKey(ix *index, a, b map[string]types.AttributeValue) bool {
 	for _, k := range []keyDef{ix.hash, ix.rng} {
 		if k.name != "" && encodeKey(a[k.name]) != encodeKey(b[k.name]) {
@@ -455,8 +478,8 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.AttributesToGet != nil {
-		return nil, validation("The engine does not support the legacy parameter AttributesToGet; use ProjectionExpression")
+	if in.AttributesToGet != nil && in.ProjectionExpression != nil {
+		return nil, bothKinds([]string{"AttributesToGet"}, []string{"ProjectionExpression"})
 	}
 	hash, rng, err := t.keyOf(in.Key)
 	if err != nil {
@@ -469,6 +492,11 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	proj, err := x.projection(in.ProjectionExpression)
 	if err != nil {
 		return nil, err
+	}
+	if in.AttributesToGet != nil {
+		if proj, err = attributesToGet(in.AttributesToGet); err != nil {
+			return nil, err
+		}
 	}
 	if err := x.done(); err != nil {
 		return nil, err
@@ -492,6 +520,7 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 // *projection projects nothing away.
 type projection_ struct {
 	paths []cond.Path
+	top   map[string]bool // AttributesToGet's names, when given instead
 }
 
 func (x *exprs) projection(s *string) (*projection_, error) {
@@ -513,10 +542,42 @@ func (x *exprs) projection(s *string) (*projection_, error) {
 	return &projection_{paths: paths}, nil
 }
 
+// attributesToGet reads the legacy parameter AttributesToGet: a projection
+// of top-level attributes named as they are.
+func attributesToGet(names []string) (*projection_, error) {
+	if len(names) == 0 {
+		return nil, validation("AttributesToGet cannot be empty")
+	}
+	p := &projection_{top: map[string]bool{}}
+	for _, n := range names {
+		if p.top[n] {
+			return nil, validation("Cannot have two attributes with the same name")
+		}
+		p.top[n] = true
+	}
+	return p, nil
+}
+
+// bothKinds is DynamoDB's refusal of a request that mixes legacy
+// parameters with the expressions that replaced them.
+func bothKinds(legacy, expr []string) error {
+	return validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+		strings.Join(legacy, ", "), strings.Join(expr, ", "))
+}
+
 // apply returns the projected copy of m.
 func (p *projection_) apply(m map[string]types.AttributeValue) map[string]types.AttributeValue {
-	if p == nil {
+	switch {
+	case p == nil:
 		return copyItem(m)
+	case p.top != nil:
+		out := map[string]types.AttributeValue{}
+		for n, v := range m {
+			if p.top[n] {
+				out[n] = v
+			}
+		}
+		return copyItem(out)
 	}
 	return copyItem(cond.Project(m, p.paths))
 }
@@ -584,6 +645,15 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 		return nil, nil, err
 	}
 	if err := w.t.checkIndexKeys(next); err != nil {
+		var api *apiError
+		if errors.As(err, &api) && strings.Contains(api.msg, "A value specified for a secondary index key is not supported.") {
+			// UpdateItem words it otherwise, and names no index.
+			kind := "string"
+			if strings.Contains(api.msg, "empty binary value") {
+				kind = "binary"
+			}
+			return nil, nil, validation("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty %s value.", kind)
+		}
 		return nil, nil, err
 	}
 	if itemSize(next) > maxItemSize {
@@ -617,7 +687,26 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Expected != nil || in.AttributeUpdates != nil || in.ConditionalOperator != "" {
+	var legacy, expr []string
+	if in.AttributeUpdates != nil {
+		legacy = append(legacy, "AttributeUpdates")
+	}
+	if in.Expected != nil {
+		legacy = append(legacy, "Expected")
+	}
+	if in.ConditionalOperator != "" {
+		legacy = append(legacy, "ConditionalOperator")
+	}
+	if in.UpdateExpression != nil {
+		expr = append(expr, "UpdateExpression")
+	}
+	if in.ConditionExpression != nil {
+		expr = append(expr, "ConditionExpression")
+	}
+	if len(legacy) > 0 && len(expr) > 0 {
+		return nil, bothKinds(legacy, expr)
+	}
+	if len(legacy) > 0 {
 		return nil, validation("The engine does not support the legacy parameters Expected, AttributeUpdates and ConditionalOperator; use ConditionExpression and UpdateExpression")
 	}
 	switch in.ReturnValuesOnConditionCheckFailure {

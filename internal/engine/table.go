@@ -30,6 +30,7 @@ type index struct {
 	nonKey   []string
 	rcu, wcu int64
 	creating bool // created by UpdateTable, reported CREATING once
+	deleting bool // deleted by UpdateTable, in that call's answer only
 }
 
 // table is one table of a scope.
@@ -41,6 +42,7 @@ type table struct {
 	gsis      []*index
 	lsis      []*index
 	billing   string // PROVISIONED or PAY_PER_REQUEST
+	switched  bool   // billing mode set by UpdateTable: summarised even when PROVISIONED
 	rcu, wcu  int64
 	stream    *streamSpecification
 	ttlAttr   string
@@ -156,6 +158,13 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	if err := checkName(in.TableName); err != nil {
 		return nil, err
 	}
+	// The checks run in DynamoDB Local's order, so that a request with
+	// several faults gets its message: the key schema's shape, the attribute
+	// definitions, the table's keys, the indexes, the definitions' count,
+	// then the throughput.
+	if err := schemaShape(in.KeySchema); err != nil {
+		return nil, err
+	}
 	defs := map[string]string{}
 	for _, d := range in.AttributeDefinitions {
 		switch d.AttributeType {
@@ -163,16 +172,61 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		default:
 			return nil, validation("Member must satisfy enum value set: [B, N, S]")
 		}
+		if _, dup := defs[d.AttributeName]; dup {
+			return nil, validation("Cannot have two attributes with the same name")
+		}
 		defs[d.AttributeName] = d.AttributeType
 	}
 	t := &table{name: in.TableName, created: e.now(), attrDefs: in.AttributeDefinitions, items: newStore()}
 	var err error
-	if t.hash, t.rng, err = keySchema(in.KeySchema, defs); err != nil {
+	if t.hash, t.rng, err = keySchema(in.KeySchema, defs, ""); err != nil {
 		return nil, err
 	}
 	used := map[string]bool{t.hash.name: true}
 	if t.rng.name != "" {
 		used[t.rng.name] = true
+	}
+	if len(in.LocalSecondaryIndexes) > 0 {
+		if t.rng.name == "" {
+			return nil, validation("Local Secondary indices are not allowed on hash tables, only hash and range tables")
+		}
+		if len(in.LocalSecondaryIndexes) > 5 {
+			return nil, validation("Cannot have more than 5 local secondary indexes per table")
+		}
+	}
+	names := map[string]bool{}
+	for _, li := range in.LocalSecondaryIndexes {
+		if names[li.IndexName] {
+			return nil, validation("Two local secondary indices have the same name")
+		}
+		ix, err := t.newIndex(li, false, defs, names)
+		if err != nil {
+			return nil, err
+		}
+		t.lsis = append(t.lsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	gnames := map[string]bool{}
+	for _, gi := range in.GlobalSecondaryIndexes {
+		if gnames[gi.IndexName] {
+			return nil, validation("Two global secondary indices have the same name")
+		}
+		if names[gi.IndexName] {
+			return nil, validation("Local Secondary Indices AND Global Secondary Indices must have different names")
+		}
+		gnames[gi.IndexName] = true
+	}
+	for _, gi := range in.GlobalSecondaryIndexes {
+		ix, err := t.newIndex(gi, true, defs, names)
+		if err != nil {
+			return nil, err
+		}
+		t.gsis = append(t.gsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	delete(used, "")
+	if len(used) != len(defs) {
+		return nil, validation("The number of attributes in key schema must match the number of attributes defined in attribute definitions.")
 	}
 	switch in.BillingMode {
 	case "PAY_PER_REQUEST":
@@ -182,30 +236,21 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		if in.ProvisionedThroughput == nil {
 			return nil, validation("No provisioned throughput specified for the table")
 		}
+		if !positive(in.ProvisionedThroughput) {
+			return nil, validation("Table read and write throughput must be at least 1, and cannot be null")
+		}
 		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
+		for i, gi := range in.GlobalSecondaryIndexes {
+			if gi.ProvisionedThroughput == nil {
+				return nil, validation("No provisioned throughput specified for the global secondary index")
+			}
+			if !positive(gi.ProvisionedThroughput) {
+				return nil, validation("Global Secondary Index's read and write throughput must be at least 1, and cannot be null")
+			}
+			t.gsis[i].rcu, t.gsis[i].wcu = capacity(gi.ProvisionedThroughput)
+		}
 	default:
 		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
-	}
-	names := map[string]bool{}
-	for _, gi := range in.GlobalSecondaryIndexes {
-		ix, err := t.newIndex(gi, true, defs, names)
-		if err != nil {
-			return nil, err
-		}
-		t.gsis = append(t.gsis, ix)
-		used[ix.hash.name], used[ix.rng.name] = true, true
-	}
-	for _, li := range in.LocalSecondaryIndexes {
-		ix, err := t.newIndex(li, false, defs, names)
-		if err != nil {
-			return nil, err
-		}
-		t.lsis = append(t.lsis, ix)
-		used[ix.hash.name], used[ix.rng.name] = true, true
-	}
-	delete(used, "")
-	if len(used) != len(defs) {
-		return nil, validation("The number of attributes in key schema must match the number of attributes defined in attribute definitions.")
 	}
 	if s.tables[in.TableName] != nil {
 		return nil, inUse("Cannot create preexisting table")
@@ -220,6 +265,11 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	return map[string]any{"TableDescription": t.describe(e)}, nil
 }
 
+// positive reports whether both units of p are given and at least 1.
+func positive(p *throughput) bool {
+	return p.ReadCapacityUnits != nil && *p.ReadCapacityUnits >= 1 && p.WriteCapacityUnits != nil && *p.WriteCapacityUnits >= 1
+}
+
 func capacity(p *throughput) (int64, int64) {
 	var r, w int64
 	if p.ReadCapacityUnits != nil {
@@ -231,80 +281,111 @@ func capacity(p *throughput) (int64, int64) {
 	return r, w
 }
 
-// keySchema reads a key schema: one HASH, at most one RANGE, each defined.
-func keySchema(ks []keySchemaElement, defs map[string]string) (hash, rng keyDef, err error) {
+// schemaShape checks a key schema's shape as DynamoDB Local does, before
+// it looks at the attribute definitions: at most two elements, exactly one
+// HASH, first, and two distinct names.
+func schemaShape(ks []keySchemaElement) error {
+	if len(ks) > 2 {
+		return validation("Key Schema too big.  Key Schema must at most consist of the hash and range key of a table")
+	}
+	hashes := 0
 	for _, k := range ks {
 		switch k.KeyType {
 		case "HASH":
-			if hash.name != "" {
-				return hash, rng, validation("Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key")
-			}
-			hash.name = k.AttributeName
+			hashes++
 		case "RANGE":
-			if rng.name != "" {
-				return hash, rng, validation("Too many range keys specified.  All Dynamo DB tables must have at most one range key")
-			}
-			rng.name = k.AttributeName
 		default:
-			return hash, rng, validation("Member must satisfy enum value set: [HASH, RANGE]")
+			return validation("Member must satisfy enum value set: [HASH, RANGE]")
 		}
 	}
-	if hash.name == "" {
-		return hash, rng, validation("No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key")
+	switch {
+	case hashes > 1:
+		return validation("Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key")
+	case hashes == 0:
+		return validation("No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key")
+	case ks[0].KeyType != "HASH":
+		return validation("Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second")
+	case len(ks) == 2 && ks[0].AttributeName == ks[1].AttributeName:
+		return validation("Two keys can not have the same name")
+	}
+	return nil
+}
+
+// keySchema reads a key schema of the right shape (schemaShape): its keys
+// and their types from defs. kind is "" for the table, "Global Secondary
+// Index " or "Local Secondary Index " for an index, as the messages say.
+func keySchema(ks []keySchemaElement, defs map[string]string, kind string) (hash, rng keyDef, err error) {
+	if err := schemaShape(ks); err != nil {
+		return hash, rng, err
+	}
+	hash.name = ks[0].AttributeName
+	if len(ks) == 2 {
+		rng.name = ks[1].AttributeName
 	}
 	var ok bool
 	if hash.typ, ok = defs[hash.name]; !ok {
+		if kind != "" {
+			return hash, rng, validation("%shash key not specified in Attribute Definitions.Type unknown.", kind)
+		}
 		return hash, rng, validation("Hash Key not specified in Attribute Definitions.  Type unknown.")
 	}
 	if rng.name != "" {
 		if rng.typ, ok = defs[rng.name]; !ok {
+			if kind != "" {
+				return hash, rng, validation("%srange key not specified in Attribute Definitions.Type unknown.", kind)
+			}
 			return hash, rng, validation("Range Key not specified in Attribute Definitions.  Type unknown.")
 		}
 	}
 	return hash, rng, nil
 }
 
-// newIndex reads an index definition of t.
+// newIndex reads an index definition of t; names holds the names of the
+// indexes read so far.
 func (t *table) newIndex(in indexInput, global bool, defs map[string]string, names map[string]bool) (*index, error) {
 	if err := checkName(in.IndexName); err != nil {
 		return nil, err
 	}
-	if names[in.IndexName] {
-		return nil, validation("One or more parameter values were invalid: Duplicate index name: %s", in.IndexName)
-	}
 	names[in.IndexName] = true
 	ix := &index{name: in.IndexName, global: global}
+	kind := "Global Secondary Index "
+	if !global {
+		kind = "Local Secondary Index "
+		if len(in.KeySchema) == 1 && in.KeySchema[0].KeyType == "HASH" {
+			return nil, validation("Local secondary indices must have a range key")
+		}
+		if len(in.KeySchema) > 0 && in.KeySchema[0].KeyType == "HASH" && in.KeySchema[0].AttributeName != t.hash.name {
+			return nil, validation("Local Secondary indices must have the same hash key as the main table")
+		}
+	}
 	var err error
-	if ix.hash, ix.rng, err = keySchema(in.KeySchema, defs); err != nil {
+	if ix.hash, ix.rng, err = keySchema(in.KeySchema, defs, kind); err != nil {
 		return nil, err
 	}
-	if !global {
-		if ix.hash.name != t.hash.name {
-			return nil, invalidParam("Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s", in.IndexName, ix.hash.name, t.hash.name)
-		}
-		if ix.rng.name == "" {
-			return nil, invalidParam("Index KeySchema: %s must have a range key", in.IndexName)
-		}
-		if t.rng.name == "" {
-			return nil, invalidParam("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
-		}
-	}
-	switch in.Projection.ProjectionType {
+	p := in.Projection
+	switch p.ProjectionType {
 	case "ALL", "KEYS_ONLY":
-		if len(in.Projection.NonKeyAttributes) > 0 {
-			return nil, invalidParam("ProjectionType is %s, but NonKeyAttributes is specified", in.Projection.ProjectionType)
+		if p.NonKeyAttributes != nil {
+			return nil, validation("No attributes should be specified to be projected unless projection type is INCLUDE")
 		}
 	case "INCLUDE":
-		if len(in.Projection.NonKeyAttributes) == 0 {
-			return nil, invalidParam("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+		if len(p.NonKeyAttributes) == 0 {
+			return nil, validation("If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well")
+		}
+		seen := map[string]bool{}
+		for _, a := range p.NonKeyAttributes {
+			if seen[a] {
+				return nil, validation("Cannot have two attributes with the same name")
+			}
+			seen[a] = true
 		}
 	case "":
-		return nil, invalidParam("Unknown ProjectionType: null")
+		return nil, validation("Indexes must have a projection specified")
 	default:
 		return nil, validation("Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]")
 	}
-	ix.projType = in.Projection.ProjectionType
-	ix.nonKey = in.Projection.NonKeyAttributes
+	ix.projType = p.ProjectionType
+	ix.nonKey = p.NonKeyAttributes
 	if global && in.ProvisionedThroughput != nil {
 		ix.rcu, ix.wcu = capacity(in.ProvisionedThroughput)
 	}
@@ -345,8 +426,11 @@ func (e *Engine) listTables(s *scope, in *listTablesInput) (any, error) {
 	sort.Strings(names)
 	limit := 100
 	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > 100 {
-			return nil, validation("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", *in.Limit)
+		if *in.Limit < 1 {
+			return nil, validation("Limit must be greater than or equal to 1")
+		}
+		if *in.Limit > 100 {
+			return nil, validation("Limit in ListTables must be <= 100")
 		}
 		limit = *in.Limit
 	}
@@ -381,9 +465,20 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	for _, ix := range t.lsis {
 		names[ix.name] = true
 	}
+	if len(in.GlobalSecondaryIndexUpdates) == 0 && in.BillingMode == "" && in.ProvisionedThroughput == nil &&
+		in.StreamSpecification == nil && in.DeletionProtectionEnabled == nil {
+		return nil, validation("Nothing to update")
+	}
+	var deleted []*index
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		switch {
 		case u.Create != nil:
+			if names[u.Create.IndexName] {
+				return nil, validation("Attempting to create an index which already exists")
+			}
+			if len(in.AttributeDefinitions) == 0 {
+				return nil, validation("No Attribute Schema Defined")
+			}
 			ix, err := nt.newIndex(*u.Create, true, defs, names)
 			if err != nil {
 				return nil, err
@@ -395,6 +490,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 			if i < 0 {
 				return nil, notFound("Requested resource not found")
 			}
+			gone := *nt.gsis[i]
+			gone.deleting = true
+			deleted = append(deleted, &gone)
 			nt.gsis = append(nt.gsis[:i:i], nt.gsis[i+1:]...)
 		case u.Update != nil:
 			i := nt.gsiIndex(u.Update.IndexName)
@@ -422,7 +520,7 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	switch in.BillingMode {
 	case "":
 	case "PAY_PER_REQUEST", "PROVISIONED":
-		nt.billing = in.BillingMode
+		nt.billing, nt.switched = in.BillingMode, true
 	default:
 		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
 	}
@@ -440,7 +538,11 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		nt.protected = *in.DeletionProtectionEnabled
 	}
 	*t = nt
-	return map[string]any{"TableDescription": t.describe(e)}, nil
+	// A deleted index shows in this answer as DELETING, empty, as
+	// DynamoDB Local shows it.
+	shown := *t
+	shown.gsis = append(append([]*index(nil), t.gsis...), deleted...)
+	return map[string]any{"TableDescription": shown.describe(e)}, nil
 }
 
 func (t *table) gsiIndex(name string) int {
@@ -468,7 +570,7 @@ func (e *Engine) updateTTL(s *scope, in *updateTTLInput) (any, error) {
 	}
 	spec := in.TimeToLiveSpecification
 	if spec.AttributeName == "" {
-		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must not be null")
+		return nil, validation("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
 	}
 	switch {
 	case spec.Enabled && t.ttlAttr != "":
@@ -476,7 +578,7 @@ func (e *Engine) updateTTL(s *scope, in *updateTTLInput) (any, error) {
 	case !spec.Enabled && t.ttlAttr == "":
 		return nil, validation("TimeToLive is already disabled")
 	case !spec.Enabled && t.ttlAttr != spec.AttributeName:
-		return nil, validation("The provided attribute name does not match the attribute name of the currently configured TimeToLive")
+		return nil, validation("TimeToLive is active on a different AttributeName")
 	}
 	if spec.Enabled {
 		t.ttlAttr = spec.AttributeName
@@ -539,10 +641,14 @@ func (t *table) describe(e *Engine) json.RawMessage {
 			d.IndexStatus = "ACTIVE"
 			d.ProvisionedThroughput = map[string]any{"ReadCapacityUnits": ix.rcu, "WriteCapacityUnits": ix.wcu}
 		}
-		if ix.creating {
+		switch {
+		case ix.creating:
 			f := false
 			d.IndexStatus, d.Backfilling = "CREATING", &f
-		} else {
+		case ix.deleting:
+			var zero int64
+			d.IndexStatus, d.ItemCount, d.IndexSizeBytes = "DELETING", &zero, &zero
+		default:
 			n, size := t.indexStats(ix)
 			d.ItemCount, d.IndexSizeBytes = &n, &size
 		}
@@ -583,6 +689,8 @@ func (t *table) describe(e *Engine) json.RawMessage {
 	}
 	if t.billing == "PAY_PER_REQUEST" {
 		d.BillingModeSummary = map[string]any{"BillingMode": "PAY_PER_REQUEST", "LastUpdateToPayPerRequestDateTime": epoch(t.created)}
+	} else if t.switched {
+		d.BillingModeSummary = map[string]any{"BillingMode": "PROVISIONED"}
 	}
 	for _, ix := range t.lsis {
 		d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, idx(ix))
@@ -607,12 +715,21 @@ func schemaOf(hash, rng keyDef) []keySchemaElement {
 	return ks
 }
 
-// indexStats counts the items an index holds and their projected size.
+// indexStats counts the items an index holds, and its size as DynamoDB
+// Local reports it: the whole size of every item that has one of the
+// index's key attributes other than the table's hash key, whatever the
+// projection and whether or not the item is in the index (measured: a GSI
+// on (g, sk) of a table keyed (pk, sk) is as large as the table).
 func (t *table) indexStats(ix *index) (n, size int64) {
 	t.items.all(func(en *entry) bool {
-		if p := t.project(ix, en.item); p != nil {
+		if t.project(ix, en.item) != nil {
 			n++
-			size += int64(itemSize(p))
+		}
+		for _, k := range []keyDef{ix.hash, ix.rng} {
+			if _, ok := en.item[k.name]; ok && k.name != "" && k.name != t.hash.name {
+				size += int64(en.size)
+				break
+			}
 		}
 		return true
 	})

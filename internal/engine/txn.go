@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
@@ -333,7 +332,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 			size += len(*in.UpdateExpression)
 		}
 		for _, v := range x.values {
-			size += attrs.Size(v)
+			size += valueSize(v)
 		}
 	}
 	if w.cond, err = x.condition("ConditionExpression", in.ConditionExpression); err != nil {
@@ -341,7 +340,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	}
 	if err := x.done(); err != nil {
 		var api *apiError
-		if errors.As(err, &api) && api.msg == "ExpressionAttributeValues can only be specified when using expressions" && (a.kind == "put" || a.kind == "delete") {
+		if errors.As(err, &api) && api.msg == valuesOnly && (a.kind == "put" || a.kind == "delete") {
 			api.msg += ": ConditionExpression is null"
 		}
 		return nil, 0, err
