@@ -44,9 +44,12 @@
 // whose expected outcome on the reference is stated (success or an error
 // code), so that a case that no longer tests what it says fails. gen_test.go
 // generates tables, items, conditions, updates, queries, scans, batches and
-// transactions from a seed; the seed is printed, and -conformance.seed
-// replays it (-conformance.requests sets how many, -conformance.case runs
-// only the catalogue cases whose name contains a string).
+// transactions from a seed: 1 by default, so that make conformance gives
+// the same requests on every run; -conformance.seed=N replays seed N, and
+// 0 draws a new one, printed (-conformance.requests sets how many,
+// -conformance.case runs only the catalogue cases whose name contains a
+// string). Other seeds explore further: each divergence they find is
+// fixed or listed like any other.
 //
 // # Known divergences
 //
