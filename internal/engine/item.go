@@ -854,12 +854,15 @@ func (e *Engine) finish(w *write, in *writeInput) (any, error) {
 		if in.ReturnValues == "UPDATED_OLD" {
 			src = oldItem
 		}
-		// DynamoDB Local returns each top-level attribute the update
-		// touches whole (SET m.b.c returns all of m, SET l[1] all of l).
+		// DynamoDB Local returns whole each top-level attribute in which a
+		// path the update writes exists, before the update (UPDATED_OLD)
+		// or after it (UPDATED_NEW): SET m.b.c returns all of m, SET l[1]
+		// all of l; a path that REMOVE took away, or that an update
+		// created past a list's end, is not returned.
 		p := map[string]types.AttributeValue{}
 		for _, path := range paths {
-			if v, ok := src[path[0].Name]; ok {
-				p[path[0].Name] = v
+			if len(cond.Project(src, []cond.Path{path})) > 0 {
+				p[path[0].Name] = src[path[0].Name]
 			}
 		}
 		if len(p) > 0 {
