@@ -168,7 +168,8 @@ func TestConformance(t *testing.T) {
 			t.Logf("known divergence %q matched nothing in this run: %s", k.Case, k.Reason)
 		}
 	}
-	t.Logf("conformance: %d cases, %d generated requests, %d divergences (%d not in known.go)", tl.cases, tl.reqs, len(tl.divs), unknown)
+	// Printed, not logged, so that every run (CI's too) shows the counts.
+	fmt.Printf("conformance: %d cases, %d generated requests (seed %d), %d divergences (%d not in known.go)\n", tl.cases, tl.reqs, seed, len(tl.divs), unknown)
 	if unknown > 0 {
 		t.Errorf("%d divergences not listed in known.go (seed %d)", unknown, seed)
 	}
