@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/internal/endpoint"
 	"github.com/optimist-dynamo/optimist/internal/engine"
 )
 
@@ -192,31 +191,9 @@ func attach(ctx context.Context, endpoint, label string) (*Server, error) {
 	return s, nil
 }
 
-// checkEndpoint returns endpoint as a base URL (http:// added if it has no
-// scheme, without a trailing slash), or why it is not one. The SDK would
-// take a malformed one and fail every call, which Attach would retry for
-// its whole timeout.
-func checkEndpoint(endpoint string) (string, error) {
-	raw := endpoint
-	if !strings.Contains(endpoint, "://") {
-		endpoint = "http://" + endpoint
-	}
-	endpoint = strings.TrimRight(endpoint, "/")
-	u, err := url.Parse(endpoint)
-	switch {
-	case err != nil:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is in the message already
-		}
-		return "", fmt.Errorf("%q is not a URL (%v); want http://host:port", raw, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("%q: scheme %q; want http:// or https://", raw, u.Scheme)
-	case u.Hostname() == "":
-		return "", fmt.Errorf("%q has no host; want http://host:port", raw)
-	}
-	return endpoint, nil
-}
+// checkEndpoint returns endpoint as a base URL, or why it is not one; see
+// [endpoint.Parse].
+func checkEndpoint(ep string) (string, error) { return endpoint.Parse(ep) }
 
 // refusedFor is how long Attach waits while connections are refused: a
 // server being started next door binds its port within a second or two,

@@ -14,11 +14,11 @@ import (
 // for Start's whole timeout), with a message that names the variable.
 func TestInvalidEndpointFailsAtOnce(t *testing.T) {
 	for endpoint, want := range map[string]string{
-		"not a url":          `DYNAMODB_ENDPOINT="not a url" is not a URL (invalid character " " in host name); want http://host:port`,
+		"not a url":          `DYNAMODB_ENDPOINT="not a url" is not a URL (invalid character " " in host name); want http://host:port or host:port`,
 		"ftp://localhost:21": `DYNAMODB_ENDPOINT="ftp://localhost:21": scheme "ftp"; want http:// or https://`,
-		"http://":            `DYNAMODB_ENDPOINT="http://" has no host; want http://host:port`,
-		"http://:8000":       `DYNAMODB_ENDPOINT="http://:8000" has no host; want http://host:port`,
-		"localhost:port":     `DYNAMODB_ENDPOINT="localhost:port" is not a URL (invalid port ":port" after host); want http://host:port`,
+		"http://":            `DYNAMODB_ENDPOINT="http://" has no host; want http://host:port or host:port`,
+		"http://:8000":       `DYNAMODB_ENDPOINT="http://:8000" has no host; want http://host:port or host:port`,
+		"localhost:port":     `DYNAMODB_ENDPOINT="localhost:port" is not a URL (invalid port ":port" after host); want http://host:port or host:port`,
 	} {
 		t.Setenv(EnvEndpoint, endpoint)
 		start := time.Now()

@@ -63,7 +63,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -75,6 +74,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/logging"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/optimist-dynamo/optimist/internal/endpoint"
 )
 
 func main() {
@@ -315,30 +316,8 @@ func (c *cli) client(ctx context.Context) (*dynamodb.Client, error) {
 }
 
 // endpointURL accepts an endpoint as package dynamolocal accepts
-// DYNAMODB_ENDPOINT: a URL with scheme http or https and a host, or
-// host:port, to which http:// is added. It returns the URL without a
-// trailing slash.
-func endpointURL(endpoint string) (string, error) {
-	raw := endpoint
-	if !strings.Contains(endpoint, "://") {
-		endpoint = "http://" + endpoint
-	}
-	endpoint = strings.TrimRight(endpoint, "/")
-	u, err := url.Parse(endpoint)
-	switch {
-	case err != nil:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is in the message already
-		}
-		return "", fmt.Errorf("%q is not a URL (%v); want http://host:port or host:port", raw, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("%q: scheme %q; want http:// or https://", raw, u.Scheme)
-	case u.Hostname() == "":
-		return "", fmt.Errorf("%q has no host; want http://host:port or host:port", raw)
-	}
-	return endpoint, nil
-}
+// DYNAMODB_ENDPOINT (see [endpoint.Parse]).
+func endpointURL(ep string) (string, error) { return endpoint.Parse(ep) }
 
 // callTimeout bounds each operation of the client (its retries included)
 // by d: an endpoint that accepts connections and never answers would

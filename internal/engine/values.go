@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
 // checkValue reports the ValidationException DynamoDB Local gives for a
@@ -264,39 +265,7 @@ func copyItem(m map[string]types.AttributeValue) map[string]types.AttributeValue
 	return out
 }
 
-func copyValue(v types.AttributeValue) types.AttributeValue {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberB:
-		return &types.AttributeValueMemberB{Value: bytes.Clone(v.Value)}
-	case *types.AttributeValueMemberSS:
-		return &types.AttributeValueMemberSS{Value: append([]string(nil), v.Value...)}
-	case *types.AttributeValueMemberNS:
-		return &types.AttributeValueMemberNS{Value: append([]string(nil), v.Value...)}
-	case *types.AttributeValueMemberBS:
-		out := make([][]byte, len(v.Value))
-		for i, b := range v.Value {
-			out[i] = bytes.Clone(b)
-		}
-		return &types.AttributeValueMemberBS{Value: out}
-	case *types.AttributeValueMemberL:
-		out := make([]types.AttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			out[i] = copyValue(e)
-		}
-		return &types.AttributeValueMemberL{Value: out}
-	case *types.AttributeValueMemberM:
-		return &types.AttributeValueMemberM{Value: copyItem(v.Value)}
-	case *types.AttributeValueMemberS:
-		return &types.AttributeValueMemberS{Value: v.Value}
-	case *types.AttributeValueMemberN:
-		return &types.AttributeValueMemberN{Value: v.Value}
-	case *types.AttributeValueMemberBOOL:
-		return &types.AttributeValueMemberBOOL{Value: v.Value}
-	case *types.AttributeValueMemberNULL:
-		return &types.AttributeValueMemberNULL{Value: v.Value}
-	}
-	return v
-}
+func copyValue(v types.AttributeValue) types.AttributeValue { return cond.Copy(v) }
 
 // valueSize is the size DynamoDB Local gives an attribute value, in
 // TableSizeBytes, IndexSizeBytes, capacity units and the item size limit:
