@@ -705,7 +705,9 @@ func mutate(rng *rand.Rand, item map[string]types.AttributeValue, names []string
 		fallthrough
 	default:
 		av = randAV(rng, 0)
-		item[name] = av
+		// Folded too: an earlier mutation may have left this name in
+		// another case, and two of them decode in map order.
+		setFolded(item, name, av)
 	}
 	return !manyEntries(av)
 }
