@@ -190,21 +190,12 @@ func (t *Table[T]) send(ctx context.Context, w *plan.Write, o *WriteOptions, rv 
 		if ok, committed, serr := unitlock.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
 			if ob := t.opts.Observer; ob != nil {
 				obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: w.Kind.String(), Table: t.name,
-					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: unitOutcome(committed)})
+					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: obs.UnitOutcome(committed)})
 			}
 			return t.sendObserved(ctx, w, o, rv, 2)
 		}
 	}
 	return s, err
-}
-
-// unitOutcome is the Outcome of an event that rolled a unit's item
-// forward or back.
-func unitOutcome(committed bool) string {
-	if committed {
-		return "forward"
-	}
-	return "back"
 }
 
 // sendObserved is one try of send (attempt: which), in a Write span when
@@ -353,9 +344,9 @@ func settled(span *obs.Span, landed bool) {
 		return
 	}
 	e := span.Event()
-	e.Kind, e.Outcome = observe.Settled, "not_seen"
+	e.Kind, e.Outcome = observe.Settled, observe.OutcomeNotSeen
 	if landed {
-		e.Outcome = "landed"
+		e.Outcome = observe.OutcomeLanded
 	}
 	span.Point(e)
 }

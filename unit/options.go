@@ -141,8 +141,8 @@ func KeepAge(prev *Unit) Option {
 //   - UnitSettled when a locking read or Commit met the lock of a unit that
 //     is over or dead and rolled the item forward or back (Name that
 //     unit's id; Table and Key the item);
-//   - UnitRecovered for each unit Recover finishes (Outcome "forward" or
-//     "back").
+//   - UnitRecovered for each unit Recover finishes (Outcome
+//     [observe.OutcomeForward] or [observe.OutcomeBack]).
 //
 // The heartbeat events come from the unit's own goroutine: o must be safe
 // for concurrent use.

@@ -80,11 +80,7 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 		}
 		n++
 		if o.observer != nil {
-			outcome := "back"
-			if commit {
-				outcome = "forward"
-			}
-			obs.Point(ctx, o.observer, observe.Event{Kind: observe.UnitRecovered, Op: "Recover", Table: name, Name: id, Outcome: outcome})
+			obs.Point(ctx, o.observer, observe.Event{Kind: observe.UnitRecovered, Op: "Recover", Table: name, Name: id, Outcome: obs.UnitOutcome(commit)})
 		}
 	}
 	var strays []string // pages found in the scan, checked once it is over

@@ -709,11 +709,7 @@ func (u *Unit) settleOther(ctx context.Context, op string, it *item, other strin
 		return err
 	}
 	if ob := u.o.observer; ob != nil {
-		outcome := "back"
-		if commit {
-			outcome = "forward"
-		}
-		obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: op, Table: it.table, Key: it.key, Name: other, Outcome: outcome})
+		obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: op, Table: it.table, Key: it.key, Name: other, Outcome: obs.UnitOutcome(commit)})
 	}
 	return nil
 }

@@ -103,3 +103,12 @@ type valuesCtx struct {
 }
 
 func (c valuesCtx) Value(key any) any { return c.values.Value(key) }
+
+// UnitOutcome is the Outcome of an event that rolled a unit's item, or the
+// unit, forward (committed) or back.
+func UnitOutcome(committed bool) string {
+	if committed {
+		return observe.OutcomeForward
+	}
+	return observe.OutcomeBack
+}
