@@ -48,7 +48,8 @@
 //     ([FaultLostResponse]), dropped unapplied ([FaultRefused]),
 //     throttled, answered 500, delayed, or refused as a transaction
 //     conflict ([FaultTransactionConflict], which DynamoDB Local never
-//     raises), always, the first Times matching requests after After, or
+//     raises) or as a write that conflicts with one in another Region of a
+//     global table ([FaultReplicatedWriteConflict]), always, the first Times matching requests after After, or
 //     with a Probability drawn from a seed ([WithSeed]). A rule that names
 //     its test's table does not disturb the other tests sharing [New]'s
 //     server; remove it with t.Cleanup.
@@ -99,6 +100,11 @@
 //     keeps it CREATING for a while.
 //   - Expired items are deleted at the first request after their TTL (plus
 //     [Options].TTLDelay), not in a background sweep seconds later.
+//   - UpdateTable's ReplicaUpdates (and MultiRegionConsistency with the
+//     first replicas) make a table global as on DynamoDB: DescribeTable
+//     then shows its Replicas, GlobalTableVersion and
+//     MultiRegionConsistency, so that tests can see a replicated table.
+//     Nothing is replicated. DynamoDB Local answers "Nothing to update".
 //
 // The list of differences found by the conformance suite, each with its
 // reason, is in internal/conformance (known.go).

@@ -140,8 +140,8 @@ type Rule struct {
 	// FaultRefused (not applied, the connection dropped: to the client an
 	// unknown outcome, like a lost answer), FaultThrottled,
 	// FaultServerError, FaultDelayed (by Delay), FaultPartitioned (like
-	// FaultRefused, for as long as the rule stays) or
-	// FaultTransactionConflict.
+	// FaultRefused, for as long as the rule stays),
+	// FaultTransactionConflict or FaultReplicatedWriteConflict.
 	Fault Fault
 	// Probability is the chance that a matching request is failed, drawn
 	// from the server's seed ([WithSeed]); 0 means always.
@@ -176,13 +176,14 @@ func (s *Server) Inject(r Rule) (remove func(), err error) {
 
 // engineFaults maps the faults of this package to the engine's.
 var engineFaults = map[Fault]engine.Fault{
-	FaultLostResponse:        engine.FaultLoseResponse,
-	FaultRefused:             engine.FaultDropRequest,
-	FaultPartitioned:         engine.FaultDropRequest,
-	FaultThrottled:           engine.FaultThrottle,
-	FaultServerError:         engine.FaultServerError,
-	FaultDelayed:             engine.FaultDelay,
-	FaultTransactionConflict: engine.FaultTransactionConflict,
+	FaultLostResponse:            engine.FaultLoseResponse,
+	FaultRefused:                 engine.FaultDropRequest,
+	FaultPartitioned:             engine.FaultDropRequest,
+	FaultThrottled:               engine.FaultThrottle,
+	FaultServerError:             engine.FaultServerError,
+	FaultDelayed:                 engine.FaultDelay,
+	FaultTransactionConflict:     engine.FaultTransactionConflict,
+	FaultReplicatedWriteConflict: engine.FaultReplicatedWriteConflict,
 }
 
 // Injected returns how many requests the embedded engine's rules failed

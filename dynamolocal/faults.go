@@ -43,10 +43,15 @@ const (
 	// FaultTransactionConflict: refused as if another transaction held the
 	// item (the embedded engine's rules only; see [Server.Inject]).
 	FaultTransactionConflict
+	// FaultReplicatedWriteConflict: refused with
+	// ReplicatedWriteConflictException, as a global table in multi-Region
+	// strong consistency refuses a write that conflicts with one in
+	// another Region (the embedded engine's rules only).
+	FaultReplicatedWriteConflict
 	numFaults
 )
 
-var faultNames = [numFaults]string{"none", "lost response", "refused", "throttled", "server error", "delayed", "partitioned", "transaction conflict"}
+var faultNames = [numFaults]string{"none", "lost response", "refused", "throttled", "server error", "delayed", "partitioned", "transaction conflict", "replicated write conflict"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {

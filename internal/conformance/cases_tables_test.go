@@ -219,6 +219,15 @@ func tableCases() []tcase {
 					ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(3), WriteCapacityUnits: aws.Int64(4)}}
 			}), describe("t")),
 
+		// Global tables: DynamoDB Local has no replicas; the engine keeps
+		// them (known.go says why), and the library reads them from
+		// DescribeTable to refuse what a global table cannot promise.
+		tc("table/update-replicas", create("t", "pk", tS, "", ""),
+			st(vErr, func(n namer) any {
+				return &dynamodb.UpdateTableInput{TableName: str(n.T("t")),
+					ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: str("us-west-2")}}}}
+			}), describe("t")),
+
 		// Time to live.
 		tc("ttl/enable-describe", create("t", "pk", tS, "", ""),
 			ok(func(n namer) any { return &dynamodb.DescribeTimeToLiveInput{TableName: str(n.T("t"))} }),

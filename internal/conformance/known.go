@@ -47,6 +47,20 @@ var Known = []KnownDivergence{
 			"index's (it refuses the same item on PutItem); DynamoDB refuses both, and so does the engine",
 	},
 	{
+		Case:      "table/update-replicas/1-UpdateTable",
+		Reference: "ValidationException: Nothing to update",
+		Subject:   "OK {",
+		Reason: "DynamoDB Local has no global tables and ignores ReplicaUpdates; DynamoDB (global tables version " +
+			"2019.11.21) adds the replica, and the engine keeps it so that tests can see a replicated table",
+	},
+	{
+		Case:      "table/update-replicas/2-DescribeTable",
+		Reference: `"DeletionProtectionEnabled":false,"ItemCount":0,`,
+		Subject:   `"GlobalTableVersion":"2019.11.21",`,
+		Reason: "the table after that UpdateTable: DynamoDB (and the engine) describe its replica, its global table " +
+			"version and its consistency mode (EVENTUAL unless chosen otherwise); DynamoDB Local has none",
+	},
+	{
 		Case:      "update/set-minus-to-zero-*",
 		Reference: `"z":{"N":"0.000000`,
 		Subject:   `"z":{"N":"0"}`,

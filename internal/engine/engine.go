@@ -74,6 +74,7 @@ type Engine struct {
 // scope is the set of tables of one access key and region: DynamoDB Local
 // keeps tables apart by both, and so does the engine.
 type scope struct {
+	region string // the Region of the requests, for a table's replicas
 	tables map[string]*table
 	tokens map[string]*tokenEntry // TransactWriteItems client request tokens
 	aging  []*tokenEntry          // the tokens in the order they were taken, to forget them
@@ -258,6 +259,9 @@ func (e *Engine) scopeFor(name string) *scope {
 	s := e.scopes[name]
 	if s == nil {
 		s = &scope{tables: map[string]*table{}, tokens: map[string]*tokenEntry{}}
+		if i := strings.LastIndex(name, "/"); i >= 0 {
+			s.region = name[i+1:]
+		}
 		e.scopes[name] = s
 	}
 	return s

@@ -48,10 +48,16 @@ const (
 	// TransactionConflictException. Nothing changes. DynamoDB Local never
 	// raises it on its own.
 	FaultTransactionConflict
+	// FaultReplicatedWriteConflict: refused as a global table in
+	// multi-Region strong consistency refuses a write to an item that a
+	// request in another Region is modifying:
+	// ReplicatedWriteConflictException (400). Nothing changes. DynamoDB
+	// Local has no replicas and never raises it.
+	FaultReplicatedWriteConflict
 	numFaults
 )
 
-var faultNames = [numFaults]string{"none", "lose response", "drop request", "throttle", "server error", "delay", "transaction conflict"}
+var faultNames = [numFaults]string{"none", "lose response", "drop request", "throttle", "server error", "delay", "transaction conflict", "replicated write conflict"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {
@@ -300,6 +306,9 @@ func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, 
 		}
 	case FaultTransactionConflict:
 		return errorResponse(conflict(req.op, tg, r)), false
+	case FaultReplicatedWriteConflict:
+		return errorResponse(newError(http.StatusBadRequest, nsDynamo+"ReplicatedWriteConflictException",
+			"One or more items in this request are being modified by a request in another Region")), false
 	}
 	return e.handle(req), false
 }

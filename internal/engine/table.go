@@ -48,6 +48,11 @@ type table struct {
 	ttlAttr   string
 	protected bool
 	items     *store
+	// replicas are the other Regions of a global table (version
+	// 2019.11.21), in the order added; consistency is its
+	// MultiRegionConsistency (EVENTUAL or STRONG) once it has replicas.
+	replicas    []string
+	consistency string
 }
 
 // Wire shapes of the table operations.
@@ -108,6 +113,12 @@ type (
 		ProvisionedThroughput       *throughput
 		StreamSpecification         *streamSpecification
 		DeletionProtectionEnabled   *bool
+		ReplicaUpdates              []replicaUpdate
+		MultiRegionConsistency      string
+	}
+	replicaUpdate struct {
+		Create *struct{ RegionName string }
+		Delete *struct{ RegionName string }
 	}
 	listTablesInput struct {
 		ExclusiveStartTableName string
@@ -466,8 +477,12 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		names[ix.name] = true
 	}
 	if len(in.GlobalSecondaryIndexUpdates) == 0 && in.BillingMode == "" && in.ProvisionedThroughput == nil &&
-		in.StreamSpecification == nil && in.DeletionProtectionEnabled == nil {
+		in.StreamSpecification == nil && in.DeletionProtectionEnabled == nil &&
+		len(in.ReplicaUpdates) == 0 && in.MultiRegionConsistency == "" {
 		return nil, validation("Nothing to update")
+	}
+	if err := nt.updateReplicas(s.region, in.ReplicaUpdates, in.MultiRegionConsistency); err != nil {
+		return nil, err
 	}
 	var deleted []*index
 	for _, u := range in.GlobalSecondaryIndexUpdates {
@@ -612,6 +627,67 @@ func (t epoch) MarshalJSON() ([]byte, error) {
 	return []byte(strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)), nil
 }
 
+// updateReplicas adds and removes the Regions of a global table, as
+// UpdateTable's ReplicaUpdates do on DynamoDB (version 2019.11.21), and
+// sets its MultiRegionConsistency, which DynamoDB accepts only with the
+// update that creates the first replicas. DynamoDB Local has no replicas
+// (it answers "Nothing to update"): the engine keeps them so that tests can
+// see a global table's description. A replica is ACTIVE at once, and no
+// item is replicated anywhere.
+func (t *table) updateReplicas(region string, ups []replicaUpdate, consistency string) error {
+	first := len(t.replicas) == 0
+	regions := append([]string(nil), t.replicas...)
+	has := func(r string) int {
+		for i, x := range regions {
+			if x == r {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, u := range ups {
+		switch {
+		case u.Create != nil && u.Delete != nil, u.Create == nil && u.Delete == nil:
+			return validation("One and only one of Create, Update or Delete must be specified in a ReplicationGroupUpdate")
+		case u.Create != nil:
+			r := u.Create.RegionName
+			if r == "" {
+				return validation("1 validation error detected: Value null at 'replicaUpdates.member.create.regionName' failed to satisfy constraint: Member must not be null")
+			}
+			if r == region || has(r) >= 0 {
+				return validation("Failed to create a the new replica of table with name: '%s' because one or more replicas already existed as tables.", t.name)
+			}
+			regions = append(regions, r)
+		default:
+			i := has(u.Delete.RegionName)
+			if i < 0 {
+				return validation("Cannot delete replica in Region %s: it is not a replica of table %s", u.Delete.RegionName, t.name)
+			}
+			regions = append(regions[:i:i], regions[i+1:]...)
+		}
+	}
+	switch consistency {
+	case "":
+		if first && len(regions) > 0 {
+			consistency = "EVENTUAL"
+		}
+	case "EVENTUAL", "STRONG":
+		if !first || len(regions) == 0 {
+			return validation("MultiRegionConsistency can only be specified when creating the first replicas of a table")
+		}
+	default:
+		return validation("1 validation error detected: Value '%s' at 'multiRegionConsistency' failed to satisfy constraint: Member must satisfy enum value set: [EVENTUAL, STRONG]", consistency)
+	}
+	t.replicas = regions
+	switch {
+	case len(regions) == 0:
+		t.consistency = ""
+	case consistency != "":
+		t.consistency = consistency
+	}
+	return nil
+}
+
 // arn is the table's ARN as DynamoDB Local writes it.
 func (t *table) arn() string {
 	return "arn:aws:dynamodb:ddblocal:000000000000:table/" + t.name
@@ -671,6 +747,9 @@ func (t *table) describe(e *Engine) json.RawMessage {
 		LatestStreamLabel         string               `json:",omitempty"`
 		LatestStreamArn           string               `json:",omitempty"`
 		DeletionProtectionEnabled bool
+		GlobalTableVersion        string           `json:",omitempty"`
+		Replicas                  []map[string]any `json:",omitempty"`
+		MultiRegionConsistency    string           `json:",omitempty"`
 	}{
 		AttributeDefinitions: t.attrDefs,
 		TableName:            t.name,
@@ -697,6 +776,12 @@ func (t *table) describe(e *Engine) json.RawMessage {
 	}
 	for _, ix := range t.gsis {
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, idx(ix))
+	}
+	if len(t.replicas) > 0 {
+		d.GlobalTableVersion, d.MultiRegionConsistency = "2019.11.21", t.consistency
+		for _, r := range t.replicas {
+			d.Replicas = append(d.Replicas, map[string]any{"RegionName": r, "ReplicaStatus": "ACTIVE"})
+		}
 	}
 	if t.stream != nil {
 		label := t.created.UTC().Format("2006-01-02T15:04:05.000")
