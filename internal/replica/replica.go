@@ -1,0 +1,217 @@
+// Package replica guards the library's promises on DynamoDB global tables.
+//
+// A version check, a lease, a fencing token and a unit all rest on one
+// fact: a conditional write is judged against the latest state of the
+// item. On a global table in DynamoDB's default mode (multi-Region
+// eventual consistency) that is true only within a Region: a condition is
+// evaluated against the item in the writer's Region, and concurrent
+// writes in two Regions are resolved later by last writer wins, silently.
+// In multi-Region strong consistency a write that conflicts with one in
+// another Region is refused with ReplicatedWriteConflictException instead,
+// which a writer can treat as a conflict and retry.
+//
+// A [Guard] learns a table's replication once, from DescribeTable with the
+// caller's context, and refuses writes that rely on conditions on an
+// eventually consistent global table, unless the caller stated that every
+// write to the table goes to one Region (and this client is in it).
+package replica
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+// Mode is a table's replication as DynamoDB describes it.
+type Mode uint8
+
+const (
+	// Single: the table has no replicas.
+	Single Mode = iota
+	// Eventual: a global table in multi-Region eventual consistency
+	// (DynamoDB's default): last writer wins across Regions.
+	Eventual
+	// Strong: a global table in multi-Region strong consistency: a write
+	// that conflicts with one in another Region is refused with
+	// ReplicatedWriteConflictException.
+	Strong
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Single:
+		return "single-Region"
+	case Eventual:
+		return "multi-Region eventual consistency"
+	case Strong:
+		return "multi-Region strong consistency"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Info is what DescribeTable says of a table's replication.
+type Info struct {
+	Mode Mode
+	// Regions are the replicas' Regions as DescribeTable lists them.
+	Regions []string
+}
+
+// Of reads the replication of the table d describes.
+func Of(d *types.TableDescription) Info {
+	if d == nil || (len(d.Replicas) == 0 && aws.ToString(d.GlobalTableVersion) == "") {
+		return Info{Mode: Single}
+	}
+	in := Info{Mode: Eventual}
+	if d.MultiRegionConsistency == types.MultiRegionConsistencyStrong {
+		in.Mode = Strong
+	}
+	for _, r := range d.Replicas {
+		in.Regions = append(in.Regions, aws.ToString(r.RegionName))
+	}
+	return in
+}
+
+// ErrUnsafe is the class of the errors a Guard returns when it refuses.
+var ErrUnsafe = errors.New("global table: conditional writes cannot be trusted")
+
+// Error is a Guard's refusal, or its failure to learn the table's
+// replication. It matches ErrUnsafe.
+type Error struct {
+	Table   string
+	Info    Info   // what DescribeTable said; zero if it could not be asked
+	Home    string // the Region the caller named for every write; "" if none
+	Region  string // the Region of the client that would write
+	Problem string
+	Err     error // DescribeTable's error, if it failed
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: table %s: %s", ErrUnsafe, e.Table, e.Problem)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Is reports whether target is ErrUnsafe.
+func (e *Error) Is(target error) bool { return target == ErrUnsafe }
+
+// Unwrap returns DescribeTable's error, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Describer is the call a Guard makes.
+type Describer interface {
+	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// RegionOf returns the Region of an SDK client (a *dynamodb.Client, or
+// anything with its Options method); "" when it cannot tell.
+func RegionOf(c any) string {
+	if o, ok := c.(interface{ Options() dynamodb.Options }); ok {
+		return o.Options().Region
+	}
+	return ""
+}
+
+// Guard judges the writes that rely on conditions to one table. The zero
+// value is not usable; see [NewGuard]. It is safe for concurrent use.
+type Guard struct {
+	table string
+	home  string
+
+	mu      sync.Mutex
+	learned bool
+	info    Info
+}
+
+// NewGuard returns the guard of table. home is the Region the caller says
+// every write to the table goes to ("" if it says nothing).
+func NewGuard(table, home string) *Guard {
+	return &Guard{table: table, home: home}
+}
+
+// Check returns nil if client may make conditional writes to the table.
+//
+// With a home Region, Check makes no call: it refuses only a client whose
+// Region it can read and which is another. Without one, the first Check
+// calls DescribeTable with ctx (a client without DescribeTable cannot be
+// checked, and passes), and remembers the answer: a table with no
+// replicas, or in strong consistency, passes; an eventually consistent
+// global table is refused, with an error that says why and what to do. A
+// failed DescribeTable is returned (matching ErrUnsafe) and asked again
+// by the next Check.
+func (g *Guard) Check(ctx context.Context, client any) error {
+	region := RegionOf(client)
+	if g.home != "" {
+		if region != "" && region != g.home {
+			return &Error{Table: g.table, Home: g.home, Region: region, Problem: fmt.Sprintf(
+				"every write to it was declared to go to %s, and this client is in %s; write from a client in %s",
+				g.home, region, g.home)}
+		}
+		return nil
+	}
+	info, err := g.learn(ctx, client)
+	if err != nil {
+		return err
+	}
+	if info.Mode != Eventual {
+		return nil
+	}
+	return &Error{Table: g.table, Info: info, Region: region, Problem: fmt.Sprintf(
+		"it is a global table (replicas in %s) in %v: a condition is checked against the item in the writer's Region only, and concurrent writes in two Regions are settled by last writer wins, so a version check, a lease or a unit cannot protect it; "+
+			"if every write to it goes to one Region, name that Region (the WriteRegion option), or use multi-Region strong consistency",
+		strings.Join(info.Regions, ", "), info.Mode)}
+}
+
+// Info returns what the guard learned, and whether it learned it.
+func (g *Guard) Info() (Info, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.info, g.learned
+}
+
+func (g *Guard) learn(ctx context.Context, client any) (Info, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.learned {
+		return g.info, nil
+	}
+	d, ok := client.(Describer)
+	if !ok {
+		// Nothing to ask: a client wrapper without DescribeTable. The
+		// caller's docs say so.
+		g.learned = true
+		return g.info, nil
+	}
+	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(g.table)})
+	if err != nil {
+		problem := "DescribeTable failed, so whether it is a global table is unknown"
+		var ae smithy.APIError
+		if errors.As(err, &ae) && ae.ErrorCode() == "AccessDeniedException" {
+			problem = "the client may not call DescribeTable, so whether it is a global table is unknown; grant dynamodb:DescribeTable on it, or name the one Region every write goes to (the WriteRegion option)"
+		}
+		return Info{}, &Error{Table: g.table, Problem: problem, Err: err}
+	}
+	g.info, g.learned = Of(out.Table), true
+	return g.info, nil
+}
+
+// IsReplicatedWriteConflict reports whether err is DynamoDB's refusal of a
+// write that conflicts with one in another Region of a strongly
+// consistent global table: nothing was written, and the write may be
+// retried as after any conflict.
+func IsReplicatedWriteConflict(err error) bool {
+	var rw *types.ReplicatedWriteConflictException
+	if errors.As(err, &rw) {
+		return true
+	}
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "ReplicatedWriteConflictException"
+}
