@@ -267,6 +267,9 @@ func (c *codec) encodeItem(v reflect.Value, a *arena, extra int, skip *field) (m
 			m[fc.f.name] = av
 		}
 	}
+	if err := c.s.ent.addAttrs(c.s, v, m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -433,6 +436,9 @@ func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
 
 // decodeItem decodes an item into a new T.
 func decodeItem[T any](c *codec, item map[string]types.AttributeValue) (*T, error) {
+	if err := c.s.ent.checkType(c.table, item); err != nil {
+		return nil, err
+	}
 	out := new(T)
 	var err error
 	if c.plan != nil {
@@ -485,6 +491,9 @@ func (e *decodeFailure) Unwrap() error { return e.err }
 // keyOf encodes the primary key of the struct v (addressable), checking that
 // every key attribute is a non-empty S, N or B.
 func (c *codec) keyOf(v reflect.Value) (map[string]types.AttributeValue, error) {
+	if c.s.ent != nil {
+		return c.s.ent.keyOf(c.s, v)
+	}
 	key := make(map[string]types.AttributeValue, len(c.s.keys))
 	for _, f := range c.s.keys {
 		av, err := c.keyAttr(f, v.FieldByIndex(f.index))

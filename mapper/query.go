@@ -74,6 +74,7 @@ func (t *Table[T]) buildQuery(c *readConfig, key expression.KeyConditionBuilder)
 	if !key.IsSet() {
 		return nil, fmt.Errorf("%w: Query needs a key condition, such as expression.Key(%q).Equal(expression.Value(v))", ErrInvalidOption, t.s.hash.name)
 	}
+	t.s.ent.typed(c)
 	start, err := t.startKey(c)
 	if err != nil {
 		return nil, err
@@ -152,6 +153,7 @@ func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, e
 }
 
 func (t *Table[T]) buildScan(c *readConfig) (*dynamodb.ScanInput, error) {
+	t.s.ent.typed(c)
 	start, err := t.startKey(c)
 	if err != nil {
 		return nil, err
@@ -370,11 +372,15 @@ func (t *Table[T]) CursorAfter(item *T, opts ...ReadOption) (Cursor, error) {
 	if err != nil {
 		return "", err
 	}
+	t.s.ent.indexKeys(&c)
 	if c.index != "" && len(c.indexKeys) == 0 {
 		return "", fmt.Errorf("%w: CursorAfter on index %q needs the index's key attributes: Index(%q, hashKey, rangeKey)", ErrInvalidOption, c.index, c.index)
 	}
 	v := reflect.ValueOf(item).Elem()
 	key, err := t.c.keyOf(v)
+	if err == nil {
+		err = t.s.ent.cursorKeys(t.s, v, c.indexKeys, key)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -377,6 +377,9 @@ func (t *Table[T]) projection(c *readConfig, extra []string) (names []string, us
 	for _, k := range c.indexKeys {
 		add(k)
 	}
+	for _, n := range t.s.ent.projected() {
+		add(n)
+	}
 	for _, n := range extra {
 		add(n)
 	}

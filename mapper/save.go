@@ -82,6 +82,7 @@ func (t *Table[T]) planSave(v reflect.Value, o *WriteOptions, to dest) (*plan.Wr
 			w.Actions = append(w.Actions, plan.TopAction(plan.Remove, f.name, nil))
 		}
 	}
+	w.Actions = append(w.Actions, t.s.ent.saveActions(av)...)
 	next, err := t.nextVersion(v, w, o)
 	if err != nil {
 		return nil, 0, err

@@ -201,6 +201,9 @@ type schema struct {
 	ttl     *field   // nil without a `ttl` field
 	indexes []*index // secondary indexes named in tags, in order of first mention
 	byName  map[string]*field
+	// ent: the keys come from an entity's templates (entity.go); nil for
+	// a plain table, whose keys are tagged fields.
+	ent *entity
 }
 
 // index is a secondary index named in the tags of a type.
@@ -234,7 +237,12 @@ var (
 	marshalerType = reflect.TypeOf((*attributevalue.Marshaler)(nil)).Elem()
 )
 
-func buildSchema(t reflect.Type) (*schema, error) {
+func buildSchema(t reflect.Type) (*schema, error) { return buildSchemaOf(t, false) }
+
+// buildSchemaOf builds the schema of t; for an entity (entity.go) the keys
+// come from templates, so key and index tags are refused and no hash key
+// is needed.
+func buildSchemaOf(t reflect.Type, entity bool) (*schema, error) {
 	fail := func(f, format string, args ...any) error {
 		return &SchemaError{Type: t, Field: f, Problem: fmt.Sprintf(format, args...)}
 	}
@@ -320,6 +328,9 @@ func buildSchema(t reflect.Type) (*schema, error) {
 		if f.tag.omitEmpty || f.tag.nullEmpty || f.tag.omitEmptyElem || f.tag.nullEmptyElem || f.tag.isSet() {
 			return nil, fail(f.goPath, "a key attribute cannot take %s", strings.Join(f.tag.avOptions(), ","))
 		}
+	}
+	if entity {
+		return s, s.entityFields()
 	}
 	if s.hash == nil {
 		return nil, fail("", "no hash key: tag one field `dynamo:\",hash\"`")

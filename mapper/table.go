@@ -46,6 +46,11 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 	if err != nil {
 		return nil, err
 	}
+	return newTable[T](c, name, s, opts)
+}
+
+// newTable is NewTable with the schema s (an entity's, for NewEntity).
+func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions)) (*Table[T], error) {
 	if isNilClient(c) {
 		return nil, fmt.Errorf("%w: NewTable needs a client", ErrInvalidOption)
 	}
@@ -169,6 +174,10 @@ func (t *Table[T]) getItem(ctx context.Context, key map[string]types.AttributeVa
 func (t *Table[T]) withKey(kv reflect.Value) *T {
 	out := new(T)
 	ov := reflect.ValueOf(out).Elem()
+	if t.s.ent != nil {
+		t.s.ent.withKey(kv, ov)
+		return out
+	}
 	for _, f := range t.s.keys {
 		ov.FieldByIndex(f.index).Set(kv.FieldByIndex(f.index))
 	}

@@ -123,6 +123,11 @@ func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptio
 	if err := t.c.checkUpdate(w.Actions, w.Enc, func() string { return "update of " + t.name + " " + attrs.FormatKey(key) }); err != nil {
 		return nil, err
 	}
+	ea, err := t.s.ent.updateActions(t.c, kv)
+	if err != nil {
+		return nil, err
+	}
+	w.Actions = append(w.Actions, ea...)
 	if vf := t.s.version; vf != nil {
 		if w.Expected, err = versionOf(kv.FieldByIndex(vf.index)); err != nil {
 			return nil, err
@@ -174,6 +179,8 @@ func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValu
 			what = "the write-token attribute"
 		case o.FenceAttr != "" && attr == o.FenceAttr:
 			what = "the fence attribute (Fence sets it)"
+		default:
+			what = t.s.ent.refuseUpdate(attr)
 		}
 		if what != "" {
 			return nil, fmt.Errorf("%w: %s changes %s", ErrInvalidOption, a.Path, what)

@@ -1,0 +1,679 @@
+package mapper
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/keytmpl"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+)
+
+// DefaultTypeAttr is the attribute naming each item's entity type when a
+// [Design] leaves TypeAttr empty.
+const DefaultTypeAttr = "_type"
+
+// Design is the layout of one table shared by several entity types
+// (single-table design): its key attributes, the attribute that names each
+// item's type, and its overloaded indexes. Every key attribute is a string
+// (S), rendered from each entity's templates. A Design is a value: declare
+// it once and pass it to [NewEntity] for each type, and to
+// [Design.CreateTable] and [Design.Check].
+type Design struct {
+	Table    string            // the table's name
+	PK, SK   string            // the table's key attributes; SK "" for a table without a sort key
+	TypeAttr string            // the attribute naming each item's type; "" for DefaultTypeAttr
+	TTL      string            // the table's TTL attribute, "" for none (an entity's ttl field must be stored under it)
+	Indexes  []OverloadedIndex // global secondary indexes whose keys each entity fills from its templates
+}
+
+// OverloadedIndex is a global secondary index of a [Design] whose key
+// attributes are generic ("gsi1pk", "gsi1sk"): each entity that is in the
+// index renders them from its own templates ([Entity].Indexes), and the
+// items of an entity that is not are not in the index (a sparse index). Both
+// attributes are strings (S); SK may be "" for an index without a sort key.
+// [Design.CreateTable] creates it with projection ALL, so that a collection
+// query of the index returns whole items.
+type OverloadedIndex struct{ Name, PK, SK string }
+
+// Entity declares one struct type of a [Design]: the value of its type
+// attribute, and the templates of its keys.
+type Entity struct {
+	Type    string          // the type attribute's value, e.g. "Order"; unique in the design
+	Key     Keys            // templates of the table's key
+	Indexes map[string]Keys // templates of the design's indexes this entity is in, by index name
+}
+
+// Keys are the key templates of an entity, for the table or for one index:
+// literal text and {Field} placeholders naming Go fields of the entity's
+// struct, as in "CUSTOMER#{ID}" and "ORDER#{Date}#{ID}". A placeholder may
+// carry a fmt verb, "{Total:%010d}", so that numbers sort as text; "{{" and
+// "}}" are literal braces. Without a verb a string field is written as is,
+// an integer in decimal, an encoding.TextMarshaler (time.Time among them)
+// through MarshalText, anything else with fmt.Sprint. An empty value is
+// refused (the key could not tell an unset field from a set one): the
+// write is an error matching [ErrInvalidItem] and nothing is sent.
+type Keys struct{ PK, SK string }
+
+// ErrWrongType is the class of [*WrongTypeError].
+var ErrWrongType = errors.New("mapper: item of another entity type")
+
+// WrongTypeError is returned when a read through an entity's table meets an
+// item of another type under the key it asked for ([Table.Get],
+// [Table.GetAll], [Table.Modify], the item an [Table.Update] returns). The
+// item is never decoded into the wrong struct. Query and Scan through an
+// entity's table do not meet it: they filter on the type attribute.
+type WrongTypeError struct {
+	Table string
+	Key   map[string]types.AttributeValue
+	Want  string // the table's entity type
+	Got   string // the item's type attribute; "" when it has none
+}
+
+func (e *WrongTypeError) Error() string {
+	got := strconv.Quote(e.Got)
+	if e.Got == "" {
+		got = "no type"
+	}
+	return fmt.Sprintf("mapper: %s %s holds an item of type %s, not %q", e.Table, attrs.FormatKey(e.Key), got, e.Want)
+}
+
+// Is reports whether target is [ErrWrongType].
+func (e *WrongTypeError) Is(target error) bool { return target == ErrWrongType }
+
+// entity is what a Table of an entity type knows beyond its schema: the
+// design, its type and its templates. A nil *entity is a plain table, and
+// every method below then does nothing, so the hooks in the mapper's common
+// paths are one line each.
+type entity struct {
+	d       Design
+	typ     string
+	typeAV  *types.AttributeValueMemberS
+	pk, sk  *keytmpl.Template // sk nil without a table sort key
+	hashF   *field            // synthetic fields of the rendered keys
+	rngF    *field
+	indexes []entIndex // the design's indexes this entity is in
+	// keyFields are the fields the table key templates name: they are the
+	// key of a struct (withKey copies them) and Update may not change them.
+	keyFields []*field
+	// fixed: the attributes of fields an Update may not change, since a
+	// rendered attribute depends on them.
+	fixed map[string]string
+	// extra: the attributes the entity writes besides its fields (type,
+	// index keys), for Save.
+	extra []string
+}
+
+type entIndex struct {
+	name           string
+	pkAttr, skAttr string
+	pk, sk         *keytmpl.Template
+	keyOnly        bool // its templates use only key fields: Update can set it
+}
+
+// entityFields checks a schema built for an entity: its keys come from
+// templates, so it has no key or index tags.
+func (s *schema) entityFields() error {
+	for _, f := range s.fields {
+		if f.tag.hash || f.tag.rng || len(f.indexes) > 0 {
+			return &SchemaError{Type: s.typ, Field: f.goPath, Problem: "an entity's keys come from its templates (Entity.Key, Entity.Indexes): remove the hash, range or index tag"}
+		}
+	}
+	return s.buildTTL()
+}
+
+// NewEntity returns the Table of the entity type T in the design d: a
+// [Table] whose keys are rendered from e's templates rather than tagged
+// fields, and whose items carry the type attribute (d.TypeAttr = e.Type).
+// Everything a Table does, it does: versions, conditions, [Table.Update],
+// [Table.Modify], [ExactlyOnce], transaction and unit ops, cursors, Check.
+//
+// Writes store T's fields and the rendered key, index attributes and type.
+// An [Table.Update] also sets the type, the key fields and the index
+// attributes whose templates use only key fields (so an upsert is a whole,
+// typed key); an Update of a field that a template uses is refused
+// ([ErrInvalidOption]: the rendered attribute would go stale; use Put,
+// Save or Modify). Get of a key that holds an item of another type is a
+// [*WrongTypeError]; Query, Scan and Count skip items of other types with a
+// FilterExpression on the type attribute (they are still read and paid
+// for). To read several types in one Query, see [NewCollection].
+//
+// Items of two entities must not share a key: give each entity templates
+// that begin with its own literal prefix ("CUSTOMER#", "ORDER#"). Writes do
+// not check the stored item's type.
+//
+// NewEntity fails with an error matching [ErrInvalidSchema] when T has
+// hash, range or index tags, a template names no field of T (or its
+// version field), the design's attributes clash with each other or with
+// T's, or T's ttl field is not stored under d.TTL; and with
+// [ErrInvalidOption] for an incomplete design or entity. It makes no call.
+func NewEntity[T any](c Client, d Design, e Entity, opts ...func(*TableOptions)) (*Table[T], error) {
+	typ := reflect.TypeOf((*T)(nil)).Elem()
+	s, err := buildSchemaOf(typ, true)
+	if err != nil {
+		return nil, err
+	}
+	if d.TypeAttr == "" {
+		d.TypeAttr = DefaultTypeAttr
+	}
+	ent, err := newEntity(s, d, e)
+	if err != nil {
+		return nil, err
+	}
+	t, err := newTable[T](c, d.Table, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	if tok := t.opts.TokenAttribute; tok != "" && slicesContains(ent.attrNames(), tok) {
+		return nil, fmt.Errorf("%w: attribute %q is the design's and the table's write-token attribute; set TableOptions.TokenAttribute", ErrInvalidSchema, tok)
+	}
+	return t, nil
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// newEntity checks d and e against the schema s and completes s with the
+// synthetic key fields and indexes of the design.
+func newEntity(s *schema, d Design, e Entity) (*entity, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: NewEntity[%v]: "+format, append([]any{ErrInvalidOption, s.typ}, args...)...)
+	}
+	fail := func(format string, args ...any) error {
+		return &SchemaError{Type: s.typ, Problem: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case d.Table == "" || d.PK == "":
+		return nil, bad("the design needs a table name and a PK attribute")
+	case e.Type == "":
+		return nil, bad("the entity needs a Type")
+	case e.Key.PK == "":
+		return nil, bad("entity %s needs a PK template", e.Type)
+	case d.SK != "" && e.Key.SK == "":
+		return nil, bad("entity %s needs an SK template: the table has the sort key %q", e.Type, d.SK)
+	case d.SK == "" && e.Key.SK != "":
+		return nil, bad("entity %s has an SK template, but the design has no sort key", e.Type)
+	}
+	// Attribute names of the design: distinct, and none a field of T.
+	used := map[string]string{}
+	claim := func(name, what string) error {
+		if name == "" {
+			return nil
+		}
+		if prev, dup := used[name]; dup {
+			return fail("design attribute %q is both %s and %s", name, prev, what)
+		}
+		used[name] = what
+		if f := s.byName[name]; f != nil {
+			return &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf("attribute %q is the design's %s; rename the field with a tag", name, what)}
+		}
+		return nil
+	}
+	if err := errors.Join(claim(d.PK, "table PK"), claim(d.SK, "table SK"), claim(d.TypeAttr, "type attribute")); err != nil {
+		return nil, err
+	}
+	designIx := map[string]OverloadedIndex{}
+	for _, ix := range d.Indexes {
+		if ix.Name == "" || ix.PK == "" {
+			return nil, bad("an overloaded index needs a name and a PK attribute")
+		}
+		if _, dup := designIx[ix.Name]; dup {
+			return nil, bad("index %q declared twice", ix.Name)
+		}
+		designIx[ix.Name] = ix
+		if err := errors.Join(claim(ix.PK, "PK of index "+ix.Name), claim(ix.SK, "SK of index "+ix.Name)); err != nil {
+			return nil, err
+		}
+	}
+	if s.ttl != nil && s.ttl.name != d.TTL {
+		return nil, &SchemaError{Type: s.typ, Field: s.ttl.goPath, Problem: fmt.Sprintf("the ttl field is stored as %q, but the design's TTL attribute is %q", s.ttl.name, d.TTL)}
+	}
+
+	ent := &entity{d: d, typ: e.Type, typeAV: &types.AttributeValueMemberS{Value: e.Type}, fixed: map[string]string{}}
+	parse := func(src, what string) (*keytmpl.Template, []*field, error) {
+		if src == "" {
+			return nil, nil, nil
+		}
+		tm, err := keytmpl.Parse(src)
+		if err != nil {
+			return nil, nil, fail("%s: %v", what, err)
+		}
+		var fs []*field
+		for _, name := range tm.Fields() {
+			f, err := s.templateField(name)
+			if err != nil {
+				return nil, nil, fail("%s %q: %v", what, src, err)
+			}
+			fs = append(fs, f)
+		}
+		return tm, fs, nil
+	}
+	var pkF, skF []*field
+	var err error
+	if ent.pk, pkF, err = parse(e.Key.PK, "the PK template"); err != nil {
+		return nil, err
+	}
+	if ent.sk, skF, err = parse(e.Key.SK, "the SK template"); err != nil {
+		return nil, err
+	}
+	isKey := map[*field]bool{}
+	for _, f := range append(pkF, skF...) {
+		if !isKey[f] {
+			isKey[f] = true
+			ent.keyFields = append(ent.keyFields, f)
+			ent.fixed[f.name] = "a field of the key templates"
+		}
+	}
+	ent.hashF = &field{name: d.PK, goPath: "key template " + strconv.Quote(e.Key.PK), typ: stringType, tag: tag{name: d.PK, hash: true}}
+	s.hash, s.keys = ent.hashF, []*field{ent.hashF}
+	if ent.sk != nil {
+		ent.rngF = &field{name: d.SK, goPath: "key template " + strconv.Quote(e.Key.SK), typ: stringType, tag: tag{name: d.SK, rng: true}}
+		s.rng, s.keys = ent.rngF, append(s.keys, ent.rngF)
+	}
+
+	ent.extra = append(ent.extra, d.TypeAttr)
+	for name := range e.Indexes {
+		if _, ok := designIx[name]; !ok {
+			return nil, bad("entity %s names index %q, which the design does not declare", e.Type, name)
+		}
+	}
+	for _, dix := range d.Indexes {
+		// Every index of the design is part of the table's layout (Check
+		// compares them all), whether or not this entity is in it.
+		ix := &index{name: dix.Name,
+			hash: &field{name: dix.PK, goPath: "index " + dix.Name + " PK", typ: stringType, tag: tag{name: dix.PK}}}
+		if dix.SK != "" {
+			ix.rng = &field{name: dix.SK, goPath: "index " + dix.Name + " SK", typ: stringType, tag: tag{name: dix.SK}}
+		}
+		s.indexes = append(s.indexes, ix)
+		ent.extra = append(ent.extra, dix.PK)
+		if dix.SK != "" {
+			ent.extra = append(ent.extra, dix.SK)
+		}
+		k, in := e.Indexes[dix.Name]
+		if !in {
+			continue
+		}
+		switch {
+		case k.PK == "":
+			return nil, bad("entity %s: index %s needs a PK template", e.Type, dix.Name)
+		case dix.SK != "" && k.SK == "":
+			return nil, bad("entity %s: index %s needs an SK template (its sort key is %q)", e.Type, dix.Name, dix.SK)
+		case dix.SK == "" && k.SK != "":
+			return nil, bad("entity %s: index %s has no sort key, but an SK template is given", e.Type, dix.Name)
+		}
+		ei := entIndex{name: dix.Name, pkAttr: dix.PK, skAttr: dix.SK, keyOnly: true}
+		var fs, fs2 []*field
+		if ei.pk, fs, err = parse(k.PK, "index "+dix.Name+" PK template"); err != nil {
+			return nil, err
+		}
+		if ei.sk, fs2, err = parse(k.SK, "index "+dix.Name+" SK template"); err != nil {
+			return nil, err
+		}
+		for _, f := range append(fs, fs2...) {
+			if !isKey[f] {
+				ei.keyOnly = false
+				ent.fixed[f.name] = "a field of index " + dix.Name + "'s templates"
+			}
+		}
+		ent.indexes = append(ent.indexes, ei)
+	}
+	s.ent = ent
+	return ent, nil
+}
+
+var stringType = reflect.TypeOf("")
+
+// templateField finds the field a placeholder names: by its Go path
+// ("Base.ID"), or by the name a promoted field is known by in Go ("ID").
+func (s *schema) templateField(name string) (*field, error) {
+	var found *field
+	for _, f := range s.fields {
+		if f.goPath == name {
+			found = f
+			break
+		}
+	}
+	if found == nil {
+		for _, f := range s.fields {
+			if f.goPath[strings.LastIndexByte(f.goPath, '.')+1:] == name {
+				if found != nil {
+					return nil, fmt.Errorf("{%s} is ambiguous (%s, %s): write the field's path", name, found.goPath, f.goPath)
+				}
+				found = f
+			}
+		}
+	}
+	switch {
+	case found == nil:
+		return nil, fmt.Errorf("{%s} names no stored field", name)
+	case found.tag.version:
+		return nil, fmt.Errorf("{%s} is the version field, which changes with every write", name)
+	}
+	t := found.typ
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if !t.Implements(textMarshalerType) && !reflect.PointerTo(t).Implements(textMarshalerType) {
+		switch t.Kind() {
+		case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array, reflect.Interface, reflect.Chan, reflect.Func:
+			return nil, fmt.Errorf("{%s} is a %v, which has no single spelling in a key (use a string, a number, or an encoding.TextMarshaler)", name, found.typ)
+		}
+	}
+	return found, nil
+}
+
+// attrNames lists every attribute of the design.
+func (e *entity) attrNames() []string {
+	out := []string{e.d.PK, e.d.TypeAttr}
+	if e.d.SK != "" {
+		out = append(out, e.d.SK)
+	}
+	for _, ix := range e.d.Indexes {
+		out = append(out, ix.PK)
+		if ix.SK != "" {
+			out = append(out, ix.SK)
+		}
+	}
+	return out
+}
+
+// render renders tm for the struct v.
+func (e *entity) render(tm *keytmpl.Template, s *schema, v reflect.Value) (string, error) {
+	out, err := tm.Render(func(p keytmpl.Part) (string, error) {
+		f, _ := s.templateField(p.Field) // checked by newEntity
+		fv, ok := fieldByIndex(v, f.index)
+		if !ok {
+			return "", nil
+		}
+		return fieldText(fv, p.Verb)
+	})
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrInvalidItem, e.typ, err)
+	}
+	return out, nil
+}
+
+// fieldText spells a field's value in a key.
+func fieldText(fv reflect.Value, verb string) (string, error) {
+	for fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			return "", nil
+		}
+		fv = fv.Elem()
+	}
+	if verb != "" {
+		return fmt.Sprintf(verb, fv.Interface()), nil
+	}
+	if tm, ok := fv.Interface().(encoding.TextMarshaler); ok {
+		b, err := tm.MarshalText()
+		return string(b), err
+	}
+	if fv.CanAddr() {
+		if tm, ok := fv.Addr().Interface().(encoding.TextMarshaler); ok {
+			b, err := tm.MarshalText()
+			return string(b), err
+		}
+	}
+	switch {
+	case fv.Kind() == reflect.String:
+		return fv.String(), nil
+	case isUnsigned(fv.Kind()):
+		return strconv.FormatUint(fv.Uint(), 10), nil
+	case isInteger(fv.Kind()):
+		return strconv.FormatInt(fv.Int(), 10), nil
+	}
+	return fmt.Sprint(fv.Interface()), nil
+}
+
+// keyOf renders the table key of the struct v.
+func (e *entity) keyOf(s *schema, v reflect.Value) (map[string]types.AttributeValue, error) {
+	key := make(map[string]types.AttributeValue, 2)
+	if err := e.put(key, e.hashF, e.pk, s, v); err != nil {
+		return nil, err
+	}
+	if e.sk != nil {
+		if err := e.put(key, e.rngF, e.sk, s, v); err != nil {
+			return nil, err
+		}
+	}
+	return key, nil
+}
+
+func (e *entity) put(m map[string]types.AttributeValue, f *field, tm *keytmpl.Template, s *schema, v reflect.Value) error {
+	str, err := e.render(tm, s, v)
+	if err != nil {
+		return err
+	}
+	av := &types.AttributeValueMemberS{Value: str}
+	if err := checkKeyAttr(f, av); err != nil {
+		return err
+	}
+	m[f.name] = av
+	return nil
+}
+
+// addAttrs adds to the encoded item m of v its rendered key, index
+// attributes and type.
+func (e *entity) addAttrs(s *schema, v reflect.Value, m map[string]types.AttributeValue) error {
+	if e == nil {
+		return nil
+	}
+	key, err := e.keyOf(s, v)
+	if err != nil {
+		return err
+	}
+	for k, av := range key {
+		m[k] = av
+	}
+	m[e.d.TypeAttr] = e.typeAV
+	for _, ix := range e.indexes {
+		if err := e.indexAttrs(ix, s, v, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *entity) indexAttrs(ix entIndex, s *schema, v reflect.Value, m map[string]types.AttributeValue) error {
+	pk, err := e.render(ix.pk, s, v)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", ix.name, err)
+	}
+	m[ix.pkAttr] = &types.AttributeValueMemberS{Value: pk}
+	if ix.sk != nil {
+		sk, err := e.render(ix.sk, s, v)
+		if err != nil {
+			return fmt.Errorf("index %s: %w", ix.name, err)
+		}
+		m[ix.skAttr] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return nil
+}
+
+// withKey copies the key fields of kv into out.
+func (e *entity) withKey(kv, out reflect.Value) {
+	for _, f := range e.keyFields {
+		if src, ok := fieldByIndex(kv, f.index); ok {
+			setField(out, f.index, src)
+		}
+	}
+}
+
+// setField sets the field at index of v, allocating embedded pointers on
+// the way.
+func setField(v reflect.Value, index []int, x reflect.Value) {
+	for i, n := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(n)
+	}
+	v.Set(x)
+}
+
+// checkType refuses an item of another type.
+func (e *entity) checkType(table string, item map[string]types.AttributeValue) error {
+	if e == nil {
+		return nil
+	}
+	got, _ := item[e.d.TypeAttr].(*types.AttributeValueMemberS)
+	if got != nil && got.Value == e.typ {
+		return nil
+	}
+	we := &WrongTypeError{Table: table, Want: e.typ, Key: map[string]types.AttributeValue{}}
+	if got != nil {
+		we.Got = got.Value
+	}
+	for _, n := range []string{e.d.PK, e.d.SK} {
+		if av := item[n]; av != nil {
+			we.Key[n] = av
+		}
+	}
+	return we
+}
+
+// typed adds to the filters of a Query or Scan the one on the type.
+func (e *entity) typed(c *readConfig) {
+	if e == nil {
+		return
+	}
+	c.filters = append(c.filters[:len(c.filters):len(c.filters)],
+		expression.Name(e.d.TypeAttr).Equal(expression.Value(e.typ)))
+	e.indexKeys(c)
+}
+
+// indexKeys fills in the key attributes of an overloaded index read, so
+// that [Index] needs only its name.
+func (e *entity) indexKeys(c *readConfig) {
+	if e == nil || c.index == "" || len(c.indexKeys) > 0 {
+		return
+	}
+	for _, ix := range e.d.Indexes {
+		if ix.Name == c.index {
+			c.indexKeys = []string{ix.PK}
+			if ix.SK != "" {
+				c.indexKeys = append(c.indexKeys, ix.SK)
+			}
+		}
+	}
+}
+
+// projected lists attributes a projection of an entity must include: the
+// type (checked on decoding) and the key fields (the struct's key).
+func (e *entity) projected() []string {
+	if e == nil {
+		return nil
+	}
+	out := []string{e.d.TypeAttr}
+	for _, f := range e.keyFields {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// cursorKeys adds the index key attributes of v that a cursor of an index
+// read needs.
+func (e *entity) cursorKeys(s *schema, v reflect.Value, names []string, key map[string]types.AttributeValue) error {
+	if e == nil {
+		return nil
+	}
+	m := map[string]types.AttributeValue{}
+	for _, ix := range e.indexes {
+		if err := e.indexAttrs(ix, s, v, m); err != nil {
+			return err
+		}
+	}
+	for _, n := range names {
+		if key[n] == nil && m[n] != nil {
+			key[n] = m[n]
+		}
+	}
+	return nil
+}
+
+// refuseUpdate says why an Update may not change attr ("" if it may).
+func (e *entity) refuseUpdate(attr string) string {
+	if e == nil {
+		return ""
+	}
+	if why, ok := e.fixed[attr]; ok {
+		return why + " (use Put, Save or Modify)"
+	}
+	for _, n := range e.attrNames() {
+		if n == attr {
+			return "an attribute of the design"
+		}
+	}
+	return ""
+}
+
+// updateActions are the actions an Update adds: the type, the key fields,
+// and the index attributes rendered from key fields alone, so that an
+// Update that creates the item leaves it whole and typed.
+func (e *entity) updateActions(c *codec, kv reflect.Value) ([]plan.Action, error) {
+	if e == nil {
+		return nil, nil
+	}
+	acts := []plan.Action{plan.TopAction(plan.Set, e.d.TypeAttr, e.typeAV)}
+	for _, f := range e.keyFields {
+		fv, ok := fieldByIndex(kv, f.index)
+		if !ok {
+			continue
+		}
+		av, err := c.encodeField(c.byField[f], fv, &arena{})
+		if err != nil {
+			return nil, fmt.Errorf("mapper: encoding key field %s: %w", f.goPath, err)
+		}
+		if av != nil {
+			acts = append(acts, plan.TopAction(plan.Set, f.name, av))
+		}
+	}
+	for _, ix := range e.indexes {
+		if !ix.keyOnly {
+			continue
+		}
+		m := map[string]types.AttributeValue{}
+		if err := e.indexAttrs(ix, c.s, kv, m); err != nil {
+			return nil, err
+		}
+		for n, av := range m {
+			acts = append(acts, plan.TopAction(plan.Set, n, av))
+		}
+	}
+	return acts, nil
+}
+
+// saveActions are the actions a Save adds for the design's attributes
+// beyond the key: set those the item has, remove the others (an index the
+// entity is not in).
+func (e *entity) saveActions(av map[string]types.AttributeValue) []plan.Action {
+	if e == nil {
+		return nil
+	}
+	var acts []plan.Action
+	for _, n := range e.extra {
+		if v, ok := av[n]; ok {
+			acts = append(acts, plan.TopAction(plan.Set, n, v))
+		} else {
+			acts = append(acts, plan.TopAction(plan.Remove, n, nil))
+		}
+	}
+	return acts
+}
