@@ -98,6 +98,26 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 	if err != nil {
 		return err
 	}
+	// Each item in its own type: a type switch.
+	show := func(items iter.Seq2[any, error]) error {
+		for item, err := range items {
+			if err != nil {
+				return err
+			}
+			switch v := item.(type) {
+			case *Customer:
+				fmt.Fprintf(w, "customer %s <%s>\n", v.Name, v.Email)
+			case *Order:
+				fmt.Fprintf(w, "  order %s: %s, %d lines (v%d)\n", v.ID, v.Status, v.Lines, v.V)
+			case *Line:
+				fmt.Fprintf(w, "    %d %s\n", v.Qty, v.SKU)
+			case *mapper.UnknownItem:
+				fmt.Fprintf(w, "  (an item of type %q)\n", v.Type)
+			}
+		}
+		return nil
+	}
+	// readme:end entities
 
 	// Create a customer, two orders and their lines.
 	if err := customers.Put(ctx, &Customer{ID: "c1", Name: "Ada", Email: "ada@example.com"}); err != nil {
@@ -115,11 +135,12 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 		}
 	}
 
-	// A customer with its orders and their lines: one Query of its partition,
-	// in sort key order, each item decoded into its own type.
-	if err := show(ctx, w, shop.Query(ctx, mapper.InPartition("CUSTOMER#c1"))); err != nil {
+	// readme:begin entities
+	// A customer with its orders and their lines: one Query of its partition.
+	if err := show(shop.Query(ctx, mapper.InPartition("CUSTOMER#c1"))); err != nil {
 		return err
 	}
+	// readme:end entities
 
 	// Change an order with a version check: Modify reads it, applies fn and
 	// writes it if its version is still the one read (else it retries).
@@ -162,32 +183,8 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 
 	// Order o2 with its lines, through the overloaded index.
 	fmt.Fprintln(w, "after the move, by index gsi1:")
-	if err := show(ctx, w, shop.Query(ctx, mapper.InPartition("ORDER#o2"), mapper.Index("gsi1"))); err != nil {
+	if err := show(shop.Query(ctx, mapper.InPartition("ORDER#o2"), mapper.Index("gsi1"))); err != nil {
 		return err
 	}
-	// readme:end entities
 	return nil
 }
-
-// readme:begin entities
-
-func show(ctx context.Context, w io.Writer, items iter.Seq2[any, error]) error {
-	for item, err := range items {
-		if err != nil {
-			return err
-		}
-		switch v := item.(type) {
-		case *Customer:
-			fmt.Fprintf(w, "customer %s <%s>\n", v.Name, v.Email)
-		case *Order:
-			fmt.Fprintf(w, "  order %s: %s, %d lines (v%d)\n", v.ID, v.Status, v.Lines, v.V)
-		case *Line:
-			fmt.Fprintf(w, "    %d %s\n", v.Qty, v.SKU)
-		case *mapper.UnknownItem:
-			fmt.Fprintf(w, "  (an item of type %q)\n", v.Type)
-		}
-	}
-	return nil
-}
-
-// readme:end entities
