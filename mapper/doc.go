@@ -116,6 +116,19 @@
 // fails with DynamoDB's "The provided key element does not match the
 // schema".
 //
+// # Several entity types in one table
+//
+// A single-table design keeps several struct types in one table. Declare
+// its layout once as a [Design] (key attributes, the type attribute,
+// overloaded indexes), create it with [Design.CreateTable], and make a
+// Table per type with [NewEntity], whose [Entity] gives key templates over
+// the type's fields ("CUSTOMER#{ID}", "ORDER#{Date}#{ID}"). Such a Table is
+// a Table like any other; its items also carry the rendered keys and the
+// type attribute. [NewCollection] reads several types with one Query
+// ([Collection.Query]): each item comes decoded into its own type for a
+// type switch, an item of a type no member declares as an [*UnknownItem].
+// A plain [NewTable] has tagged keys and no type attribute, as before.
+//
 // # Counting, exactly one, old items, capacity
 //
 // [Table.Count] and [Table.ScanCount] count with Select=COUNT, following

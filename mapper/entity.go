@@ -653,8 +653,9 @@ func (e *entity) updateActions(c *codec, kv reflect.Value) ([]plan.Action, error
 		if err := e.indexAttrs(ix, c.s, kv, m); err != nil {
 			return nil, err
 		}
-		for n, av := range m {
-			acts = append(acts, plan.TopAction(plan.Set, n, av))
+		acts = append(acts, plan.TopAction(plan.Set, ix.pkAttr, m[ix.pkAttr]))
+		if ix.sk != nil {
+			acts = append(acts, plan.TopAction(plan.Set, ix.skAttr, m[ix.skAttr]))
 		}
 	}
 	return acts, nil
