@@ -57,9 +57,12 @@ type Entity struct {
 // carry a fmt verb, "{Total:%010d}", so that numbers sort as text; "{{" and
 // "}}" are literal braces. Without a verb a string field is written as is,
 // an integer in decimal, an encoding.TextMarshaler (time.Time among them)
-// through MarshalText, anything else with fmt.Sprint. An empty value is
-// refused (the key could not tell an unset field from a set one): the
-// write is an error matching [ErrInvalidItem] and nothing is sent.
+// through MarshalText, anything else with fmt.Sprint. An empty value (an
+// empty string, a nil pointer) in a table key template is refused, since
+// the key could not tell an unset field from a set one: the call is an
+// error matching [ErrInvalidItem] and nothing is sent. In an index
+// template it leaves the item out of that index (a sparse index): neither
+// index attribute is written, as for an empty tagged index key.
 type Keys struct{ PK, SK string }
 
 // ErrWrongType is the class of [*WrongTypeError].
@@ -407,6 +410,21 @@ func (e *entity) render(tm *keytmpl.Template, s *schema, v reflect.Value) (strin
 	return out, nil
 }
 
+// anyEmpty reports whether a field tm names is empty in v.
+func (e *entity) anyEmpty(tm *keytmpl.Template, s *schema, v reflect.Value) bool {
+	for _, name := range tm.Fields() {
+		f, _ := s.templateField(name)
+		fv, ok := fieldByIndex(v, f.index)
+		if !ok {
+			return true
+		}
+		if txt, err := fieldText(fv, ""); err == nil && txt == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // fieldText spells a field's value in a key.
 func fieldText(fv reflect.Value, verb string) (string, error) {
 	for fv.Kind() == reflect.Pointer {
@@ -488,7 +506,15 @@ func (e *entity) addAttrs(s *schema, v reflect.Value, m map[string]types.Attribu
 	return nil
 }
 
+// indexAttrs adds the index attributes of v to m. A template whose field
+// is empty leaves the item out of the index (neither attribute is
+// written), as an empty tagged index key does: a sparse index.
 func (e *entity) indexAttrs(ix entIndex, s *schema, v reflect.Value, m map[string]types.AttributeValue) error {
+	for _, tm := range []*keytmpl.Template{ix.pk, ix.sk} {
+		if tm != nil && e.anyEmpty(tm, s, v) {
+			return nil
+		}
+	}
 	pk, err := e.render(ix.pk, s, v)
 	if err != nil {
 		return fmt.Errorf("index %s: %w", ix.name, err)
@@ -652,6 +678,9 @@ func (e *entity) updateActions(c *codec, kv reflect.Value) ([]plan.Action, error
 		m := map[string]types.AttributeValue{}
 		if err := e.indexAttrs(ix, c.s, kv, m); err != nil {
 			return nil, err
+		}
+		if m[ix.pkAttr] == nil {
+			continue
 		}
 		acts = append(acts, plan.TopAction(plan.Set, ix.pkAttr, m[ix.pkAttr]))
 		if ix.sk != nil {
