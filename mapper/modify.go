@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -105,6 +107,9 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	if err != nil {
 		return nil, err
 	}
+	// c is the call's state across processes: the turn it holds, if any.
+	c := modifyCall[T]{t: t, ctx: ctx, k: k, kv: kv, policy: policy}
+	defer c.release()
 	for attempt := 1; ; attempt++ {
 		cv := reflect.ValueOf(cur).Elem()
 		read, err := versionOf(cv.FieldByIndex(t.s.version.index))
@@ -127,16 +132,44 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		if err := t.unchanged(cv, k, read); err != nil {
 			return nil, err
 		}
-		written, err := t.put(ctx, cur, o)
+		now := millis(t.turns.clock())
+		wo := withCondition(o, turnFree(now))
+		if c.owner != "" {
+			wo = withCondition(o, turnHeld(c.owner))
+		}
+		sent := t.turns.clock()
+		written, err := t.put(ctx, cur, wo)
+		c.call = t.turns.clock().Sub(sent)
 		if err == nil {
+			if c.owner != "" {
+				t.turns.held(t.turns.clock().Sub(c.taken))
+				c.owner = "" // the write removed the turn
+			}
 			turn.wrote(written, attempt == 1, kept, t.turns.clock())
 			return cur, nil
 		}
 		var ce *version.ConflictError
-		if errors.Is(err, ErrUnknownOutcome) || !errors.As(err, &ce) {
+		var cde *ConditionError
+		var item map[string]types.AttributeValue
+		switch {
+		case errors.Is(err, ErrUnknownOutcome):
+			return nil, err
+		case errors.As(err, &ce):
+			item = ce.Item
+		case errors.As(err, &cde):
+			// The version matched: the turn refused the write, or the
+			// caller's own condition did.
+			item = cde.Item
+			if owner, _, ok := turnOf(item); c.owner != "" && ok && owner == c.owner {
+				return nil, err
+			}
+			if c.owner == "" && !liveTurn(item, "", now) {
+				return nil, err
+			}
+		default:
 			return nil, err
 		}
-		if ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
+		if ce != nil && ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
 			// Every retry would try to create the item again.
 			if ce.ActualMissing {
 				// Written by other code.
@@ -150,26 +183,104 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
 		confirmed = true
-		if attempt == 1 {
+		if c.owner != "" {
+			if owner, _, ok := turnOf(item); ok && owner == c.owner {
+				// A write of other code came in between, and the turn is
+				// still ours: write again at once on the item it left.
+				t.retrying(ctx, k, attempt, 0, err)
+				if cur, err = c.decode(item); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			// The turn expired and was taken, or a write of other code
+			// removed it: wait for it again.
+			c.owner = ""
+		}
+		if attempt < turnAfter && !liveTurn(item, "", now) {
 			t.retrying(ctx, k, attempt, 0, err)
 			// The conflict's item is as fresh as a read: write again at once.
-			if ce.Item == nil {
-				cur = t.withKey(kv)
-			} else if cur, err = decodeItem[T](t.c, ce.Item); err != nil {
+			if cur, err = c.decode(item); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		wait := policy.Backoff(attempt - 1)
-		t.retrying(ctx, k, attempt, wait, err)
-		if err := t.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, err, ce)
-		}
-		// Others wrote while we slept: the conflict's item is stale now.
-		if cur, err = t.read(ctx, k, kv); err != nil {
+		if cur, err = c.await(attempt, item, err); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// modifyCall is one Modify call's dealings with the turn across processes.
+type modifyCall[T any] struct {
+	t      *Table[T]
+	ctx    context.Context
+	k      map[string]types.AttributeValue
+	kv     reflect.Value
+	policy retry.Policy
+	owner  string        // the turn the call holds, "" if none
+	taken  time.Time     // when it asked for it
+	call   time.Duration // how long its last call took
+}
+
+// decode is the item as fn sees it: item decoded, or for none a zero T
+// with the key.
+func (c *modifyCall[T]) decode(item map[string]types.AttributeValue) (*T, error) {
+	if item == nil {
+		return c.t.withKey(c.kv), nil
+	}
+	return decodeItem[T](c.t.c, item)
+}
+
+// release gives back a turn the call ends in without having written.
+func (c *modifyCall[T]) release() {
+	if c.owner != "" {
+		c.t.releaseTurn(c.ctx, c.k, c.owner)
+		c.owner = ""
+	}
+}
+
+// await waits for the turn after the attempt-th write was refused with
+// err (item: the item as stored then), and returns the item the turn came
+// with, which no other Modify will write before the call's next write. If
+// the item cannot carry a turn (there is none, or a unit of work holds
+// it), it sleeps a backoff and reads instead, and the next write is made
+// without the turn. A writer turned away by another's turn sleeps about
+// one hold before each try; it runs no fn while it waits.
+func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
+	t := c.t
+	call := c.call
+	for tries := 0; ; tries++ {
+		if now := t.turns.clock(); liveTurn(item, "", millis(now)) {
+			wait := turnWait(t.turns.holdOf(call), tries, item, millis(now))
+			if tries == 0 {
+				t.retrying(c.ctx, c.k, attempt, wait, err)
+			}
+			if serr := t.sleep(c.ctx, wait); serr != nil {
+				return nil, fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for its turn: %w (last: %v)", attempt, serr, err)
+			}
+		} else if tries > 0 || item == nil || item[plan.LockAttr] != nil {
+			break
+		}
+		owner, start := newToken(), t.turns.clock()
+		granted, got, terr := t.takeTurn(c.ctx, c.k, owner, start)
+		if terr != nil {
+			return nil, terr
+		}
+		call = t.turns.clock().Sub(start)
+		if granted {
+			c.owner, c.taken = owner, start
+			return c.decode(got)
+		}
+		item = got
+	}
+	// No turn to be had: back off and read, as writers did before turns.
+	wait := c.policy.Backoff(attempt - 1)
+	t.retrying(c.ctx, c.k, attempt, wait, err)
+	if serr := t.sleep(c.ctx, wait); serr != nil {
+		return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, serr, err)
+	}
+	return t.read(c.ctx, c.k, c.kv)
 }
 
 // read is Modify's consistent read: the item, or a zero T with the key
@@ -205,6 +316,7 @@ type turns struct {
 	mu   sync.Mutex
 	m    map[string]*turn
 	idle int              // turns in m that no call holds or waits for
+	hold time.Duration    // how long this Table's turns across processes last (turn.go)
 	now  func() time.Time // the clock; nil means time.Now (tests set it)
 }
 
