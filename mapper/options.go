@@ -137,6 +137,8 @@ type WriteOptions struct {
 	Also *update.Builder
 	// Capacity receives the write capacity consumed ([WriteCapacity]).
 	Capacity *Capacity
+	// turn is Modify's turn condition for its write (turn.go).
+	turn *plan.Turn
 	// MaxAttempts, BackoffBase and BackoffMax override the table's retry
 	// settings for one Modify ([MaxAttempts], [Backoff]); 0 keeps them.
 	MaxAttempts             int

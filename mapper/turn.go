@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -26,11 +25,11 @@ const (
 	// turn of a contended item: a map {o: owner, u: until} with until in
 	// Unix milliseconds. Readers ignore it, and the write of the holder
 	// removes it.
-	TurnAttribute = "optimist_turn"
+	TurnAttribute = plan.TurnAttr
 	// turnAfter is how many conflicts a call meets before it takes the
 	// turn: the first is retried at once on the item that came with it; a
 	// second says the item is contended.
-	turnAfter = 2
+	turnAfter = 3
 	// turnLease is how long a turn holds. The holder cannot extend it, so
 	// a writer that died in its turn blocks Modify's writes of the item
 	// for at most that long; a holder slower than that finds its turn
@@ -39,8 +38,13 @@ const (
 	// releaseTimeout bounds the write that gives a turn back when a call
 	// ends in its turn without writing (fn's error, ctx's end).
 	releaseTimeout = time.Second
-	// turnWaitCap bounds how many holds a waiter sleeps between tries.
-	turnWaitCap = 8
+	// A waiter sleeps about a hold (at least minTurnWait) between tries,
+	// doubled every second try up to 1<<turnWaitGrowth holds: a turn held
+	// longer than expected (its holder is slow, or died) is not polled
+	// every hold by every waiter, and the wait never passes the turn's
+	// expiry.
+	minTurnWait    = time.Millisecond
+	turnWaitGrowth = 6
 )
 
 // turnOf reads the turn stored in item: its owner and until (Unix ms).
@@ -67,22 +71,10 @@ func liveTurn(item map[string]types.AttributeValue, me string, now int64) bool {
 // millis is t in Unix milliseconds, the unit of a turn's until.
 func millis(t time.Time) int64 { return t.UnixMilli() }
 
-// turnFree is the condition every Modify write outside a turn carries: no
-// turn, or an expired one, at now.
-func turnFree(now int64) expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.NameNoDotSplit(TurnAttribute)).
-		Or(expression.Name(TurnAttribute + ".u").LessThan(expression.Value(now)))
-}
-
-// turnHeld is the condition of the holder's write: the turn is still its.
-func turnHeld(owner string) expression.ConditionBuilder {
-	return expression.Name(TurnAttribute + ".o").Equal(expression.Value(owner))
-}
-
-// withCondition returns o with c ANDed to its conditions (o is not changed).
-func withCondition(o *WriteOptions, c expression.ConditionBuilder) *WriteOptions {
+// withTurn returns o with the turn condition tc (o is not changed).
+func withTurn(o *WriteOptions, tc plan.Turn) *WriteOptions {
 	w := *o
-	w.Conditions = append(append(make([]expression.ConditionBuilder, 0, len(o.Conditions)+1), o.Conditions...), c)
+	w.turn = &tc
 	return &w
 }
 
@@ -170,8 +162,8 @@ func (ts *turns) held(d time.Duration) {
 // longer with each try (so that many waiters do not poll one turn every
 // hold), never past the turn's expiry, with jitter.
 func turnWait(hold time.Duration, tries int, item map[string]types.AttributeValue, now int64) time.Duration {
-	n := min(1<<min(tries, 3), turnWaitCap)
-	d := time.Duration(float64(hold) * float64(n) * (0.5 + rand.Float64()))
+	n := 1 << min(tries/2, turnWaitGrowth)
+	d := time.Duration(float64(max(hold, minTurnWait)) * float64(n) * (0.5 + rand.Float64()))
 	if _, u, ok := turnOf(item); ok {
 		if left := time.Duration(u-now+1) * time.Millisecond; left < d {
 			d = max(left, 0)
