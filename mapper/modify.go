@@ -140,8 +140,6 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		if err == nil {
 			if c.owner != "" {
 				t.turns.held(t.turns.clock().Sub(c.taken))
-				dbgHold.Add(int64(t.turns.clock().Sub(c.taken)))
-				dbgHoldN.Add(1)
 				c.owner = "" // the write removed the turn
 			}
 			turn.wrote(written, attempt == 1, kept, t.turns.clock())
@@ -255,7 +253,6 @@ func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue,
 			if tries == 0 {
 				t.retrying(c.ctx, c.k, attempt, wait, err)
 			}
-			dbgSleepTurn.Add(int64(wait))
 			if serr := t.sleep(c.ctx, wait); serr != nil {
 				return nil, fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for its turn: %w (last: %v)", attempt, serr, err)
 			}
@@ -269,11 +266,6 @@ func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue,
 		}
 		call = t.turns.clock().Sub(start)
 		if granted {
-			dbgTakeOK.Add(1)
-		} else {
-			dbgTakeNo.Add(1)
-		}
-		if granted {
 			c.owner, c.taken = owner, start
 			return c.decode(got)
 		}
@@ -282,7 +274,6 @@ func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue,
 	// No turn to be had: back off and read, as writers did before turns.
 	wait := c.policy.Backoff(attempt - 1)
 	t.retrying(c.ctx, c.k, attempt, wait, err)
-	dbgSleepBack.Add(int64(wait))
 	if serr := t.sleep(c.ctx, wait); serr != nil {
 		return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, serr, err)
 	}
