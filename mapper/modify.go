@@ -18,7 +18,8 @@ import (
 
 // Modify applies fn to the item with the key of key and writes the result,
 // retrying on version conflicts: the optimistic read-modify-write loop, done
-// right. T must have a version field.
+// right. T must have a version field. This comment is the one statement of
+// what Modify does; the package docs link here.
 //
 // It reads the item (one consistent GetItem), calls fn on it and writes it
 // with a version-checked [Table.Put]. A missing item reaches fn as a zero
@@ -26,8 +27,8 @@ import (
 // as written.
 //
 // Writers of one item conflict when another write lands between their read
-// and their write. Modify avoids that where it can, and retries cheaply
-// where it cannot:
+// and their write. Modify avoids that where it can, retries cheaply where
+// it cannot, and bounds how often one change can lose:
 //
 //   - Modify calls on the same Table and key take turns within the process,
 //     first come first served, so that goroutines of one process do not
@@ -39,32 +40,59 @@ import (
 //     key starts from it instead of reading: one PutItem in all if no one
 //     wrote the item since. If another process did, the write is refused
 //     on its version and the conflict brings back the stored item, in place
-//     of the read (a refused write costs write capacity where the read
-//     would have cost read capacity). Under contention, this lets the
-//     writer that just succeeded make its next change at once, before
-//     anyone else can come in between: changes land in runs of one call
-//     each, instead of every writer reading and colliding, while the
-//     others sleep (below). After a conflict, and after 8 calls in a row
-//     that started from a kept item, the next call reads, which leaves
-//     other processes a chance between a process's back-to-back calls.
+//     of the read. Under contention, changes so land in runs of one call
+//     each. After a conflict, and after 8 calls in a row that started from
+//     a kept item, the next call reads, which leaves other processes a
+//     chance between a process's back-to-back calls.
 //   - A conflict carries the stored item (ALL_OLD), as fresh as a read: the
-//     first conflict of a call is retried at once on that item, with no read
-//     and no sleep.
-//   - Later conflicts sleep a jittered, exponentially growing time (see
-//     [Backoff]; defaults 20ms to 200ms), and since others wrote while it
-//     slept, the item is read again (one consistent GetItem) before fn
-//     runs. Writing the stale conflict item instead only makes the next
-//     conflict surer.
+//     first two conflicts of a call are retried at once on that item, with
+//     no read and no sleep.
+//   - After a third conflict, the call takes the item's turn across
+//     processes: one UpdateItem that stores {o: owner, u: until} in the
+//     attribute [TurnAttribute] of the item, if no live turn is there, and
+//     returns the item (ALL_NEW, in place of a read). It changes neither
+//     the version nor anything else. While a turn is live, every other
+//     Modify write of the item is refused (each carries "no turn, or an
+//     expired one"), so the holder's next write, which is conditional on
+//     its turn, meets no conflict from Modify: a change made by Modify
+//     alone runs fn at most four times. The holder's write removes the
+//     turn. A writer refused by a live turn, or refused the turn, sleeps
+//     about as long as this Table's turns last, longer after each few
+//     tries, and asks for the turn again; it runs no fn while it waits.
+//     The turn is optimistic's fallback, not a lock: a write that lands
+//     always passed its version check, whoever held the turn.
+//   - A turn is a lease the holder cannot extend: it expires a second after
+//     it was taken (on the clock of the writer that took it, compared with
+//     the clocks of the others: skewed clocks only move when an abandoned
+//     turn is taken over). So a writer that died in its turn blocks
+//     Modify's writes of the item for at most a second. A holder slower
+//     than that finds the turn taken by another and waits for it again. A
+//     call that ends in its turn without writing (fn's error, ctx's end)
+//     gives the turn back with one more UpdateItem.
+//   - Writes of other code (Put, Save, Update, Delete, transactions, other
+//     libraries) ignore the turn. One that lands during a turn is a
+//     conflict for the holder, which retries at once on the item that came
+//     with it, still in its turn; a Put replaces the item and so removes
+//     the turn, and the holder then asks for it again.
+//   - The turn needs a stored item that no unit of work holds. Where there
+//     is none, a conflict after the second sleeps a jittered, exponentially
+//     growing time (see [Backoff]; defaults 20ms to 200ms), reads the item
+//     again and writes without a turn.
 //
 // fn may run several times and must not have other side effects; it must not
 // change the key or the version. An error from fn ends Modify and is
 // returned as is, once fn has seen the stored item: when fn fails on an item
 // handed over from an earlier write, which another process may have changed
 // since, Modify reads the item and runs fn on it again. Modify gives up after
-// [MaxAttempts] writes, returning the last conflict, and stops when ctx ends.
-// It does not retry an [ErrUnknownOutcome] (fn's change may already be
-// stored) nor a [*ConditionError]. WriteOptions ([If], [Fence],
-// [ExactlyOnce]) apply to every write.
+// [MaxAttempts] writes, returning the last conflict, and stops when ctx ends
+// (also while it waits for the turn). It does not retry an
+// [ErrUnknownOutcome] (fn's change may already be stored) nor a
+// [*ConditionError]. WriteOptions ([If], [Fence], [ExactlyOnce]) apply to
+// every write.
+//
+// Cost: calm, one GetItem and one PutItem (one PutItem when it starts from a
+// kept item); each conflict one more PutItem; under contention, one
+// UpdateItem to take the turn and one per refused try while waiting.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
