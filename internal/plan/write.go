@@ -167,7 +167,7 @@ var (
 		MustBeVersion:   {condVersion + turnFree, condVersion + turnHeld},
 		MustBeNewOrZero: {condCreateOrZero + turnFree, condCreateOrZero + turnHeld},
 	}
-	namesGuard       = map[string]string{"#lk": LockAttr}
+	namesGuard = map[string]string{"#lk": LockAttr}
 )
 
 // ConditionError is a condition that cannot be rendered: a caller's
