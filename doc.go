@@ -5,8 +5,8 @@
 //   - [github.com/optimist-dynamo/optimist/mapper] maps structs to tables
 //     with struct tags. A field tagged `dynamo:",version"` makes every write
 //     conditional on the version read, so a stale copy can never overwrite a
-//     newer one; Table.Modify is the retry-on-conflict loop, done with one
-//     read however many conflicts it meets.
+//     newer one; Table.Modify is the retry-on-conflict loop, with a bound
+//     on how often one change can lose (see its doc for how).
 //   - [github.com/optimist-dynamo/optimist/update] builds update expressions
 //     (list_append, ADD, SET, REMOVE, DELETE) that are checked before they
 //     are sent; Table.Update applies them atomically, with no read, and

@@ -12,7 +12,7 @@
 //   - A change DynamoDB can make itself (count, append, set, remove):
 //     [Table.Update], one UpdateItem, no read, no conflict between writers.
 //   - A change that needs the item first: [Table.Modify], read, change and
-//     version-checked write, retried on conflict without a second read.
+//     version-checked write, retried on conflict (its doc says how).
 //   - Several items together: the *Op methods in a transaction (package
 //     txn, up to 100); beyond that, or with locking reads, package unit.
 //   - Load data no one else writes: [Table.PutAll], [Table.DeleteAll]
@@ -160,8 +160,8 @@
 //   - [Table.PutOp], [Table.UpdateOp], [Table.DeleteOp], [Table.CheckOp]: the
 //     same writes as actions of one transaction (package txn); CheckOp
 //     asserts that an item read but not written still has its version.
-//   - [Table.Modify]: read, change, write, and on a conflict change the item
-//     that came back with the conflict, with no second read.
+//   - [Table.Modify]: read, change, write, retried on conflict; its doc is
+//     where its semantics and cost are written.
 //
 // Conditions of the caller's own ([If]) are ANDed with the version check,
 // never replace it. Every conditional write asks DynamoDB for the item as
@@ -359,9 +359,7 @@
 // # Cost
 //
 // Every method names the DynamoDB call it makes and how many: Get, Put,
-// Update and Delete one each; Modify one GetItem (none when it follows
-// another Modify of the same key by the same Table), then one PutItem per
-// attempt; the batch calls one per 25 (writes) or 100 (reads) items, and
+// Update and Delete one each; Modify as its doc says; the batch calls one per 25 (writes) or 100 (reads) items, and
 // one per round of unprocessed items. The README's "Under contention"
 // section compares them with hand-written loops and guregu/dynamo
 // (bench/, make bench).

@@ -11,12 +11,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
 // Modify applies fn to the item with the key of key and writes the result,
 // retrying on version conflicts: the optimistic read-modify-write loop, done
-// right. T must have a version field.
+// right. T must have a version field. This comment is the one statement of
+// what Modify does; the package docs link here.
 //
 // It reads the item (one consistent GetItem), calls fn on it and writes it
 // with a version-checked [Table.Put]. A missing item reaches fn as a zero
@@ -24,8 +27,8 @@ import (
 // as written.
 //
 // Writers of one item conflict when another write lands between their read
-// and their write. Modify avoids that where it can, and retries cheaply
-// where it cannot:
+// and their write. Modify avoids that where it can, retries cheaply where
+// it cannot, and bounds how often one change can lose:
 //
 //   - Modify calls on the same Table and key take turns within the process,
 //     first come first served, so that goroutines of one process do not
@@ -37,32 +40,59 @@ import (
 //     key starts from it instead of reading: one PutItem in all if no one
 //     wrote the item since. If another process did, the write is refused
 //     on its version and the conflict brings back the stored item, in place
-//     of the read (a refused write costs write capacity where the read
-//     would have cost read capacity). Under contention, this lets the
-//     writer that just succeeded make its next change at once, before
-//     anyone else can come in between: changes land in runs of one call
-//     each, instead of every writer reading and colliding, while the
-//     others sleep (below). After a conflict, and after 8 calls in a row
-//     that started from a kept item, the next call reads, which leaves
-//     other processes a chance between a process's back-to-back calls.
+//     of the read. Under contention, changes so land in runs of one call
+//     each. After a conflict, and after 8 calls in a row that started from
+//     a kept item, the next call reads, which leaves other processes a
+//     chance between a process's back-to-back calls.
 //   - A conflict carries the stored item (ALL_OLD), as fresh as a read: the
-//     first conflict of a call is retried at once on that item, with no read
-//     and no sleep.
-//   - Later conflicts sleep a jittered, exponentially growing time (see
-//     [Backoff]; defaults 20ms to 200ms), and since others wrote while it
-//     slept, the item is read again (one consistent GetItem) before fn
-//     runs. Writing the stale conflict item instead only makes the next
-//     conflict surer.
+//     first two conflicts of a call are retried at once on that item, with
+//     no read and no sleep.
+//   - After a third conflict, the call takes the item's turn across
+//     processes: one UpdateItem that stores {o: owner, u: until} in the
+//     attribute [TurnAttribute] of the item, if no live turn is there, and
+//     returns the item (ALL_NEW, in place of a read). It changes neither
+//     the version nor anything else. While a turn is live, every other
+//     Modify write of the item is refused (each carries "no turn, or an
+//     expired one"), so the holder's next write, which is conditional on
+//     its turn, meets no conflict from Modify: a change made by Modify
+//     alone runs fn at most four times. The holder's write removes the
+//     turn. A writer refused by a live turn, or refused the turn, sleeps
+//     about as long as this Table's turns last, longer after each few
+//     tries, and asks for the turn again; it runs no fn while it waits.
+//     The turn is optimistic's fallback, not a lock: a write that lands
+//     always passed its version check, whoever held the turn.
+//   - A turn is a lease the holder cannot extend: it expires a second after
+//     it was taken (on the clock of the writer that took it, compared with
+//     the clocks of the others: skewed clocks only move when an abandoned
+//     turn is taken over). So a writer that died in its turn blocks
+//     Modify's writes of the item for at most a second. A holder slower
+//     than that finds the turn taken by another and waits for it again. A
+//     call that ends in its turn without writing (fn's error, ctx's end)
+//     gives the turn back with one more UpdateItem.
+//   - Writes of other code (Put, Save, Update, Delete, transactions, other
+//     libraries) ignore the turn. One that lands during a turn is a
+//     conflict for the holder, which retries at once on the item that came
+//     with it, still in its turn; a Put replaces the item and so removes
+//     the turn, and the holder then asks for it again.
+//   - The turn needs a stored item that no unit of work holds. Where there
+//     is none, a conflict after the second sleeps a jittered, exponentially
+//     growing time (see [Backoff]; defaults 20ms to 200ms), reads the item
+//     again and writes without a turn.
 //
 // fn may run several times and must not have other side effects; it must not
 // change the key or the version. An error from fn ends Modify and is
 // returned as is, once fn has seen the stored item: when fn fails on an item
 // handed over from an earlier write, which another process may have changed
 // since, Modify reads the item and runs fn on it again. Modify gives up after
-// [MaxAttempts] writes, returning the last conflict, and stops when ctx ends.
-// It does not retry an [ErrUnknownOutcome] (fn's change may already be
-// stored) nor a [*ConditionError]. WriteOptions ([If], [Fence],
-// [ExactlyOnce]) apply to every write.
+// [MaxAttempts] writes, returning the last conflict, and stops when ctx ends
+// (also while it waits for the turn). It does not retry an
+// [ErrUnknownOutcome] (fn's change may already be stored) nor a
+// [*ConditionError]. WriteOptions ([If], [Fence], [ExactlyOnce]) apply to
+// every write.
+//
+// Cost: calm, one GetItem and one PutItem (one PutItem when it starts from a
+// kept item); each conflict one more PutItem; under contention, one
+// UpdateItem to take the turn and one per refused try while waiting.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
@@ -105,6 +135,9 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	if err != nil {
 		return nil, err
 	}
+	// c is the call's state across processes: the turn it holds, if any.
+	c := modifyCall[T]{t: t, ctx: ctx, k: k, kv: kv, policy: policy}
+	defer c.release()
 	for attempt := 1; ; attempt++ {
 		cv := reflect.ValueOf(cur).Elem()
 		read, err := versionOf(cv.FieldByIndex(t.s.version.index))
@@ -127,16 +160,41 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		if err := t.unchanged(cv, k, read); err != nil {
 			return nil, err
 		}
-		written, err := t.put(ctx, cur, o)
+		now := millis(t.turns.clock())
+		wo := withTurn(o, plan.Turn{Owner: c.owner, Now: now})
+		sent := t.turns.clock()
+		written, err := t.put(ctx, cur, wo)
+		c.call = t.turns.clock().Sub(sent)
 		if err == nil {
+			if c.owner != "" {
+				t.turns.held(t.turns.clock().Sub(c.taken))
+				c.owner = "" // the write removed the turn
+			}
 			turn.wrote(written, attempt == 1, kept, t.turns.clock())
 			return cur, nil
 		}
 		var ce *version.ConflictError
-		if errors.Is(err, ErrUnknownOutcome) || !errors.As(err, &ce) {
+		var cde *ConditionError
+		var item map[string]types.AttributeValue
+		switch {
+		case errors.Is(err, ErrUnknownOutcome):
+			return nil, err
+		case errors.As(err, &ce):
+			item = ce.Item
+		case errors.As(err, &cde):
+			// The version matched: the turn refused the write, or the
+			// caller's own condition did.
+			item = cde.Item
+			if owner, _, ok := turnOf(item); c.owner != "" && ok && owner == c.owner {
+				return nil, err
+			}
+			if c.owner == "" && !liveTurn(item, "", now) {
+				return nil, err
+			}
+		default:
 			return nil, err
 		}
-		if ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
+		if ce != nil && ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
 			// Every retry would try to create the item again.
 			if ce.ActualMissing {
 				// Written by other code.
@@ -150,26 +208,104 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
 		confirmed = true
-		if attempt == 1 {
+		if c.owner != "" {
+			if owner, _, ok := turnOf(item); ok && owner == c.owner {
+				// A write of other code came in between, and the turn is
+				// still ours: write again at once on the item it left.
+				t.retrying(ctx, k, attempt, 0, err)
+				if cur, err = c.decode(item); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			// The turn expired and was taken, or a write of other code
+			// removed it: wait for it again.
+			c.owner = ""
+		}
+		if attempt < turnAfter && !liveTurn(item, "", now) {
 			t.retrying(ctx, k, attempt, 0, err)
 			// The conflict's item is as fresh as a read: write again at once.
-			if ce.Item == nil {
-				cur = t.withKey(kv)
-			} else if cur, err = decodeItem[T](t.c, ce.Item); err != nil {
+			if cur, err = c.decode(item); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		wait := policy.Backoff(attempt - 1)
-		t.retrying(ctx, k, attempt, wait, err)
-		if err := t.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, err, ce)
-		}
-		// Others wrote while we slept: the conflict's item is stale now.
-		if cur, err = t.read(ctx, k, kv); err != nil {
+		if cur, err = c.await(attempt, item, err); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// modifyCall is one Modify call's dealings with the turn across processes.
+type modifyCall[T any] struct {
+	t      *Table[T]
+	ctx    context.Context
+	k      map[string]types.AttributeValue
+	kv     reflect.Value
+	policy retry.Policy
+	owner  string        // the turn the call holds, "" if none
+	taken  time.Time     // when it asked for it
+	call   time.Duration // how long its last call took
+}
+
+// decode is the item as fn sees it: item decoded, or for none a zero T
+// with the key.
+func (c *modifyCall[T]) decode(item map[string]types.AttributeValue) (*T, error) {
+	if item == nil {
+		return c.t.withKey(c.kv), nil
+	}
+	return decodeItem[T](c.t.c, item)
+}
+
+// release gives back a turn the call ends in without having written.
+func (c *modifyCall[T]) release() {
+	if c.owner != "" {
+		c.t.releaseTurn(c.ctx, c.k, c.owner)
+		c.owner = ""
+	}
+}
+
+// await waits for the turn after the attempt-th write was refused with
+// err (item: the item as stored then), and returns the item the turn came
+// with, which no other Modify will write before the call's next write. If
+// the item cannot carry a turn (there is none, or a unit of work holds
+// it), it sleeps a backoff and reads instead, and the next write is made
+// without the turn. A writer turned away by another's turn sleeps about
+// one hold before each try; it runs no fn while it waits.
+func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
+	t := c.t
+	call := c.call
+	for tries := 0; ; tries++ {
+		if now := t.turns.clock(); liveTurn(item, "", millis(now)) {
+			wait := turnWait(t.turns.holdOf(call), tries, item, millis(now))
+			if tries == 0 {
+				t.retrying(c.ctx, c.k, attempt, wait, err)
+			}
+			if serr := t.sleep(c.ctx, wait); serr != nil {
+				return nil, fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for its turn: %w (last: %v)", attempt, serr, err)
+			}
+		} else if tries > 0 || item == nil || item[plan.LockAttr] != nil {
+			break
+		}
+		owner, start := newToken(), t.turns.clock()
+		granted, got, terr := t.takeTurn(c.ctx, c.k, owner, start)
+		if terr != nil {
+			return nil, terr
+		}
+		call = t.turns.clock().Sub(start)
+		if granted {
+			c.owner, c.taken = owner, start
+			return c.decode(got)
+		}
+		item = got
+	}
+	// No turn to be had: back off and read, as writers did before turns.
+	wait := c.policy.Backoff(attempt - 1)
+	t.retrying(c.ctx, c.k, attempt, wait, err)
+	if serr := t.sleep(c.ctx, wait); serr != nil {
+		return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, serr, err)
+	}
+	return t.read(c.ctx, c.k, c.kv)
 }
 
 // read is Modify's consistent read: the item, or a zero T with the key
@@ -205,6 +341,7 @@ type turns struct {
 	mu   sync.Mutex
 	m    map[string]*turn
 	idle int              // turns in m that no call holds or waits for
+	hold time.Duration    // how long this Table's turns across processes last (turn.go)
 	now  func() time.Time // the clock; nil means time.Now (tests set it)
 }
 

@@ -83,18 +83,12 @@ func (o TableOptions) policy() retry.Policy {
 }
 
 // Default retry settings of Modify (and of the batch calls' retries of
-// unprocessed items). Goroutines of one process take turns per key (see
-// Table.Modify), so the backoff only spreads writers of different
-// processes. After the first conflict's immediate retry, the waits grow
-// with full jitter from 20ms to a cap of 200ms. Under contention most
-// changes land in runs, each call starting from the item its Table last
-// wrote, and a waiter's write can only land between runs: a waiter that
-// wakes during a run reads, writes and is refused, an attempt for nothing.
-// A base of 20ms (it was 10ms) makes fewer of those early in a wait; the
-// cap stays at 200ms, because a longer one leaves the item idle when a run
-// ends while its waiters still sleep (bench/, BenchmarkContention, keeps
-// the 10ms base in the comparison). A waiter reads again after each
-// sleep. Items that hot are better changed with Table.Update.
+// unprocessed items). Modify sleeps its backoff only where it cannot take
+// the item's turn (see Table.Modify): with the item missing, or held by a
+// unit of work. The waits grow with full jitter from 20ms to a cap of
+// 200ms, and a waiter reads again after each sleep. MaxAttempts is a
+// backstop: with turns, a change made by Modify alone does not come near
+// it. Items that hot are better changed with Table.Update.
 const (
 	defaultMaxAttempts = 50
 	defaultBackoffBase = 20 * time.Millisecond
@@ -137,6 +131,8 @@ type WriteOptions struct {
 	Also *update.Builder
 	// Capacity receives the write capacity consumed ([WriteCapacity]).
 	Capacity *Capacity
+	// turn is Modify's turn condition for its write (turn.go).
+	turn *plan.Turn
 	// MaxAttempts, BackoffBase and BackoffMax override the table's retry
 	// settings for one Modify ([MaxAttempts], [Backoff]); 0 keeps them.
 	MaxAttempts             int

@@ -48,7 +48,7 @@ func (t *Table[T]) planPut(v reflect.Value, o *WriteOptions, to dest) (*plan.Wri
 	if err := t.checkKey(av); err != nil {
 		return nil, 0, err
 	}
-	w := &plan.Write{Kind: plan.WritePut, T: t.pt, Item: av, Guard: true, Conds: o.Conditions, Fence: o.fence()}
+	w := &plan.Write{Kind: plan.WritePut, T: t.pt, Item: av, Guard: true, Conds: o.Conditions, Fence: o.fence(), Turn: o.turn}
 	next, err := t.nextVersion(v, w, o)
 	if err != nil {
 		return nil, 0, err

@@ -71,6 +71,9 @@ type Table struct {
 	Version string // version attribute, "" for types without one
 
 	names [checkCount]map[string]string
+	// turnNames are the names maps of the plain version checks with
+	// Modify's turn condition: [check][0] free, [check][1] held.
+	turnNames [checkCount][2]map[string]string
 }
 
 // NewTable returns the write constants of a table.
@@ -80,8 +83,38 @@ func NewTable(name, hash, version string) *Table {
 	if version != "" {
 		t.names[MustBeVersion] = map[string]string{"#v": version, "#lk": LockAttr}
 		t.names[MustBeNewOrZero] = map[string]string{"#k": hash, "#v": version, "#lk": LockAttr}
+		for _, c := range []VersionCheck{MustBeVersion, MustBeNewOrZero} {
+			for i, extra := range [2]string{"#tu", "#to"} {
+				m := map[string]string{"#tn": TurnAttr, extra: extra[2:]}
+				for k, v := range t.names[c] {
+					m[k] = v
+				}
+				t.turnNames[c][i] = m
+			}
+		}
 	}
 	return t
+}
+
+// TurnAttr is the attribute in which mapper's Modify keeps its turn across
+// processes: a map {o: owner, u: until, in Unix milliseconds}.
+const TurnAttr = "optimist_turn"
+
+// Turn is the condition of a write of mapper's Modify on its turn across
+// processes: with Owner "", that no turn is live at Now (Unix ms); else,
+// that the turn is Owner's.
+type Turn struct {
+	Owner string
+	Now   int64
+}
+
+// builder is the turn's condition as an expression builder.
+func (tc *Turn) builder() expression.ConditionBuilder {
+	if tc.Owner != "" {
+		return expression.Name(TurnAttr + ".o").Equal(expression.Value(tc.Owner))
+	}
+	return expression.Or(expression.AttributeNotExists(expression.NameNoDotSplit(TurnAttr)),
+		expression.Name(TurnAttr+".u").LessThan(expression.Value(tc.Now)))
 }
 
 // Fence is the condition of a fencing token: attr holds no higher token.
@@ -109,6 +142,9 @@ type Write struct {
 	Guard    bool  // attribute_not_exists(LockAttr): no unit of work holds the item
 	Fence    *Fence
 	Conds    []expression.ConditionBuilder
+	// Turn is Modify's turn condition, nil if none. A create needs none:
+	// an item that does not exist holds no turn.
+	Turn *Turn
 
 	// Token is the write token stored in the item (in Item or Actions),
 	// "" if none: how an unanswered write is recognised as ours.
@@ -125,7 +161,13 @@ var (
 	condVersion      = "#v = :v AND attribute_not_exists(#lk)"
 	condCreateOrZero = "(attribute_not_exists(#k) OR #v = :v) AND attribute_not_exists(#lk)"
 	condGuard        = "attribute_not_exists(#lk)"
-	namesGuard       = map[string]string{"#lk": LockAttr}
+	turnFree         = " AND (attribute_not_exists(#tn) OR #tn.#tu < :tnow)"
+	turnHeld         = " AND #tn.#to = :tme"
+	condTurn         = [checkCount][2]string{
+		MustBeVersion:   {condVersion + turnFree, condVersion + turnHeld},
+		MustBeNewOrZero: {condCreateOrZero + turnFree, condCreateOrZero + turnHeld},
+	}
+	namesGuard = map[string]string{"#lk": LockAttr}
 )
 
 // ConditionError is a condition that cannot be rendered: a caller's
@@ -160,8 +202,14 @@ func (w *Write) Parts() []expression.ConditionBuilder {
 		f := expression.NameNoDotSplit(w.Fence.Attr)
 		parts = append(parts, expression.Or(expression.AttributeNotExists(f), f.LessThanEqual(expression.Value(w.Fence.Token))))
 	}
+	if w.turned() {
+		parts = append(parts, w.Turn.builder())
+	}
 	return append(parts, w.Conds...)
 }
+
+// turned reports whether the condition carries the turn's.
+func (w *Write) turned() bool { return w.Turn != nil && w.Check != MustNotExist }
 
 // guarded reports whether the condition carries the guard: a create needs
 // none, since an item a unit holds always exists.
@@ -169,12 +217,27 @@ func (w *Write) guarded() bool { return w.Guard && w.Check != MustNotExist }
 
 // Conditional reports whether the write has a condition at all.
 func (w *Write) Conditional() bool {
-	return w.Check != NoCheck || w.guarded() || w.Fence != nil || len(w.Conds) > 0
+	return w.Check != NoCheck || w.guarded() || w.Fence != nil || len(w.Conds) > 0 || w.turned()
 }
 
 // Condition renders the condition: nil when there is none.
 func (w *Write) Condition() (expr *string, names map[string]string, values map[string]types.AttributeValue, err error) {
-	if w.Fence == nil && len(w.Conds) == 0 {
+	if w.Fence == nil && len(w.Conds) == 0 && w.turned() && w.guarded() && (w.Check == MustBeVersion || w.Check == MustBeNewOrZero) {
+		v := w.Expected
+		if w.Check == MustBeNewOrZero {
+			v = 0
+		}
+		values := map[string]types.AttributeValue{":v": attrs.N(v)}
+		i := 0
+		if w.Turn.Owner != "" {
+			i = 1
+			values[":tme"] = &types.AttributeValueMemberS{Value: w.Turn.Owner}
+		} else {
+			values[":tnow"] = attrs.N(w.Turn.Now)
+		}
+		return &condTurn[w.Check][i], w.T.turnNames[w.Check][i], values, nil
+	}
+	if w.Fence == nil && len(w.Conds) == 0 && !w.turned() {
 		guard := w.guarded()
 		switch {
 		case w.Check == MustNotExist:

@@ -1,0 +1,173 @@
+package mapper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+)
+
+// Modify's turn across processes: a single-slot reservation kept in the
+// item (see Table.Modify for what it does for callers). It decides only who
+// tries to write; what is written is decided by the version check, so a
+// turn that is lost, expired or ignored costs retries, never a change.
+const (
+	// TurnAttribute is the attribute in which [Table.Modify] keeps the
+	// turn of a contended item: a map {o: owner, u: until} with until in
+	// Unix milliseconds. Readers ignore it, and the write of the holder
+	// removes it.
+	TurnAttribute = plan.TurnAttr
+	// turnAfter is how many conflicts a call meets before it takes the
+	// turn: the first is retried at once on the item that came with it; a
+	// second says the item is contended.
+	turnAfter = 3
+	// turnLease is how long a turn holds. The holder cannot extend it, so
+	// a writer that died in its turn blocks Modify's writes of the item
+	// for at most that long; a holder slower than that finds its turn
+	// taken and waits for it again.
+	turnLease = time.Second
+	// releaseTimeout bounds the write that gives a turn back when a call
+	// ends in its turn without writing (fn's error, ctx's end).
+	releaseTimeout = time.Second
+	// A waiter sleeps about a hold (at least minTurnWait) between tries,
+	// doubled every second try up to 1<<turnWaitGrowth holds: a turn held
+	// longer than expected (its holder is slow, or died) is not polled
+	// every hold by every waiter, and the wait never passes the turn's
+	// expiry.
+	minTurnWait    = time.Millisecond
+	turnWaitGrowth = 6
+)
+
+// turnOf reads the turn stored in item: its owner and until (Unix ms).
+func turnOf(item map[string]types.AttributeValue) (owner string, until int64, ok bool) {
+	m, isMap := item[TurnAttribute].(*types.AttributeValueMemberM)
+	if !isMap {
+		return "", 0, false
+	}
+	o, _ := m.Value["o"].(*types.AttributeValueMemberS)
+	u, isN := attrs.Int64(m.Value["u"])
+	if o == nil || !isN {
+		return "", 0, false
+	}
+	return o.Value, u, true
+}
+
+// liveTurn reports whether item carries a turn that has not expired at
+// now (Unix ms) and is not owned by me.
+func liveTurn(item map[string]types.AttributeValue, me string, now int64) bool {
+	o, u, ok := turnOf(item)
+	return ok && o != me && u >= now
+}
+
+// millis is t in Unix milliseconds, the unit of a turn's until.
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+// withTurn returns o with the turn condition tc (o is not changed).
+func withTurn(o *WriteOptions, tc plan.Turn) *WriteOptions {
+	w := *o
+	w.turn = &tc
+	return &w
+}
+
+// takeTurn asks for the turn of the item with key for owner: one
+// UpdateItem that sets the turn if the item exists, no unit of work holds
+// it and it has no live turn, and changes nothing else (no version, no
+// token: a write of the struct is not refused because of it). granted
+// says it was taken, with item the item as it is then (ALL_NEW); refused,
+// item is the item as stored (ALL_OLD; nil for none).
+func (t *Table[T]) takeTurn(ctx context.Context, key map[string]types.AttributeValue, owner string, now time.Time) (granted bool, item map[string]types.AttributeValue, err error) {
+	ms := millis(now)
+	out, err := t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           t.nameP,
+		Key:                 key,
+		UpdateExpression:    aws.String("SET #t = :t"),
+		ConditionExpression: aws.String("attribute_exists(#h) AND attribute_not_exists(#lk) AND (attribute_not_exists(#t) OR #t.#u < :now)"),
+		ExpressionAttributeNames: map[string]string{
+			"#t": TurnAttribute, "#u": "u", "#h": t.s.hash.name, "#lk": plan.LockAttr,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				"o": &types.AttributeValueMemberS{Value: owner},
+				"u": &types.AttributeValueMemberN{Value: strconv.FormatInt(ms+turnLease.Milliseconds(), 10)},
+			}},
+			":now": &types.AttributeValueMemberN{Value: strconv.FormatInt(ms, 10)},
+		},
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		if len(ccf.Item) == 0 {
+			return false, nil, nil
+		}
+		return false, ccf.Item, nil
+	}
+	if err != nil {
+		return false, nil, fmt.Errorf("mapper: Modify: UpdateItem (taking the turn) on %s %s: %w", t.name, attrs.FormatKey(key), err)
+	}
+	return true, out.Attributes, nil
+}
+
+// releaseTurn gives back the turn of owner, which a call holds and ends
+// without writing, so that others need not wait for it to expire. It runs
+// after ctx may have ended, for at most releaseTimeout, and its failure is
+// of no consequence (the turn then expires).
+func (t *Table[T]) releaseTurn(ctx context.Context, key map[string]types.AttributeValue, owner string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	_, _ = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 t.nameP,
+		Key:                       key,
+		UpdateExpression:          aws.String("REMOVE #t"),
+		ConditionExpression:       aws.String("#t.#o = :me"),
+		ExpressionAttributeNames:  map[string]string{"#t": TurnAttribute, "#o": "o"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":me": &types.AttributeValueMemberS{Value: owner}},
+	})
+}
+
+// holdOf returns the Table's estimate of how long a turn is held: from the
+// holder's take to its write's answer, learnt from its own turns (an
+// average), or twice the latency of a call if it has held none yet.
+func (ts *turns) holdOf(call time.Duration) time.Duration {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.hold > 0 {
+		return ts.hold
+	}
+	return 2 * call
+}
+
+// held records how long one of this Table's turns was held.
+func (ts *turns) held(d time.Duration) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.hold == 0 {
+		ts.hold = d
+	} else {
+		ts.hold += (d - ts.hold) / 4
+	}
+}
+
+// turnWait is how long a writer turned away by another's turn sleeps
+// before it tries again (tries counts its tries so far): about a hold,
+// longer with each try (so that many waiters do not poll one turn every
+// hold), never past the turn's expiry, with jitter.
+func turnWait(hold time.Duration, tries int, item map[string]types.AttributeValue, now int64) time.Duration {
+	n := 1 << min(tries/2, turnWaitGrowth)
+	d := time.Duration(float64(max(hold, minTurnWait)) * float64(n) * (0.5 + rand.Float64()))
+	if _, u, ok := turnOf(item); ok {
+		if left := time.Duration(u-now+1) * time.Millisecond; left < d {
+			d = max(left, 0)
+		}
+	}
+	return max(d, time.Microsecond)
+}

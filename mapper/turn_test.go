@@ -1,0 +1,232 @@
+package mapper
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/fakeclock"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+)
+
+// Tests of Modify's turn across processes (turn.go), against the engine
+// (or DynamoDB Local). Each Table stands for a process of its own.
+
+// TestModifyAttemptsBoundedAcrossTables: 16 and then 20 writers, each with
+// its own Table, increment one item. The count is exact, and no change
+// took more than 10 attempts (runs of fn that wrote). The backoff is made
+// short so that writers without turns would retry often and lose often,
+// as they did before turns.
+func TestModifyAttemptsBoundedAcrossTables(t *testing.T) {
+	for _, writers := range []int{16, 20} {
+		t.Run(fmt.Sprint(writers), func(t *testing.T) {
+			f := newKeepFixture(t)
+			const per = 15
+			id := fmt.Sprintf("w%d", writers)
+			var most atomic.Int64
+			var wg sync.WaitGroup
+			errs := make(chan error, writers)
+			for range writers {
+				tb, _ := f.table(t)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range per {
+						runs := 0
+						_, err := tb.Modify(f.ctx, tally{ID: id}, func(c *tally) error { runs++; return inc(c) },
+							Backoff(time.Millisecond, 2*time.Millisecond), MaxAttempts(1000))
+						if err != nil {
+							errs <- err
+							return
+						}
+						for m := most.Load(); int64(runs) > m && !most.CompareAndSwap(m, int64(runs)); m = most.Load() {
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				require.NoError(t, err)
+			}
+			got := f.stored(t, id)
+			assert.Equal(t, writers*per, got.N, "every increment landed once")
+			assert.Equal(t, int64(writers*per), got.Version)
+			t.Logf("%d writers: at most %d attempts for one change", writers, most.Load())
+			assert.LessOrEqual(t, most.Load(), int64(10), "attempts of one change")
+		})
+	}
+}
+
+// turnAt is the turn condition of a write at clock's now.
+func turnAt(clock *fakeclock.Clock, owner string) plan.Turn {
+	return plan.Turn{Owner: owner, Now: millis(clock.Now())}
+}
+
+// The turn step by step, in virtual time: the holder's write lands and
+// removes the turn; another writer's write is refused while the turn is
+// live, and so is a second take; a stale holder's write, once its turn is
+// gone, is refused; a turn whose holder died is taken over once expired,
+// and not a millisecond before.
+func TestModifyTurnSteps(t *testing.T) {
+	f := newKeepFixture(t)
+	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	tb, _ := f.table(t)
+	tb.opts.Clock = clock
+	tb.turns.now = clock.Now
+	_, err := tb.Modify(f.ctx, tally{ID: "s"}, inc)
+	require.NoError(t, err)
+	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}
+	o, err := tb.writeOptions(callModify, nil)
+	require.NoError(t, err)
+
+	granted, item, err := tb.takeTurn(f.ctx, key, "a", clock.Now())
+	require.NoError(t, err)
+	require.True(t, granted)
+	owner, until, ok := turnOf(item)
+	require.True(t, ok, "ALL_NEW carries the turn")
+	assert.Equal(t, "a", owner)
+	assert.Equal(t, millis(clock.Now().Add(turnLease)), until)
+	cur, err := decodeItem[tally](tb.c, item)
+	require.NoError(t, err, "readers ignore the turn")
+	assert.Equal(t, tally{ID: "s", N: 1, Version: 1}, *cur, "the take changed no version")
+
+	granted, item, err = tb.takeTurn(f.ctx, key, "b", clock.Now())
+	require.NoError(t, err)
+	assert.False(t, granted, "one turn at a time")
+	owner, _, _ = turnOf(item)
+	assert.Equal(t, "a", owner, "the refusal shows the holder")
+
+	other := tally{ID: "s", N: 50, Version: 1}
+	_, err = tb.put(f.ctx, &other, withTurn(o, turnAt(clock, "")))
+	var cde *ConditionError
+	require.ErrorAs(t, err, &cde, "a write outside the turn is refused while it is live")
+	assert.True(t, liveTurn(cde.Item, "", millis(clock.Now())))
+
+	mine := tally{ID: "s", N: 2, Version: 1}
+	written, err := tb.put(f.ctx, &mine, withTurn(o, turnAt(clock, "a")))
+	require.NoError(t, err, "the holder's write lands")
+	assert.NotContains(t, written, TurnAttribute, "and removes the turn")
+	assert.Equal(t, tally{ID: "s", N: 2, Version: 2}, f.stored(t, "s"))
+
+	stale := tally{ID: "s", N: 3, Version: 2}
+	_, err = tb.put(f.ctx, &stale, withTurn(o, turnAt(clock, "a")))
+	require.ErrorAs(t, err, &cde, "a holder whose turn is gone is refused")
+
+	// A holder that dies in its turn: the turn blocks until it expires.
+	granted, _, err = tb.takeTurn(f.ctx, key, "dead", clock.Now())
+	require.NoError(t, err)
+	require.True(t, granted)
+	clock.Advance(turnLease)
+	granted, _, err = tb.takeTurn(f.ctx, key, "c", clock.Now())
+	require.NoError(t, err)
+	assert.False(t, granted, "not expired at its until")
+	clock.Advance(time.Millisecond)
+	granted, item, err = tb.takeTurn(f.ctx, key, "c", clock.Now())
+	require.NoError(t, err)
+	assert.True(t, granted, "expired: taken over")
+	owner, _, _ = turnOf(item)
+	assert.Equal(t, "c", owner)
+}
+
+// A Modify that meets the turn of a writer that died waits for it to
+// expire, in virtual time, without running fn while it waits, and then
+// takes it over and writes: fn ran once refused by the turn, once in its
+// own turn.
+func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
+	f := newKeepFixture(t)
+	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	tb, calls := f.table(t)
+	tb.opts.Clock = clock
+	tb.turns.now = clock.Now
+	_, err := tb.Modify(f.ctx, tally{ID: "x"}, inc)
+	require.NoError(t, err)
+	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "x"}}
+	dead, _ := f.table(t)
+	granted, _, err := dead.takeTurn(f.ctx, key, "dead", clock.Now())
+	require.NoError(t, err)
+	require.True(t, granted)
+
+	start, began := clock.Now(), time.Now()
+	calls.Reset()
+	runs := 0
+	var got *tally
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		got, err = tb.Modify(f.ctx, tally{ID: "x"}, func(c *tally) error { runs++; return inc(c) })
+	}()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		default:
+			if clock.WaitForSleepers(1, 10*time.Millisecond) {
+				if next, ok := clock.NextWake(); ok {
+					clock.Advance(next.Sub(clock.Now()))
+				}
+			}
+		}
+	}
+	require.NoError(t, err)
+	assert.Less(t, time.Since(began), time.Minute, "slept in real time")
+	assert.Equal(t, 2, runs, "refused by the live turn, then written in its own")
+	assert.Equal(t, tally{ID: "x", N: 2, Version: 2}, *got)
+	assert.GreaterOrEqual(t, clock.Now().Sub(start), turnLease, "waited for the lease to end")
+	assert.Equal(t, int64(2), calls.Count("PutItem"))
+	assert.Less(t, calls.Count("UpdateItem"), int64(60), "the waits grow: the turn is not polled every millisecond")
+	assert.Equal(t, tally{ID: "x", N: 2, Version: 2}, f.stored(t, "x"))
+}
+
+// A calm Modify costs what it did before turns: a first call one GetItem
+// and one PutItem, the next one PutItem, and no UpdateItem.
+func TestModifyCalmCost(t *testing.T) {
+	f := newKeepFixture(t)
+	tb, calls := f.table(t)
+	_, err := tb.Modify(f.ctx, tally{ID: "calm"}, inc)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), calls.Total(), "read and write")
+	assert.Equal(t, int64(1), calls.Count("GetItem"))
+	calls.Reset()
+	_, err = tb.Modify(f.ctx, tally{ID: "calm"}, inc)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), calls.Total(), "the write alone")
+	assert.Equal(t, int64(1), calls.Count("PutItem"))
+}
+
+// A Modify whose fn fails in its turn gives the turn back: the next writer
+// need not wait for it to expire.
+func TestModifyGivesBackAnUnusedTurn(t *testing.T) {
+	f := newKeepFixture(t)
+	tb, _ := f.table(t)
+	other, _ := f.table(t)
+	_, err := tb.Modify(f.ctx, tally{ID: "g"}, inc)
+	require.NoError(t, err)
+	stop := errors.New("stop")
+	runs := 0
+	_, err = tb.Modify(f.ctx, tally{ID: "g"}, func(c *tally) error {
+		runs++
+		if runs <= turnAfter {
+			// Lands between this run's read and its write.
+			_, err := other.Modify(f.ctx, tally{ID: "g"}, inc)
+			require.NoError(t, err)
+			return inc(c)
+		}
+		return stop
+	})
+	require.ErrorIs(t, err, stop)
+	assert.Equal(t, turnAfter+1, runs, "the last run was in the turn")
+	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{TableName: aws.String(f.name), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "g"}}})
+	require.NoError(t, err)
+	assert.NotContains(t, out.Item, TurnAttribute, "the turn was given back")
+}
