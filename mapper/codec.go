@@ -3,10 +3,8 @@ package mapper
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"reflect"
-	"slices"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -430,57 +428,6 @@ func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
 	}
 	return v, true
 }
-
-// decodeItem decodes an item into a new T.
-func decodeItem[T any](c *codec, item map[string]types.AttributeValue) (*T, error) {
-	out := new(T)
-	var err error
-	if c.plan != nil {
-		err = c.plan.decode(item, reflect.ValueOf(out).Elem())
-	} else {
-		err = c.dec.Decode(&types.AttributeValueMemberM{Value: item}, out)
-	}
-	if err != nil {
-		return nil, c.decodeError(item, err)
-	}
-	return out, nil
-}
-
-// decodeError describes err, the failure to decode item: the type, the
-// table and key of the item, and the attribute that fails (found by
-// decoding the attributes one by one, in name order, once the whole item
-// has failed). It wraps err.
-func (c *codec) decodeError(item map[string]types.AttributeValue, err error) error {
-	where := ""
-	if c.table != "" {
-		where = " from " + c.table
-	}
-	key := make(map[string]types.AttributeValue, len(c.s.keys))
-	for _, f := range c.s.keys {
-		if av := item[f.name]; av != nil {
-			key[f.name] = av
-		}
-	}
-	if len(key) > 0 {
-		where += " " + attrs.FormatKey(key)
-	}
-	for _, name := range slices.Sorted(maps.Keys(item)) {
-		if c.decodeProbe(map[string]types.AttributeValue{name: item[name]}) != nil {
-			where += fmt.Sprintf(", attribute %q (a %s)", name, attrTypeName(item[name]))
-			break
-		}
-	}
-	return &decodeFailure{msg: fmt.Sprintf("mapper: decoding %v%s", c.s.typ, where), err: err}
-}
-
-// decodeFailure is an item that does not decode into the table's type.
-type decodeFailure struct {
-	msg string
-	err error
-}
-
-func (e *decodeFailure) Error() string { return e.msg + ": " + e.err.Error() }
-func (e *decodeFailure) Unwrap() error { return e.err }
 
 // keyOf encodes the primary key of the struct v (addressable), checking that
 // every key attribute is a non-empty S, N or B.
