@@ -127,7 +127,7 @@ func nestedPlan(t reflect.Type) *structPlan {
 	if err != nil {
 		return nil
 	}
-	// The shallowest field of each name wins, as in buildSchema.
+	// The shallowest field of each name wins, as in visibleFields.
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].name != all[j].name {
 			return all[i].name < all[j].name

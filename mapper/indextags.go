@@ -147,46 +147,6 @@ func checkIndexName(name string) error {
 	return nil
 }
 
-// buildTTL finds and checks the field tagged ttl: at most one, stored as a
-// number of epoch seconds (an integer, or a time.Time tagged unixtime),
-// optionally through a pointer (items without it never expire).
-func (s *schema) buildTTL() error {
-	for _, f := range s.fields {
-		if !f.tag.ttl {
-			continue
-		}
-		fail := func(format string, args ...any) error {
-			return &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf(format, args...)}
-		}
-		if s.ttl != nil {
-			return fail("second ttl field (the first is %s)", s.ttl.goPath)
-		}
-		s.ttl = f
-		t := f.typ
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		switch {
-		case implementsMarshaler(f.typ) || implementsMarshaler(t):
-			return fail("the ttl field must be an integer or a time.Time tagged unixtime, not a type with its own encoding (%v)", f.typ)
-		case t.Kind() == reflect.Struct && t.ConvertibleTo(timeType):
-			if !f.tag.unixTime {
-				return fail("DynamoDB's TTL reads epoch seconds: tag the time.Time ttl field unixtime, `dynamo:\"%s,ttl,unixtime\"`", f.name)
-			}
-		case isInteger(t.Kind()):
-			if f.tag.asString {
-				return fail("the ttl field must be stored as a number, not with the string option")
-			}
-		default:
-			return fail("the ttl field must be an integer of epoch seconds or a time.Time tagged unixtime, not %v", f.typ)
-		}
-		if f.tag.isSet() || f.tag.nullEmpty {
-			return fail("the ttl field cannot take %s", strings.Join(f.tag.avOptions(), ","))
-		}
-	}
-	return nil
-}
-
 // buildIndexes gathers the indexes named in the fields' tags and checks
 // each: a global index has one hash key and at most one range key; a local
 // index has one range key other than the table's, on a table with a range
