@@ -90,11 +90,10 @@ func (o TableOptions) policy() retry.Policy {
 // changes land in runs, each call starting from the item its Table last
 // wrote, and a waiter's write can only land between runs: a waiter that
 // wakes during a run reads, writes and is refused, an attempt for nothing.
-// A base of 20ms (it was 10ms) makes fewer of those early in a wait; the
-// cap stays at 200ms, because a longer one leaves the item idle when a run
-// ends while its waiters still sleep (bench/, BenchmarkContention, keeps
-// the 10ms base in the comparison). A waiter reads again after each
-// sleep. Items that hot are better changed with Table.Update.
+// The base is large enough to make fewer of those early in a wait; the cap
+// is low because a longer one leaves the item idle when a run ends while
+// its waiters still sleep. A waiter reads again after each sleep. Items
+// that hot are better changed with Table.Update.
 const (
 	defaultMaxAttempts = 50
 	defaultBackoffBase = 20 * time.Millisecond

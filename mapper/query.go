@@ -25,10 +25,10 @@ import (
 // total size of the items it evaluates, rounded up to 4 KB, whatever a
 // [Filter] then drops; eventually consistent reads cost half. Options:
 // [Index], [Filter], [Project], [Descending], [Limit], [PageSize],
-// [StartAfter], [ConsistentRead]; invalid options are the iterator's first
-// and only error, before any call. To serve results a page at a time, use
-// [Limit], and take the cursor after the last item returned with
-// [Table.CursorAfter].
+// [StartAfter], [ConsistentRead], [ReadCapacity]; invalid options are the
+// iterator's first and only error, before any call. To serve results a page
+// at a time, use [Limit], and take the cursor after the last item returned
+// with [Table.CursorAfter].
 //
 // Each range over the iterator runs the query anew. After an error the
 // iteration ends; breaking out of the loop makes no further call.

@@ -19,9 +19,10 @@ import (
 // A Scan reads, and is charged for, the whole table (the total size of the
 // items evaluated, rounded up to 4 KB per call), whatever a [Filter] then
 // drops; reads are eventually consistent, at half the cost, unless
-// [ConsistentRead](true) is given. Options: [Index], [Filter], [Project], [Limit], [PageSize],
-// [StartAfter], [Segments], [ConsistentRead]; invalid options are the
-// iterator's first and only error, before any call.
+// [ConsistentRead](true) is given. Options: [Index], [Filter], [Project],
+// [Limit], [PageSize], [StartAfter], [Segments], [ConsistentRead],
+// [ReadCapacity]; invalid options are the iterator's first and only error,
+// before any call.
 //
 // Each range over the iterator runs the scan anew. After an error the
 // iteration ends; breaking out of the loop makes no further call.
