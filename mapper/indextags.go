@@ -177,37 +177,8 @@ func (s *schema) buildIndexes() error {
 				byName[it.name] = ix
 				s.indexes = append(s.indexes, ix)
 			}
-			if ix.local != it.local {
-				return fail("index %s is tagged both as a global index (index) and as a local one (localIndex)", it.name)
-			}
-			switch {
-			case it.local:
-				if s.rng == nil {
-					return fail("local index %s: a local index needs a table with a range key, and %v has none", it.name, s.typ)
-				}
-				if f == s.rng {
-					return fail("local index %s: its range key must differ from the table's range key %s", it.name, s.rng.goPath)
-				}
-				if ix.rng != nil {
-					return fail("local index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
-				}
-				ix.hash, ix.rng = s.hash, f
-			case it.rng:
-				if ix.rng != nil {
-					return fail("index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
-				}
-				if ix.hash == f {
-					return fail("index %s: a field cannot be both its hash and its range key", it.name)
-				}
-				ix.rng = f
-			default:
-				if ix.hash != nil {
-					return fail("index %s has a second hash key (the first is %s)", it.name, ix.hash.goPath)
-				}
-				if ix.rng == f {
-					return fail("index %s: a field cannot be both its hash and its range key", it.name)
-				}
-				ix.hash = f
+			if err := s.addIndexKey(ix, it, f); err != nil {
+				return fail("%s", err)
 			}
 		}
 	}
@@ -216,6 +187,44 @@ func (s *schema) buildIndexes() error {
 			return &SchemaError{Type: s.typ, Field: ix.rng.goPath, Problem: fmt.Sprintf(
 				"index %s has a range key but no hash key: tag one field `%s:\"%s,hash\"`", ix.name, indexTagKey, ix.name)}
 		}
+	}
+	return nil
+}
+
+// addIndexKey makes f the key of index ix that its tag it names, and
+// refuses a key the index cannot take.
+func (s *schema) addIndexKey(ix *index, it indexTag, f *field) error {
+	if ix.local != it.local {
+		return fmt.Errorf("index %s is tagged both as a global index (index) and as a local one (localIndex)", it.name)
+	}
+	switch {
+	case it.local:
+		if s.rng == nil {
+			return fmt.Errorf("local index %s: a local index needs a table with a range key, and %v has none", it.name, s.typ)
+		}
+		if f == s.rng {
+			return fmt.Errorf("local index %s: its range key must differ from the table's range key %s", it.name, s.rng.goPath)
+		}
+		if ix.rng != nil {
+			return fmt.Errorf("local index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
+		}
+		ix.hash, ix.rng = s.hash, f
+	case it.rng:
+		if ix.rng != nil {
+			return fmt.Errorf("index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
+		}
+		if ix.hash == f {
+			return fmt.Errorf("index %s: a field cannot be both its hash and its range key", it.name)
+		}
+		ix.rng = f
+	default:
+		if ix.hash != nil {
+			return fmt.Errorf("index %s has a second hash key (the first is %s)", it.name, ix.hash.goPath)
+		}
+		if ix.rng == f {
+			return fmt.Errorf("index %s: a field cannot be both its hash and its range key", it.name)
+		}
+		ix.hash = f
 	}
 	return nil
 }
