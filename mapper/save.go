@@ -16,7 +16,8 @@ import (
 // pointer, an omitempty field), and touches nothing else. Use it when other
 // code keeps attributes of its own in the same items; Put replaces the
 // whole item. [Also] adds update actions on attributes outside the struct to
-// the same request. Options: [If], [Unversioned], [Fence], [Also].
+// the same request. Options: [If], [Unversioned], [Fence], [Also],
+// [ExactlyOnce], [ExactlyOnceToken], [Old], [WriteCapacity].
 func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err := t.usable(); err != nil {
 		return err
