@@ -6,7 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
@@ -38,25 +38,24 @@ type claimed struct {
 func claim(ctx context.Context, c recordClient, in *dynamodb.UpdateItemInput,
 	read func(context.Context) (map[string]types.AttributeValue, error),
 	ours func(map[string]types.AttributeValue) bool) (claimed, error) {
-	in.ReturnValues = types.ReturnValueAllNew
 	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	var att attempt.Tracker
-	out, err := c.UpdateItem(ctx, in, att.Option)
+	res := plan.Exec(ctx, c, &plan.Request{Update: in}, plan.Call{
+		ReturnValues: types.ReturnValueAllNew,
+		Settle: plan.Settle{Ours: ours, Read: func(ctx context.Context) (map[string]types.AttributeValue, error) {
+			rctx, cancel := cleanupContext(ctx)
+			defer cancel()
+			return read(rctx)
+		}},
+	})
 	switch {
-	case err == nil:
-		return claimed{item: out.Attributes, won: true}, nil
-	case isConditionFailed(err):
-		item := conditionItem(err)
-		// An earlier attempt of ours may have landed: the SDK's retry saw it.
-		return claimed{item: item, won: att.Ambiguous && ours(item)}, nil
-	case att.Ambiguous:
-		rctx, cancel := cleanupContext(ctx)
-		defer cancel()
-		if item, rerr := read(rctx); rerr == nil && ours(item) {
-			return claimed{item: item, won: true, late: true}, nil
-		}
+	case res.Outcome == plan.Applied:
+		return claimed{item: res.Item, won: true, late: res.Read}, nil
+	case res.ConditionFailed():
+		// Refused, or a resend refused with no sign that our lost attempt
+		// landed: the item shows who holds it.
+		return claimed{item: res.Item}, nil
 	}
-	return claimed{}, err
+	return claimed{}, res.Err
 }
 
 // tries caps the package's own retry loops (not the SDK's, which retries

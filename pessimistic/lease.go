@@ -15,6 +15,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // record is where a lease lives: a lock's record, a FIFO queue entry, or a
@@ -347,8 +348,7 @@ func (s *Lease) renew(ctx context.Context, rvn string) (settled, error) {
 		names["#t"] = attrTTL
 		values[":t"] = s.o.ttlValue()
 	}
-	var att attempt.Tracker
-	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	res := plan.Exec(ctx, r.client, &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName:                           r.table,
 		Key:                                 r.key,
 		UpdateExpression:                    aws.String(update),
@@ -356,23 +356,22 @@ func (s *Lease) renew(ctx context.Context, rvn string) (settled, error) {
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, att.Option)
-	var h holder
-	switch {
-	case err == nil:
-		return settledOurs, nil
-	case isConditionFailed(err):
-		h = r.parse(conditionItem(err))
-	case !att.Ambiguous:
-		return settledUnknown, err
-	default:
-		item, gerr := r.read(ctx)
-		if gerr != nil {
-			return settledUnknown, err
-		}
-		if h = r.parse(item); h.owner == s.o.Owner && h.rvn == s.rvn {
-			return settledUnknown, err // the write did not land
-		}
+	}}, plan.Call{Settle: plan.Settle{
+		Ours: func(item map[string]types.AttributeValue) bool {
+			h := r.parse(item)
+			return h.owner == s.o.Owner && h.rvn == rvn
+		},
+		Read: r.read,
+	}})
+	if res.Outcome == plan.Applied {
+		return settledOurs, nil // answered, or our lost attempt was seen to land
+	}
+	if !res.ConditionFailed() && !res.Read {
+		return settledUnknown, res.Err
+	}
+	h := r.parse(res.Item)
+	if res.Read && h.owner == s.o.Owner && h.rvn == s.rvn {
+		return settledUnknown, res.Err // the write did not land
 	}
 	switch {
 	case h.owner != s.o.Owner:
