@@ -13,6 +13,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // queueRecord is where the lease of the waiter with entry id lives: its
@@ -20,10 +21,10 @@ import (
 func (l *Locker) queueRecord(name, id string, q *fifoQueue) *record {
 	return &record{
 		client: l.client, table: l.tableP, key: l.key(name, lockSK),
-		names:    map[string]string{"#qw": attrQueueEntries, "#id": id, "#eo": entryOwner, "#er": entryRvn},
-		ownerRef: "#qw.#id.#eo", rvnRef: "#qw.#id.#er", ttl: true,
-		remove:      "REMOVE #qw.#id, #qt.#id SET #t = :t",
-		removeNames: map[string]string{"#qt": attrQueueTickets, "#t": attrTTL},
+		owner:   plan.Path{{Name: attrQueueEntries}, {Name: id}, {Name: entryOwner}},
+		rvn:     plan.Path{{Name: attrQueueEntries}, {Name: id}, {Name: entryRvn}},
+		ttl:     true,
+		release: []plan.Path{{{Name: attrQueueEntries}, {Name: id}}, {{Name: attrQueueTickets}, {Name: id}}},
 		parse: func(item map[string]types.AttributeValue) holder {
 			ticket, _ := attrs.Int64(mapValue(item, attrQueueTickets, id))
 			return entryHolder(mapValue(item, attrQueueEntries, id), ticket)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -120,11 +121,11 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	}
 	rec := &record{
 		client: table.Client(), table: aws.String(table.Name()), key: k,
-		names:    map[string]string{"#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr, "#r": leaseRvn},
-		ownerRef: "#o", rvnRef: "#il.#r",
-		remove: "REMOVE #o, #il",
-		parse:  itemHolder(o.ItemOwnerAttr, o.ItemLeaseAttr),
-		item:   true,
+		owner:   plan.Top(o.ItemOwnerAttr),
+		rvn:     plan.Path{{Name: o.ItemLeaseAttr}, {Name: leaseRvn}},
+		release: []plan.Path{plan.Top(o.ItemOwnerAttr), plan.Top(o.ItemLeaseAttr)},
+		parse:   itemHolder(o.ItemOwnerAttr, o.ItemLeaseAttr),
+		item:    true,
 	}
 	name := table.Name() + " " + attrs.FormatKey(k)
 	w := newWaiter(o)

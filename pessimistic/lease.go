@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -25,16 +25,14 @@ type record struct {
 	client recordClient
 	table  *string
 	key    map[string]types.AttributeValue
-	// names binds the names in ownerRef and rvnRef: the names of the
-	// condition.
-	names    map[string]string
-	ownerRef string // the owner's path in expressions: "#o", or "#qw.#id.#o"
-	rvnRef   string // the record version's path in expressions: "#r", or "#il.#r"
-	ttl      bool
-	// remove is the update expression of a release; "" deletes the record.
-	remove      string
-	removeNames map[string]string
-	parse       func(map[string]types.AttributeValue) holder
+	// owner and rvn are where the owner and the record version are
+	// stored: "o", or "qw.<id>.o" in a FIFO queue's entry.
+	owner, rvn plan.Path
+	// ttl is set when every write refreshes the cleanup attribute.
+	ttl bool
+	// release is what a release removes; nil: it deletes the record.
+	release []plan.Path
+	parse   func(map[string]types.AttributeValue) holder
 	// item is set for an item lock: events name the item's key.
 	item bool
 	// holds is set for a FIFO queue entry: its release records how long
@@ -53,7 +51,17 @@ type recordClient interface {
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
 
-func (r *record) cond() string { return r.ownerRef + " = :me AND " + r.rvnRef + " = :cur" }
+// write returns a write to the record conditional on owner holding it
+// with record version cur, as the plan renders it.
+func (r *record) write(kind plan.Kind, owner, cur string) *plan.Write {
+	return &plan.Write{Kind: kind, T: plan.NewTable(aws.ToString(r.table), "", ""), Key: r.key,
+		Conds: []expression.ConditionBuilder{r.owner.Name().Equal(expression.Value(owner)).And(r.rvn.Name().Equal(expression.Value(cur)))}}
+}
+
+// set returns the action that sets path p to the string v.
+func set(p plan.Path, v types.AttributeValue) plan.Action {
+	return plan.Action{Kind: plan.Set, Path: p, Value: v}
+}
 
 // read reads the record with a consistent read.
 func (r *record) read(ctx context.Context) (map[string]types.AttributeValue, error) {
@@ -339,24 +347,16 @@ const (
 // consistent read. With settledUnknown it returns the call's error.
 func (s *Lease) renew(ctx context.Context, rvn string) (settled, error) {
 	r := s.rec
-	update := "SET " + r.rvnRef + " = :new"
-	names := r.names
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(s.rvn), ":new": attrs.S(rvn)}
+	w := r.write(plan.WriteUpdate, s.o.Owner, s.rvn)
+	w.Actions = []plan.Action{set(r.rvn, attrs.S(rvn))}
 	if r.ttl {
-		update += ", #t = :t"
-		names = maps.Clone(names)
-		names["#t"] = attrTTL
-		values[":t"] = s.o.ttlValue()
+		w.Actions = append(w.Actions, set(plan.Top(attrTTL), s.o.ttlValue()))
 	}
-	res := plan.Exec(ctx, r.client, &plan.Request{Update: &dynamodb.UpdateItemInput{
-		TableName:                           r.table,
-		Key:                                 r.key,
-		UpdateExpression:                    aws.String(update),
-		ConditionExpression:                 aws.String(r.cond()),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, plan.Call{Settle: plan.Settle{
+	req, err := w.Render()
+	if err != nil {
+		return settledUnknown, err
+	}
+	res := plan.Exec(ctx, r.client, req, plan.Call{Settle: plan.Settle{
 		Ours: func(item map[string]types.AttributeValue) bool {
 			h := r.parse(item)
 			return h.owner == s.o.Owner && h.rvn == rvn
@@ -498,39 +498,32 @@ func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Co
 // removeRecord removes the lease from its record: the release proper.
 func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Tracker) error {
 	r := s.rec
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(cur)}
-	if r.remove == "" {
-		_, err := r.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: r.table, Key: r.key,
-			ConditionExpression:                 aws.String(r.cond()),
-			ExpressionAttributeNames:            r.names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}, att.Option)
+	if r.release == nil {
+		in, err := r.write(plan.WriteDelete, s.o.Owner, cur).DeleteInput()
+		if err != nil {
+			return err
+		}
+		_, err = r.client.DeleteItem(ctx, in, att.Option)
 		return err
 	}
-	names := maps.Clone(r.names)
-	maps.Copy(names, r.removeNames)
-	if _, ok := names["#t"]; ok {
-		values[":t"] = s.o.ttlValue()
+	w := r.write(plan.WriteUpdate, s.o.Owner, cur)
+	for _, p := range r.release {
+		w.Actions = append(w.Actions, plan.Action{Kind: plan.Remove, Path: p})
 	}
-	expr := r.remove
+	if r.ttl {
+		w.Actions = append(w.Actions, set(plan.Top(attrTTL), s.o.ttlValue()))
+	}
 	if r.holds && !s.headAt.IsZero() {
 		// A FIFO holder leaves how long it held (a duration on its own
 		// clock, not a time: no clocks are compared) and its ticket, for
 		// the waiters to time their reads by.
-		expr += ", #hm = :hm, #hb = :hb"
-		names["#hm"], names["#hb"] = attrHeldMs, attrHeldBy
-		values[":hm"] = attrs.N(max(s.o.Clock.Now().Sub(s.headAt), 0).Milliseconds())
-		values[":hb"] = attrs.N(s.token)
+		w.Actions = append(w.Actions,
+			set(plan.Top(attrHeldMs), attrs.N(max(s.o.Clock.Now().Sub(s.headAt), 0).Milliseconds())),
+			set(plan.Top(attrHeldBy), attrs.N(s.token)))
 	}
-	in := &dynamodb.UpdateItemInput{
-		TableName: r.table, Key: r.key,
-		UpdateExpression:                    aws.String(expr),
-		ConditionExpression:                 aws.String(r.cond()),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	in, err := w.UpdateInput(types.ReturnValueNone)
+	if err != nil {
+		return err
 	}
 	if r.released != nil {
 		in.ReturnValues = types.ReturnValueAllNew // free: no extra read
