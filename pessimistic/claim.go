@@ -35,11 +35,10 @@ type claimed struct {
 // the answer never came) does. If the read fails too, claim returns the
 // write's error: the outcome stays unknown, and the lease, if it landed,
 // runs out on its own (no heartbeats renew it).
-func claim(ctx context.Context, c recordClient, in *dynamodb.UpdateItemInput,
+func claim(ctx context.Context, c recordClient, req *plan.Request,
 	read func(context.Context) (map[string]types.AttributeValue, error),
 	ours func(map[string]types.AttributeValue) bool) (claimed, error) {
-	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	res := plan.Exec(ctx, c, &plan.Request{Update: in}, plan.Call{
+	res := plan.Exec(ctx, c, req, plan.Call{
 		ReturnValues: types.ReturnValueAllNew,
 		Settle: plan.Settle{Ours: ours, Read: func(ctx context.Context) (map[string]types.AttributeValue, error) {
 			rctx, cancel := cleanupContext(ctx)
@@ -56,6 +55,15 @@ func claim(ctx context.Context, c recordClient, in *dynamodb.UpdateItemInput,
 		return claimed{item: res.Item}, nil
 	}
 	return claimed{}, res.Err
+}
+
+// rawUpdate is an UpdateItem the package writes by hand (its update
+// expression does what the plan's actions cannot: arithmetic on the fence
+// counter, a copy of one attribute into another), made a request that asks
+// for the item as stored when its condition fails.
+func rawUpdate(in *dynamodb.UpdateItemInput) *plan.Request {
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	return &plan.Request{Update: in}
 }
 
 // tries caps the package's own retry loops (not the SDK's, which retries

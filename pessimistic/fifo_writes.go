@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -75,7 +76,7 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 			e[entryData] = &types.AttributeValueMemberB{Value: o.Data}
 		}
 		sent := o.Clock.Now()
-		res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
+		res, err := claim(ctx, l.client, rawUpdate(&dynamodb.UpdateItemInput{
 			TableName: l.tableP,
 			Key:       rec.key,
 			// The counter starts from the wall clock in milliseconds, as
@@ -87,7 +88,7 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 				":base": attrs.N(time.Now().UnixMilli()), ":one": attrs.N(1), ":max": attrs.N(int64(maxQueue)), ":t": o.ttlValue(),
 				":e": &types.AttributeValueMemberM{Value: e},
 			},
-		}, rec.read, func(item map[string]types.AttributeValue) bool {
+		}), rec.read, func(item map[string]types.AttributeValue) bool {
 			h := rec.parse(item)
 			return h.owner == o.Owner && h.rvn == rvn
 		})
@@ -115,15 +116,16 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 		}
 		if !ok {
 			// No queue yet: create its maps, whoever else does too.
-			_, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName:                l.tableP,
-				Key:                      rec.key,
-				UpdateExpression:         aws.String("SET #qt = if_not_exists(#qt, :m), #qw = if_not_exists(#qw, :m), #t = :t"),
-				ExpressionAttributeNames: map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#t": attrTTL},
-				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}, ":t": o.ttlValue(),
-				},
-			})
+			empty := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}
+			w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(aws.ToString(l.tableP), "", ""), Key: rec.key, Actions: []plan.Action{
+				{Kind: plan.SetIfNotExists, Path: plan.Top(attrQueueTickets), Value: empty},
+				{Kind: plan.SetIfNotExists, Path: plan.Top(attrQueueEntries), Value: empty},
+				set(plan.Top(attrTTL), o.ttlValue()),
+			}}
+			in, err := w.UpdateInput(types.ReturnValueNone)
+			if err == nil {
+				_, err = l.client.UpdateItem(ctx, in)
+			}
 			if err != nil {
 				return nil, 0, fmt.Errorf("pessimistic: acquire %q: creating the queue: %w", name, err)
 			}
@@ -146,27 +148,21 @@ func tooLarge(err error) bool {
 func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue, abandoned []entry) error {
 	batch := abandoned[:min(len(abandoned), removeBatch)]
 	last := batch[len(batch)-1] // the highest ticket: the one whose turn was last
-	names := map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#er": entryRvn, "#go": attrGoneOwner, "#gt": attrGoneToken}
-	values := map[string]types.AttributeValue{":go": attrs.S(last.owner), ":gt": attrs.N(last.token)}
-	var remove, cond []string
-	for i, e := range batch {
-		id := fmt.Sprintf("#i%d", i)
-		names[id] = e.id
-		values[fmt.Sprintf(":r%d", i)] = attrs.S(e.rvn)
-		remove = append(remove, "#qt."+id, "#qw."+id)
-		cond = append(cond, fmt.Sprintf("#qw.%s.#er = :r%d", id, i))
+	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(aws.ToString(l.tableP), "", ""), Key: l.key(name, lockSK)}
+	for _, e := range batch {
+		w.Actions = append(w.Actions,
+			plan.Action{Kind: plan.Remove, Path: plan.Path{{Name: attrQueueTickets}, {Name: e.id}}},
+			plan.Action{Kind: plan.Remove, Path: plan.Path{{Name: attrQueueEntries}, {Name: e.id}}})
+		rvn := plan.Path{{Name: attrQueueEntries}, {Name: e.id}, {Name: entryRvn}}
+		w.Conds = append(w.Conds, rvn.Name().Equal(expression.Value(e.rvn)))
+	}
+	w.Actions = append(w.Actions, set(plan.Top(attrGoneOwner), attrs.S(last.owner)), set(plan.Top(attrGoneToken), attrs.N(last.token)))
+	in, err := w.UpdateInput(types.ReturnValueAllNew)
+	if err != nil {
+		return err
 	}
 	sent := q.clock.Now()
-	out, err := l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           l.tableP,
-		Key:                                 l.key(name, lockSK),
-		UpdateExpression:                    aws.String("REMOVE " + strings.Join(remove, ", ") + " SET #go = :go, #gt = :gt"),
-		ConditionExpression:                 aws.String(strings.Join(cond, " AND ")),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValues:                        types.ReturnValueAllNew,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	out, err := l.client.UpdateItem(ctx, in)
 	switch {
 	case err == nil:
 		q.published(out.Attributes, sent)

@@ -371,7 +371,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	} else {
 		set += " REMOVE #d" // a previous holder's
 	}
-	res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
+	res, err := claim(ctx, l.client, rawUpdate(&dynamodb.UpdateItemInput{
 		TableName: rec.table,
 		Key:       rec.key,
 		// The fence starts from the wall clock in milliseconds, so that if
@@ -383,7 +383,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		ExpressionAttributeNames: map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData,
 			"#po": attrPrevOwner, "#pt": attrPrevToken},
 		ExpressionAttributeValues: values,
-	}, rec.read, func(item map[string]types.AttributeValue) bool {
+	}), rec.read, func(item map[string]types.AttributeValue) bool {
 		h := holderOf(item)
 		return h.owner == o.Owner && h.rvn == rvn
 	})
