@@ -131,21 +131,33 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			}
 			d = min(d, left)
 		}
-		polled, err := q.sleep(ctx, d, p.news)
-		if err != nil {
-			return giveUp(fmt.Errorf("pessimistic: acquire %q: %w", name, err))
-		}
-		if polled {
-			if err := l.readQueue(ctx, name, q); err != nil {
-				return giveUp(err)
-			}
-			if head := q.headTicket(); head != lastHead {
-				misses, lastHead = 0, head
-			} else {
-				misses++
-			}
+		if err := l.waitTurn(ctx, name, q, d, p.news, &misses, &lastHead); err != nil {
+			return giveUp(err)
 		}
 	}
+}
+
+// waitTurn is a FIFO waiter's pause between looks: it sleeps for d, or
+// until another waiter's read brings news; if it slept the whole pause, it
+// reads the queue itself, and counts the reads that found the same head
+// (misses), which lengthen its next pause.
+func (l *Locker) waitTurn(ctx context.Context, name string, q *fifoQueue, d time.Duration, news <-chan struct{}, misses *int, lastHead *int64) error {
+	polled, err := q.sleep(ctx, d, news)
+	if err != nil {
+		return fmt.Errorf("pessimistic: acquire %q: %w", name, err)
+	}
+	if !polled {
+		return nil
+	}
+	if err := l.readQueue(ctx, name, q); err != nil {
+		return err
+	}
+	if head := q.headTicket(); head != *lastHead {
+		*misses, *lastHead = 0, head
+	} else {
+		*misses++
+	}
+	return nil
 }
 
 // lookBeforeJoin is the first step of a FIFO Acquire with Wait(0): a held

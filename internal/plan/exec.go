@@ -117,14 +117,31 @@ func (r *Result) Seen() bool { return r.Lost() && (r.Read || r.ConditionFailed()
 // SDK's resend failed its condition, the item it returned shows whether our
 // first attempt had landed; if every answer was lost, one read does.
 func Exec(ctx context.Context, c Client, r *Request, call Call) Result {
+	res := send(ctx, c, r, call)
+	switch {
+	case res.Err == nil:
+		res.Outcome = Applied
+	case res.ConditionFailed():
+		res.Outcome = refused(&res, call.Settle)
+	case !res.Lost():
+		res.Outcome = Failed
+	default:
+		res.Outcome = settle(ctx, c, r, &res, call.Settle)
+	}
+	return res
+}
+
+// send is Exec's first step: the call, watched for attempts whose answer
+// was lost (the SDK's retries included).
+func send(ctx context.Context, c Client, r *Request, call Call) Result {
 	var att attempt.Tracker
 	att.NoResend = call.NoResend
-	res := Result{}
+	var res Result
 	switch {
 	case r.Put != nil:
 		pc, ok := c.(PutClient)
 		if !ok {
-			return Result{Outcome: Failed, Err: fmt.Errorf("plan: a client without PutItem cannot send a Put")}
+			return Result{Err: fmt.Errorf("plan: a client without PutItem cannot send a Put")}
 		}
 		in := *r.Put
 		in.ReturnValues, in.ReturnConsumedCapacity = call.ReturnValues, call.Capacity
@@ -147,47 +164,45 @@ func Exec(ctx context.Context, c Client, r *Request, call Call) Result {
 			res.Item, res.Out = out.Attributes, out
 		}
 	default:
-		return Result{Outcome: Failed, Err: fmt.Errorf("plan: a request of no single write")}
+		return Result{Err: fmt.Errorf("plan: a request of no single write")}
 	}
 	if att.Ambiguous {
 		res.LostErr = att.Err
 	}
-	if res.Err == nil {
-		res.Outcome = Applied
-		return res
-	}
+	return res
+}
+
+// refused settles a failed condition: a refusal, unless an attempt's answer
+// was lost, when the item it returned shows whether that attempt landed.
+func refused(res *Result, s Settle) Outcome {
 	var ccf *types.ConditionalCheckFailedException
-	if errors.As(res.Err, &ccf) {
-		if res.Item = ccf.Item; len(res.Item) == 0 {
-			res.Item = nil
-		}
-		switch {
-		case !res.Lost():
-			res.Outcome = Refused
-		case call.Settle.Ours != nil && call.Settle.Ours(res.Item):
-			res.Outcome = Applied // our lost attempt landed: the resend saw it
-		default:
-			res.Outcome = Unknown
-		}
-		return res
+	errors.As(res.Err, &ccf)
+	if res.Item = ccf.Item; len(res.Item) == 0 {
+		res.Item = nil
 	}
-	if !res.Lost() {
-		res.Outcome = Failed
-		return res
+	switch {
+	case !res.Lost():
+		return Refused
+	case s.Ours != nil && s.Ours(res.Item):
+		return Applied // our lost attempt landed: the resend saw it
 	}
-	res.Outcome = Unknown
-	if call.Settle.Ours == nil {
-		return res
+	return Unknown
+}
+
+// settle settles a write whose every answer was lost, by one read.
+func settle(ctx context.Context, c Client, r *Request, res *Result, s Settle) Outcome {
+	if s.Ours == nil {
+		return Unknown
 	}
-	item, err := settleRead(ctx, c, r, call.Settle.Read)
+	item, err := settleRead(ctx, c, r, s.Read)
 	if err != nil {
-		return res
+		return Unknown
 	}
 	res.Item, res.Read = item, true
-	if call.Settle.Ours(item) {
-		res.Outcome = Applied
+	if s.Ours(item) {
+		return Applied
 	}
-	return res
+	return Unknown
 }
 
 // settleRead reads the item of r after a lost answer.
