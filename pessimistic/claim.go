@@ -28,7 +28,8 @@ type claimed struct {
 // a value of ours that no one else writes (a fresh record version, a queue
 // entry's id), and ours recognises it in an item.
 //
-// A write whose response was lost is settled without writing again: if the
+// A write whose response was lost is settled by the executor (plan.Exec,
+// which the mapper's writes use too) without writing again: if the
 // SDK's retry failed its condition, the item it returned shows whether our
 // first attempt had landed; if every attempt's answer was lost, a
 // consistent read (with a cleanup context, since the caller's may be why
