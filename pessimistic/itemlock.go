@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
@@ -72,11 +71,12 @@ func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
 		return fmt.Errorf("%w: SaveAndRelease of a nil item", ErrInvalidOption)
 	}
 	s := l.lease
-	return s.finish(ctx, "SaveAndRelease", func(ctx context.Context, cur string, _ *attempt.Tracker) error {
+	return s.finish(ctx, "SaveAndRelease", func(ctx context.Context, cur string) (bool, error) {
 		ours := expression.Name(s.o.ItemOwnerAttr).Equal(expression.Value(s.o.Owner)).
 			And(expression.Name(s.o.ItemLeaseAttr).AppendName(expression.Name(leaseRvn)).Equal(expression.Value(cur)))
 		// Save resolves a lost response by its own write token.
-		return l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ItemOwnerAttr).Remove(s.o.ItemLeaseAttr)))
+		// (its unknown outcome is an error, never a failed condition).
+		return false, l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ItemOwnerAttr).Remove(s.o.ItemLeaseAttr)))
 	})
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
@@ -430,16 +429,14 @@ func (s *Lease) Release(ctx context.Context) error {
 	if s == nil {
 		return errNilLease
 	}
-	return s.finish(ctx, "Release", func(ctx context.Context, cur string, att *attempt.Tracker) error {
-		return s.removeRecord(ctx, cur, att)
-	})
+	return s.finish(ctx, "Release", s.removeRecord)
 }
 
 // finish ends the lease with write (the call op), made with our record
 // version (and, if that fails on a heartbeat of unknown outcome that did
 // land, with that one): heartbeats stop, and the lease is released or
-// lost.
-func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Context, cur string, att *attempt.Tracker) error) error {
+// lost. write reports whether an attempt's answer was lost.
+func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Context, cur string) (lost bool, err error)) error {
 	s.stopHeartbeats(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -455,8 +452,7 @@ func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Co
 		if cur == "" {
 			continue
 		}
-		var att attempt.Tracker
-		err := write(ctx, cur, &att)
+		lost, err := write(ctx, cur)
 		if err == nil {
 			s.markReleased(op, true)
 			return nil
@@ -468,15 +464,14 @@ func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Co
 		}
 		h = s.rec.parse(conditionItem(err))
 		switch {
-		case h.owner == "" && att.Ambiguous:
+		case h.owner == "" && lost:
 			s.markReleased(op, true) // our release landed; the SDK's retry saw it
 			return nil
 		case h.owner == s.o.Owner && h.rvn == cur:
 			// The lock is intact: the write failed for a reason of its own
 			// (a SaveAndRelease whose version check failed, say). Release
 			// the lock all the same, and report the write's failure.
-			var ratt attempt.Tracker
-			if rerr := s.removeRecord(ctx, cur, &ratt); rerr != nil && !(isConditionFailed(rerr) && ratt.Ambiguous) {
+			if rlost, rerr := s.removeRecord(ctx, cur); rerr != nil && !(isConditionFailed(rerr) && rlost) {
 				s.lose(op, ErrUnreachable)
 				return errors.Join(err, fmt.Errorf("pessimistic: release %q: %w", s.name, rerr))
 			}
@@ -495,17 +490,41 @@ func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Co
 	return fmt.Errorf("%w: %q is held by %s (token %d)", ErrNotHeld, s.name, h.owner, h.token)
 }
 
-// removeRecord removes the lease from its record: the release proper.
-func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Tracker) error {
+// removeRecord removes the lease from its record: the release proper,
+// sent by the executor with nothing to recognise it by (finish settles a
+// lost answer from the item a failed resend returns). It reports whether an
+// attempt's answer was lost.
+func (s *Lease) removeRecord(ctx context.Context, cur string) (lost bool, err error) {
 	r := s.rec
-	if r.release == nil {
-		in, err := r.write(plan.WriteDelete, s.o.Owner, cur).DeleteInput()
-		if err != nil {
-			return err
-		}
-		_, err = r.client.DeleteItem(ctx, in, att.Option)
-		return err
+	w := r.write(plan.WriteDelete, s.o.Owner, cur)
+	if r.release != nil {
+		w = s.releaseWrite(cur)
 	}
+	req, err := w.Render()
+	if err != nil {
+		return false, err
+	}
+	var rv types.ReturnValue
+	if r.released != nil {
+		rv = types.ReturnValueAllNew // free: no extra read
+	}
+	sent := s.o.Clock.Now()
+	res := plan.Exec(ctx, r.client, req, plan.Call{ReturnValues: rv})
+	if res.Err == nil && r.released != nil {
+		r.released(res.Item, sent)
+		if s.o.Observer != nil { // s.next is for the LockReleased event only
+			if q := parseQueue(res.Item); len(q) > 0 {
+				s.next = q[0].token
+			}
+		}
+	}
+	return res.Lost(), res.Err
+}
+
+// releaseWrite is the release of a record that outlives its lease: it
+// removes the lease's attributes.
+func (s *Lease) releaseWrite(cur string) *plan.Write {
+	r := s.rec
 	w := r.write(plan.WriteUpdate, s.o.Owner, cur)
 	for _, p := range r.release {
 		w.Actions = append(w.Actions, plan.Action{Kind: plan.Remove, Path: p})
@@ -521,22 +540,5 @@ func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Track
 			set(plan.Top(attrHeldMs), attrs.N(max(s.o.Clock.Now().Sub(s.headAt), 0).Milliseconds())),
 			set(plan.Top(attrHeldBy), attrs.N(s.token)))
 	}
-	in, err := w.UpdateInput(types.ReturnValueNone)
-	if err != nil {
-		return err
-	}
-	if r.released != nil {
-		in.ReturnValues = types.ReturnValueAllNew // free: no extra read
-	}
-	sent := s.o.Clock.Now()
-	out, err := r.client.UpdateItem(ctx, in, att.Option)
-	if err == nil && r.released != nil {
-		r.released(out.Attributes, sent)
-		if s.o.Observer != nil { // s.next is for the LockReleased event only
-			if q := parseQueue(out.Attributes); len(q) > 0 {
-				s.next = q[0].token
-			}
-		}
-	}
-	return err
+	return w
 }
