@@ -34,7 +34,11 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if err != nil {
 		return err
 	}
-	s, err := t.send(ctx, w, o, types.ReturnValueNone)
+	r, err := t.render(w)
+	if err != nil {
+		return err
+	}
+	s, err := t.send(ctx, r, o, types.ReturnValueNone)
 	if err != nil {
 		return err
 	}
@@ -91,8 +95,5 @@ func (t *Table[T]) planSave(v reflect.Value, o *WriteOptions, to dest) (*plan.Wr
 		w.Actions = append(w.Actions, plan.TopAction(plan.Set, vf.name, a.N(plan.FormatN(next))))
 	}
 	t.finishActions(w, o, to)
-	if err := t.checkCondition(w); err != nil {
-		return nil, 0, err
-	}
 	return w, next, nil
 }
