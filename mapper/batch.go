@@ -104,95 +104,132 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 	if err != nil {
 		return nil, err
 	}
-	// One entry per distinct key, with the positions in keys that want it.
-	type wanted struct {
-		key   map[string]types.AttributeValue
-		at    []int
-		found bool
+	g := &getAll[T]{t: t, out: make([]*T, len(keys)), byKey: make(map[string]int, len(keys))}
+	if err := g.want(keys); err != nil {
+		return nil, err
 	}
-	var wants []wanted
-	byKey := make(map[string]int, len(keys))
-	for i := range keys {
-		k, err := t.c.keyOf(reflect.ValueOf(&keys[i]).Elem())
-		if err != nil {
-			return nil, fmt.Errorf("%w (GetAll keys[%d])", err, i)
-		}
-		ks := t.s.keyString(k)
-		if u, dup := byKey[ks]; dup {
-			wants[u].at = append(wants[u].at, i)
-			continue
-		}
-		byKey[ks] = len(wants)
-		wants = append(wants, wanted{key: k, at: []int{i}})
-	}
-	out := make([]*T, len(keys))
-	ka := types.KeysAndAttributes{ConsistentRead: aws.Bool(c.consistent)}
+	g.ka = types.KeysAndAttributes{ConsistentRead: aws.Bool(c.consistent)}
 	if projected {
-		ka.ProjectionExpression, ka.ExpressionAttributeNames = e.Projection(), e.Names()
+		g.ka.ProjectionExpression, g.ka.ExpressionAttributeNames = e.Projection(), e.Names()
 	}
-	pending, err := t.batch(ctx, "BatchGetItem", len(wants), maxBatchGet, func(batch []int) ([]int, error) {
-		req := ka
-		req.Keys = make([]map[string]types.AttributeValue, len(batch))
-		for j, u := range batch {
-			req.Keys[j] = wants[u].key
-		}
-		res, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-			RequestItems: map[string]types.KeysAndAttributes{t.name: req},
-		})
-		if err != nil {
-			return nil, err
-		}
-		// The batch's items are resolved together, so that no unit is
-		// shown half applied among them (see unitlock.Resolve).
-		read := res.Responses[t.name]
-		shown := append([]map[string]types.AttributeValue(nil), read...)
-		if _, err := t.resolve(ctx, shown); err != nil {
-			return nil, err
-		}
-		for j, item := range read {
-			u, ok := byKey[t.s.keyString(item)]
-			if !ok || wants[u].found {
-				continue
-			}
-			if item = shown[j]; item == nil { // held by a unit while it does not exist: missing
-				continue
-			}
-			for _, i := range wants[u].at {
-				if out[i], err = decodeItem[T](t.c, item); err != nil {
-					return nil, err
-				}
-			}
-			wants[u].found = true
-		}
-		var unprocessed []int
-		for _, k := range res.UnprocessedKeys[t.name].Keys {
-			if u, ok := byKey[t.s.keyString(k)]; ok {
-				unprocessed = append(unprocessed, u)
-			}
-		}
-		return unprocessed, nil
+	pending, err := t.batch(ctx, "BatchGetItem", len(g.wants), maxBatchGet, func(batch []int) ([]int, error) {
+		return g.call(ctx, batch)
 	})
 	if err != nil {
-		be := &BatchError{Op: "BatchGetItem", Table: t.name, Err: err}
-		for _, u := range pending {
-			if !wants[u].found {
-				be.Pending = append(be.Pending, wants[u].at...)
+		return g.out, g.stopped(pending, err)
+	}
+	return g.out, g.missing()
+}
+
+// getAll is the state of one GetAll: the distinct keys wanted, and the
+// items found so far.
+type getAll[T any] struct {
+	t     *Table[T]
+	ka    types.KeysAndAttributes // what every call asks for, but the keys
+	wants []wanted
+	byKey map[string]int // keyString -> index in wants
+	out   []*T
+}
+
+// wanted is a distinct key of GetAll, with the positions in keys that want
+// it.
+type wanted struct {
+	key   map[string]types.AttributeValue
+	at    []int
+	found bool
+}
+
+// want encodes keys, one entry per distinct key.
+func (g *getAll[T]) want(keys []T) error {
+	for i := range keys {
+		k, err := g.t.c.keyOf(reflect.ValueOf(&keys[i]).Elem())
+		if err != nil {
+			return fmt.Errorf("%w (GetAll keys[%d])", err, i)
+		}
+		ks := g.t.s.keyString(k)
+		if u, dup := g.byKey[ks]; dup {
+			g.wants[u].at = append(g.wants[u].at, i)
+			continue
+		}
+		g.byKey[ks] = len(g.wants)
+		g.wants = append(g.wants, wanted{key: k, at: []int{i}})
+	}
+	return nil
+}
+
+// call sends one BatchGetItem for the wanted keys at the indexes batch,
+// decodes what it returns, and returns the indexes left unprocessed.
+func (g *getAll[T]) call(ctx context.Context, batch []int) ([]int, error) {
+	t := g.t
+	req := g.ka
+	req.Keys = make([]map[string]types.AttributeValue, len(batch))
+	for j, u := range batch {
+		req.Keys[j] = g.wants[u].key
+	}
+	res, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+		RequestItems: map[string]types.KeysAndAttributes{t.name: req},
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The batch's items are resolved together, so that no unit is shown
+	// half applied among them (see unitlock.Resolve).
+	read := res.Responses[t.name]
+	shown := append([]map[string]types.AttributeValue(nil), read...)
+	if _, err := t.resolve(ctx, shown); err != nil {
+		return nil, err
+	}
+	for j, item := range read {
+		u, ok := g.byKey[t.s.keyString(item)]
+		if !ok || g.wants[u].found {
+			continue
+		}
+		if item = shown[j]; item == nil { // held by a unit while it does not exist: missing
+			continue
+		}
+		for _, i := range g.wants[u].at {
+			if g.out[i], err = decodeItem[T](t.c, item); err != nil {
+				return nil, err
 			}
 		}
-		slices.Sort(be.Pending)
-		return out, be
+		g.wants[u].found = true
 	}
+	var unprocessed []int
+	for _, k := range res.UnprocessedKeys[t.name].Keys {
+		if u, ok := g.byKey[t.s.keyString(k)]; ok {
+			unprocessed = append(unprocessed, u)
+		}
+	}
+	return unprocessed, nil
+}
+
+// stopped is the error of a GetAll that stopped with the wanted keys at
+// pending not processed.
+func (g *getAll[T]) stopped(pending []int, err error) error {
+	be := &BatchError{Op: "BatchGetItem", Table: g.t.name, Err: err}
+	for _, u := range pending {
+		if !g.wants[u].found {
+			be.Pending = append(be.Pending, g.wants[u].at...)
+		}
+	}
+	slices.Sort(be.Pending)
+	return be
+}
+
+// missing is the error of a GetAll that read every key: a *MissingError
+// if some have no item, else nil.
+func (g *getAll[T]) missing() error {
 	var missing []int
-	for _, w := range wants {
+	for _, w := range g.wants {
 		if !w.found {
 			missing = append(missing, w.at...)
 		}
 	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		return out, &MissingError{Table: t.name, Keys: missing}
+	if len(missing) == 0 {
+		return nil
 	}
-	return out, nil
+	slices.Sort(missing)
+	return &MissingError{Table: g.t.name, Keys: missing}
 }
 
 // PutAll writes items with BatchWriteItem, 25 per call, each replacing the
@@ -389,26 +426,4 @@ func (t *Table[T]) batch(ctx context.Context, op string, n, size int, call func(
 		}
 	}
 	return nil, nil
-}
-
-// keyString identifies the primary key of an item (or key): two items have
-// the same keyString exactly when DynamoDB takes their keys as equal
-// (attrs.SameKeyValue for each key attribute). It lets batch calls match
-// what DynamoDB returns (found items, unprocessed keys and items) to what
-// was sent, and Modify calls on one key take turns.
-func (s *schema) keyString(item map[string]types.AttributeValue) string {
-	var b []byte
-	for _, f := range s.keys {
-		b = attrs.AppendKeyValue(b, item[f.name])
-	}
-	return string(b)
-}
-
-// keyFrom returns the key attributes of an encoded item.
-func (s *schema) keyFrom(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	key := make(map[string]types.AttributeValue, len(s.keys))
-	for _, f := range s.keys {
-		key[f.name] = item[f.name]
-	}
-	return key
 }

@@ -2,7 +2,6 @@ package mapper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -75,21 +74,6 @@ func (e *MismatchError) Error() string {
 
 // Is reports whether target is [ErrSchemaMismatch].
 func (e *MismatchError) Is(target error) bool { return target == ErrSchemaMismatch }
-
-func (s *schema) mismatch(table string, diffs []tabledef.Diff) error {
-	if len(diffs) == 0 {
-		return nil
-	}
-	e := &MismatchError{Table: table, Type: s.typ}
-	for _, d := range diffs {
-		m := Mismatch{Index: d.Index, Part: d.Part, Attribute: d.Attribute, Expected: d.Expected, Actual: d.Actual}
-		if f := s.byName[d.Attribute]; f != nil {
-			m.Field = f.goPath
-		}
-		e.Mismatches = append(e.Mismatches, m)
-	}
-	return e
-}
 
 // CreateOptions configure [CreateTable]; pass functions that change them
 // (such as [Provisioned] or [ProjectKeysOnly]). The zero value creates an
@@ -215,51 +199,77 @@ func CreateTable[T any](ctx context.Context, c TableClient, name string, opts ..
 // tableDef returns the definition of a table for s, with the options o
 // (nil when only the keys and indexes matter, as for Check).
 func (s *schema) tableDef(name string, o *CreateOptions) (*tabledef.Def, error) {
-	key := func(f *field) (tabledef.Key, error) {
-		if f == nil {
-			return tabledef.Key{}, nil
-		}
-		t, err := attrType(f)
-		return tabledef.Key{Name: f.name, Type: t}, err
-	}
 	d := &tabledef.Def{Name: name}
 	var err error
-	if d.Hash, err = key(s.hash); err != nil {
+	if d.Hash, err = keyDef(s.hash); err != nil {
 		return nil, err
 	}
-	if d.Range, err = key(s.rng); err != nil {
+	if d.Range, err = keyDef(s.rng); err != nil {
 		return nil, err
 	}
 	if s.ttl != nil {
 		d.TTL = s.ttl.name
 	}
-	named := map[string]*index{}
 	for _, ix := range s.indexes {
-		named[ix.name] = ix
-		di := tabledef.Index{Name: ix.name, Local: ix.local}
-		if di.Hash, err = key(ix.hash); err != nil {
+		di, err := ix.def(o)
+		if err != nil {
 			return nil, err
-		}
-		if di.Range, err = key(ix.rng); err != nil {
-			return nil, err
-		}
-		if o != nil {
-			if p, ok := o.Projections[ix.name]; ok {
-				if p.ProjectionType == types.ProjectionTypeInclude && !slices.Contains(p.NonKeyAttributes, unitlock.Attr) {
-					// Readers need the lock of units (package unit) to
-					// show a held item in its committed state.
-					p.NonKeyAttributes = append(slices.Clone(p.NonKeyAttributes), unitlock.Attr)
-				}
-				di.Projection = &p
-			}
-			if tp, ok := o.IndexThroughput[ix.name]; ok {
-				di.Throughput = &tp
-			}
 		}
 		d.Indexes = append(d.Indexes, di)
 	}
 	if o == nil {
 		return d, nil
+	}
+	if err := s.checkCreateOptions(o); err != nil {
+		return nil, err
+	}
+	d.Throughput, d.Wait, d.Customize = o.Throughput, o.Wait, o.Input
+	return d, nil
+}
+
+// keyDef is the key attribute of f; none for a nil f.
+func keyDef(f *field) (tabledef.Key, error) {
+	if f == nil {
+		return tabledef.Key{}, nil
+	}
+	t, err := attrType(f)
+	return tabledef.Key{Name: f.name, Type: t}, err
+}
+
+// def is the definition of the index, with the projection and throughput
+// o gives it (o may be nil).
+func (ix *index) def(o *CreateOptions) (tabledef.Index, error) {
+	di := tabledef.Index{Name: ix.name, Local: ix.local}
+	var err error
+	if di.Hash, err = keyDef(ix.hash); err != nil {
+		return di, err
+	}
+	if di.Range, err = keyDef(ix.rng); err != nil {
+		return di, err
+	}
+	if o == nil {
+		return di, nil
+	}
+	if p, ok := o.Projections[ix.name]; ok {
+		if p.ProjectionType == types.ProjectionTypeInclude && !slices.Contains(p.NonKeyAttributes, unitlock.Attr) {
+			// Readers need the lock of units (package unit) to show a held
+			// item in its committed state.
+			p.NonKeyAttributes = append(slices.Clone(p.NonKeyAttributes), unitlock.Attr)
+		}
+		di.Projection = &p
+	}
+	if tp, ok := o.IndexThroughput[ix.name]; ok {
+		di.Throughput = &tp
+	}
+	return di, nil
+}
+
+// checkCreateOptions refuses options that name indexes s does not have, or
+// that DynamoDB would refuse.
+func (s *schema) checkCreateOptions(o *CreateOptions) error {
+	named := map[string]*index{}
+	for _, ix := range s.indexes {
+		named[ix.name] = ix
 	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: CreateTable: "+format, append([]any{ErrInvalidOption}, args...)...)
@@ -267,37 +277,36 @@ func (s *schema) tableDef(name string, o *CreateOptions) (*tabledef.Def, error) 
 	for ix, p := range o.Projections {
 		switch {
 		case named[ix] == nil:
-			return nil, bad("projection of index %q, which %v does not name in an index or localIndex tag", ix, s.typ)
+			return bad("projection of index %q, which %v does not name in an index or localIndex tag", ix, s.typ)
 		case p.ProjectionType == types.ProjectionTypeInclude && len(p.NonKeyAttributes) == 0:
-			return nil, bad("ProjectInclude(%q) needs at least one attribute", ix)
+			return bad("ProjectInclude(%q) needs at least one attribute", ix)
 		}
 	}
 	for ix, tp := range o.IndexThroughput {
 		switch {
 		case named[ix] == nil:
-			return nil, bad("throughput of index %q, which %v does not name in an index tag", ix, s.typ)
+			return bad("throughput of index %q, which %v does not name in an index tag", ix, s.typ)
 		case named[ix].local:
 			// A local index shares the table's capacity; DynamoDB has no
 			// throughput setting for it, so the option could only be lost.
-			return nil, bad("IndexThroughput(%q): %s is a local index, which uses the table's throughput and has none of its own", ix, ix)
+			return bad("IndexThroughput(%q): %s is a local index, which uses the table's throughput and has none of its own", ix, ix)
 		}
 		if o.Throughput == nil {
-			return nil, bad("IndexThroughput(%q) on an on-demand table: give Provisioned too", ix)
+			return bad("IndexThroughput(%q) on an on-demand table: give Provisioned too", ix)
 		}
 		if err := checkThroughput(&tp); err != nil {
-			return nil, bad("IndexThroughput(%q): %v", ix, err)
+			return bad("IndexThroughput(%q): %v", ix, err)
 		}
 	}
 	if o.Throughput != nil {
 		if err := checkThroughput(o.Throughput); err != nil {
-			return nil, bad("Provisioned: %v", err)
+			return bad("Provisioned: %v", err)
 		}
 	}
 	if o.Wait < 0 {
-		return nil, bad("MaxWait(%v): need a positive duration", o.Wait)
+		return bad("MaxWait(%v): need a positive duration", o.Wait)
 	}
-	d.Throughput, d.Wait, d.Customize = o.Throughput, o.Wait, o.Input
-	return d, nil
+	return nil
 }
 
 func checkThroughput(t *types.ProvisionedThroughput) error {
@@ -329,37 +338,4 @@ func attrType(f *field) (types.ScalarAttributeType, error) {
 		return types.ScalarAttributeTypeB, nil
 	}
 	return "", fmt.Errorf("mapper: key attribute %q (%s, type %v with its own encoding): cannot tell whether it is stored as S, N or B; its zero value encodes as %T (err %v)", f.name, f.goPath, f.typ, av, err)
-}
-
-// Check compares the table with T: its key schema (names and types of the
-// hash and range keys), and each secondary index T's tags name (it exists,
-// global or local as tagged, with the keys and key types tagged). It makes
-// one DescribeTable call and reports every difference in one
-// [*MismatchError] (matching [ErrSchemaMismatch]), each naming the field,
-// the attribute, and what was expected and found; nil if the table matches.
-// Indexes of the table that T does not name, projections, billing and TTL
-// are not checked (TTL needs a second call, DescribeTimeToLive).
-//
-// The table's [Client] need not have DescribeTable; Check asserts that it
-// does, and returns an error matching [errors.ErrUnsupported] if not (a
-// *dynamodb.Client has it).
-func (t *Table[T]) Check(ctx context.Context) error {
-	if err := t.usable(); err != nil {
-		return err
-	}
-	dc, ok := t.client.(interface {
-		DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	})
-	if !ok {
-		return fmt.Errorf("mapper: Check of %s: the table's client (%T) has no DescribeTable method: %w", t.name, t.client, errors.ErrUnsupported)
-	}
-	d, err := t.s.tableDef(t.name, nil)
-	if err != nil {
-		return err
-	}
-	out, err := dc.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: t.nameP})
-	if err != nil {
-		return fmt.Errorf("mapper: Check of %s: DescribeTable: %w", t.name, err)
-	}
-	return t.s.mismatch(t.name, tabledef.Compare(out.Table, d, false))
 }

@@ -272,12 +272,12 @@
 // nothing is sent. Read back, values in an any come as attributevalue
 // decodes them (string, float64, bool, []any, map[string]any, []byte).
 //
-// Upgrading: before this rule, a text marshaler was stored by its kind (a
-// [16]byte UUID as B, a named int as N). Such items still read back (a B
-// goes through UnmarshalBinary, an N through the number decoder), and are
-// rewritten as S; but a key field of such a type now has type S, which a
-// table created with a B or N key refuses: keep such a key with a
-// MarshalDynamoDBAttributeValue method of its own.
+// Items that hold a text marshaler's value stored by its kind (a [16]byte
+// UUID as B, a named int as N, as attributevalue alone stores them) still
+// read back (a B goes through UnmarshalBinary, an N through the number
+// decoder), and are rewritten as S. A key field of such a type has type S,
+// which a table whose key is B or N refuses: give the type a
+// MarshalDynamoDBAttributeValue method to keep such a key.
 //
 // # Checked before sending
 //

@@ -8,12 +8,12 @@ import (
 	"github.com/optimist-dynamo/optimist/txn"
 )
 
-// commitOne sends the write w as a transaction of one action
+// commitOne sends the write r as a transaction of one action
 // ([ExactlyOnce]), and reports a refusal as the plain write would: a
 // *version.ConflictError, a *ConditionError or a LockedError rather than a
 // txn.CanceledError. Unknown outcomes come from txn.Commit, with the token.
 // The struct's version is set by the caller, as for a plain write.
-func (t *Table[T]) commitOne(ctx context.Context, w *plan.Write, o *WriteOptions) error {
+func (t *Table[T]) commitOne(ctx context.Context, r *plan.Request, o *WriteOptions) error {
 	var opts []txn.Option
 	if o.Token != "" {
 		opts = append(opts, txn.Token(o.Token))
@@ -21,9 +21,8 @@ func (t *Table[T]) commitOne(ctx context.Context, w *plan.Write, o *WriteOptions
 	if t.opts.Observer != nil {
 		opts = append(opts, txn.Observer(t.opts.Observer))
 	}
-	t.keyOfWrite(w)
 	tx := txn.New(t.client, opts...)
-	if err := tx.Add(op(w, nil)); err != nil {
+	if err := tx.Add(op(r, nil)); err != nil {
 		return err
 	}
 	err := tx.Commit(ctx)
@@ -32,7 +31,7 @@ func (t *Table[T]) commitOne(ctx context.Context, w *plan.Write, o *WriteOptions
 		return err
 	}
 	if reason := ce.Reasons[0]; reason.Code == txn.CodeConditionalCheckFailed {
-		return t.refusal(w, reason.Item, err)
+		return t.refusal(r.W, reason.Item, err)
 	}
 	return err
 }

@@ -20,10 +20,14 @@ import (
 // package counters).
 type (
 	Counter = counters.Counter
-	fixture = counters.Fixture
+	fixture = counters.Fixture[*mapper.Table[Counter]]
 )
 
-func newFixture(t *testing.T) *fixture { return counters.New(t) }
+func newFixture(t *testing.T) *fixture {
+	return counters.New(t, func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
+		return mapper.NewTable[Counter](c, name)
+	})
+}
 
 func requireConflict(t *testing.T, err error, expected, actual int64) *version.ConflictError {
 	t.Helper()

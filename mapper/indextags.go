@@ -147,46 +147,6 @@ func checkIndexName(name string) error {
 	return nil
 }
 
-// buildTTL finds and checks the field tagged ttl: at most one, stored as a
-// number of epoch seconds (an integer, or a time.Time tagged unixtime),
-// optionally through a pointer (items without it never expire).
-func (s *schema) buildTTL() error {
-	for _, f := range s.fields {
-		if !f.tag.ttl {
-			continue
-		}
-		fail := func(format string, args ...any) error {
-			return &SchemaError{Type: s.typ, Field: f.goPath, Problem: fmt.Sprintf(format, args...)}
-		}
-		if s.ttl != nil {
-			return fail("second ttl field (the first is %s)", s.ttl.goPath)
-		}
-		s.ttl = f
-		t := f.typ
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		switch {
-		case implementsMarshaler(f.typ) || implementsMarshaler(t):
-			return fail("the ttl field must be an integer or a time.Time tagged unixtime, not a type with its own encoding (%v)", f.typ)
-		case t.Kind() == reflect.Struct && t.ConvertibleTo(timeType):
-			if !f.tag.unixTime {
-				return fail("DynamoDB's TTL reads epoch seconds: tag the time.Time ttl field unixtime, `dynamo:\"%s,ttl,unixtime\"`", f.name)
-			}
-		case isInteger(t.Kind()):
-			if f.tag.asString {
-				return fail("the ttl field must be stored as a number, not with the string option")
-			}
-		default:
-			return fail("the ttl field must be an integer of epoch seconds or a time.Time tagged unixtime, not %v", f.typ)
-		}
-		if f.tag.isSet() || f.tag.nullEmpty {
-			return fail("the ttl field cannot take %s", strings.Join(f.tag.avOptions(), ","))
-		}
-	}
-	return nil
-}
-
 // buildIndexes gathers the indexes named in the fields' tags and checks
 // each: a global index has one hash key and at most one range key; a local
 // index has one range key other than the table's, on a table with a range
@@ -217,37 +177,8 @@ func (s *schema) buildIndexes() error {
 				byName[it.name] = ix
 				s.indexes = append(s.indexes, ix)
 			}
-			if ix.local != it.local {
-				return fail("index %s is tagged both as a global index (index) and as a local one (localIndex)", it.name)
-			}
-			switch {
-			case it.local:
-				if s.rng == nil {
-					return fail("local index %s: a local index needs a table with a range key, and %v has none", it.name, s.typ)
-				}
-				if f == s.rng {
-					return fail("local index %s: its range key must differ from the table's range key %s", it.name, s.rng.goPath)
-				}
-				if ix.rng != nil {
-					return fail("local index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
-				}
-				ix.hash, ix.rng = s.hash, f
-			case it.rng:
-				if ix.rng != nil {
-					return fail("index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
-				}
-				if ix.hash == f {
-					return fail("index %s: a field cannot be both its hash and its range key", it.name)
-				}
-				ix.rng = f
-			default:
-				if ix.hash != nil {
-					return fail("index %s has a second hash key (the first is %s)", it.name, ix.hash.goPath)
-				}
-				if ix.rng == f {
-					return fail("index %s: a field cannot be both its hash and its range key", it.name)
-				}
-				ix.hash = f
+			if err := s.addIndexKey(ix, it, f); err != nil {
+				return fail("%s", err)
 			}
 		}
 	}
@@ -256,6 +187,44 @@ func (s *schema) buildIndexes() error {
 			return &SchemaError{Type: s.typ, Field: ix.rng.goPath, Problem: fmt.Sprintf(
 				"index %s has a range key but no hash key: tag one field `%s:\"%s,hash\"`", ix.name, indexTagKey, ix.name)}
 		}
+	}
+	return nil
+}
+
+// addIndexKey makes f the key of index ix that its tag it names, and
+// refuses a key the index cannot take.
+func (s *schema) addIndexKey(ix *index, it indexTag, f *field) error {
+	if ix.local != it.local {
+		return fmt.Errorf("index %s is tagged both as a global index (index) and as a local one (localIndex)", it.name)
+	}
+	switch {
+	case it.local:
+		if s.rng == nil {
+			return fmt.Errorf("local index %s: a local index needs a table with a range key, and %v has none", it.name, s.typ)
+		}
+		if f == s.rng {
+			return fmt.Errorf("local index %s: its range key must differ from the table's range key %s", it.name, s.rng.goPath)
+		}
+		if ix.rng != nil {
+			return fmt.Errorf("local index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
+		}
+		ix.hash, ix.rng = s.hash, f
+	case it.rng:
+		if ix.rng != nil {
+			return fmt.Errorf("index %s has a second range key (the first is %s)", it.name, ix.rng.goPath)
+		}
+		if ix.hash == f {
+			return fmt.Errorf("index %s: a field cannot be both its hash and its range key", it.name)
+		}
+		ix.rng = f
+	default:
+		if ix.hash != nil {
+			return fmt.Errorf("index %s has a second hash key (the first is %s)", it.name, ix.hash.goPath)
+		}
+		if ix.rng == f {
+			return fmt.Errorf("index %s: a field cannot be both its hash and its range key", it.name)
+		}
+		ix.hash = f
 	}
 	return nil
 }

@@ -16,7 +16,8 @@ import (
 // pointer, an omitempty field), and touches nothing else. Use it when other
 // code keeps attributes of its own in the same items; Put replaces the
 // whole item. [Also] adds update actions on attributes outside the struct to
-// the same request. Options: [If], [Unversioned], [Fence], [Also].
+// the same request. Options: [If], [Unversioned], [Fence], [Also],
+// [ExactlyOnce], [ExactlyOnceToken], [Old], [WriteCapacity].
 func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error {
 	if err := t.usable(); err != nil {
 		return err
@@ -33,7 +34,11 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error
 	if err != nil {
 		return err
 	}
-	s, err := t.send(ctx, w, o, types.ReturnValueNone)
+	r, err := t.render(w)
+	if err != nil {
+		return err
+	}
+	s, err := t.send(ctx, r, o, types.ReturnValueNone)
 	if err != nil {
 		return err
 	}
@@ -91,8 +96,5 @@ func (t *Table[T]) planSave(v reflect.Value, o *WriteOptions, to dest) (*plan.Wr
 		w.Actions = append(w.Actions, plan.TopAction(plan.Set, vf.name, a.N(plan.FormatN(next))))
 	}
 	t.finishActions(w, o, to)
-	if err := t.checkCondition(w); err != nil {
-		return nil, 0, err
-	}
 	return w, next, nil
 }

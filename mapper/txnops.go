@@ -18,9 +18,18 @@ import (
 // Tx.Commit report before sending anything. Transaction ops store no write
 // token: the transaction's client request token makes its retries safe.
 
-// op wraps a write (or the error of building it) as a txn.Op.
-func op(w *plan.Write, err error) txn.Op {
-	return plan.NewOp(w, err).(txn.Op)
+// op wraps a rendered write (or the error of building it) as a txn.Op: a
+// txn.Op is a plan.Op, and carries the request as rendered.
+func op(r *plan.Request, err error) txn.Op {
+	return txn.Op(plan.NewOp(r, err))
+}
+
+// renderedOp renders w (once) into an op, or wraps err.
+func (t *Table[T]) renderedOp(w *plan.Write, err error) txn.Op {
+	if err != nil {
+		return op(nil, err)
+	}
+	return op(t.render(w))
 }
 
 // opOptions applies the options of a transaction op.
@@ -49,9 +58,8 @@ func (t *Table[T]) PutOp(item *T, opts ...WriteOption) txn.Op {
 	if err != nil {
 		return op(nil, err)
 	}
-	t.keyOfWrite(w)
 	t.setOnCommit(w, v, next)
-	return op(w, nil)
+	return t.renderedOp(w, nil)
 }
 
 // setOnCommit makes a committed write set the version field of v to next.
@@ -81,7 +89,7 @@ func (t *Table[T]) DeleteOp(item T, opts ...WriteOption) txn.Op {
 	if err != nil {
 		return op(nil, err)
 	}
-	return op(t.planKeyed(plan.WriteDelete, reflect.ValueOf(&item).Elem(), o, plan.NoCheck))
+	return t.renderedOp(t.planKeyed(plan.WriteDelete, reflect.ValueOf(&item).Elem(), o, plan.NoCheck))
 }
 
 // CheckOp returns a transaction op that writes nothing but makes the
@@ -102,7 +110,7 @@ func (t *Table[T]) CheckOp(item T, opts ...WriteOption) txn.Op {
 	if w.Check == plan.NoCheck && len(w.Conds) == 0 && w.Fence == nil { // the condition is then only the guard
 		return op(nil, fmt.Errorf("%w: CheckOp of an unversioned item needs a condition (If)", ErrInvalidOption))
 	}
-	return op(w, nil)
+	return t.renderedOp(w, nil)
 }
 
 // GetOp returns a read for txn.Get: the item with the key of key, decoded

@@ -68,18 +68,18 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 	if err != nil {
 		return nil, err
 	}
-	w, err := t.planUpdate(reflect.ValueOf(&key).Elem(), u, o, toSingle)
+	r, err := t.planUpdate(reflect.ValueOf(&key).Elem(), u, o, toSingle)
 	if err != nil {
 		return nil, err
 	}
-	s, err := t.send(ctx, w, o, types.ReturnValueAllNew)
+	s, err := t.send(ctx, r, o, types.ReturnValueAllNew)
 	if err != nil {
-		return nil, t.tooLargeUpdate(err, w)
+		return nil, t.tooLargeUpdate(err, r.W)
 	}
 	if o.ExactlyOnce {
 		// TransactWriteItems returns no item: read it. The write stands
 		// whatever the read gives, so a failed read is not an error.
-		item, err := t.get(ctx, w.Key, true, nil)
+		item, err := t.get(ctx, r.W.Key, true, nil)
 		if df := (*decodeFailure)(nil); errors.As(err, &df) {
 			return nil, appliedButUndecodable(err)
 		}
@@ -110,8 +110,9 @@ func appliedButUndecodable(err error) error {
 
 // planUpdate builds the UpdateItem of u's actions on the item with the key
 // of kv, with the version's increment (and its check when kv carries a
-// version), the fence and the write token.
-func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptions, to dest) (*plan.Write, error) {
+// version), the fence and the write token, and renders it (once: the
+// request is what is sent, or what a transaction op carries).
+func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptions, to dest) (*plan.Request, error) {
 	key, err := t.c.keyOf(kv)
 	if err != nil {
 		return nil, err
@@ -138,17 +139,14 @@ func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptio
 		w.Actions = append(w.Actions, plan.TopAction(plan.Add, vf.name, numberOne))
 	}
 	t.finishActions(w, o, to)
-	in, err := w.UpdateInput(types.ReturnValueNone)
+	r, err := t.render(w)
 	if err != nil {
-		if cerr := conditionErr(err); cerr != err {
-			return nil, cerr
-		}
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
-	}
-	if err := t.checkValues(in.ExpressionAttributeValues, w); err != nil {
 		return nil, err
 	}
-	return w, nil
+	if err := t.checkValues(r.Values(), w); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 var numberOne = &types.AttributeValueMemberN{Value: "1"}

@@ -7,10 +7,8 @@ import (
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
@@ -66,9 +64,6 @@ func (t *Table[T]) planPut(v reflect.Value, o *WriteOptions, to dest) (*plan.Wri
 	if err := t.checkSize(av, w); err != nil {
 		return nil, 0, err
 	}
-	if err := t.checkCondition(w); err != nil {
-		return nil, 0, err
-	}
 	return w, next, nil
 }
 
@@ -119,7 +114,7 @@ func (t *Table[T]) planKeyed(kind plan.Kind, v reflect.Value, o *WriteOptions, z
 			}
 		}
 	}
-	return w, t.checkCondition(w)
+	return w, nil
 }
 
 // keyOfWrite returns the key of the item w writes.
@@ -140,15 +135,19 @@ func (t *Table[T]) checkKey(av map[string]types.AttributeValue) error {
 	return nil
 }
 
-// checkCondition renders w's condition once, to refuse before sending a
-// caller's condition that cannot be built or holds a value DynamoDB would
-// refuse.
-func (t *Table[T]) checkCondition(w *plan.Write) error {
-	if len(w.Conds) == 0 {
-		return nil
+// render renders w once into the request every later step sends or
+// composes, turning a condition or update the plan cannot render into the
+// mapper's errors: nothing is sent for them.
+func (t *Table[T]) render(w *plan.Write) (*plan.Request, error) {
+	t.keyOfWrite(w)
+	r, err := w.Render()
+	if err == nil {
+		return r, nil
 	}
-	_, _, _, err := w.Condition()
-	return conditionErr(err)
+	if cerr := conditionErr(err); cerr != err {
+		return nil, cerr
+	}
+	return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err) // an update's actions
 }
 
 // conditionErr turns a condition the plan could not render into the
@@ -174,25 +173,25 @@ type sent struct {
 	out  any
 }
 
-// send makes the single write w: as a TransactWriteItems of one action
-// (ExactlyOnce), or as PutItem, UpdateItem or DeleteItem, asking for rv
-// (and for what Old and WriteCapacity want), watching the SDK's attempts;
-// a refusal becomes a conflict, a condition error or a LockedError, and an
+// send makes the single write r: as a TransactWriteItems of one action
+// (ExactlyOnce), or through the executor (plan.Exec) as PutItem, UpdateItem
+// or DeleteItem, asking for rv (and for what Old and WriteCapacity want); a
+// refusal becomes a conflict, a condition error or a LockedError, and an
 // unanswered attempt is settled by the write token or ends in an unknown
-// outcome.
-func (t *Table[T]) send(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue) (sent, error) {
-	s, err := t.sendObserved(ctx, w, o, rv, 1)
+// outcome. An item a unit of work holds, when the unit is over or dead, is
+// settled and the write made once more.
+func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, rv types.ReturnValue) (sent, error) {
+	w := r.W
+	s, err := t.sendObserved(ctx, r, o, rv, 1)
 	var le *LockedError
 	if err != nil && errors.As(err, &le) && !errors.Is(err, ErrUnknownOutcome) && le.Coordinator != "" {
-		// A unit holds the item: if it is over or dead, settle the item and
-		// try once more.
 		l := &unitlock.Lock{Unit: le.Unit, Coordinator: le.Coordinator, Owner: le.Owner}
 		if ok, committed, serr := unitlock.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
 			if ob := t.opts.Observer; ob != nil {
 				obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: w.Kind.String(), Table: t.name,
 					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: obs.UnitOutcome(committed)})
 			}
-			return t.sendObserved(ctx, w, o, rv, 2)
+			return t.sendObserved(ctx, r, o, rv, 2)
 		}
 	}
 	return s, err
@@ -201,14 +200,15 @@ func (t *Table[T]) send(ctx context.Context, w *plan.Write, o *WriteOptions, rv 
 // sendObserved is one try of send (attempt: which), in a Write span when
 // the table has an observer. A write with ExactlyOnce is observed by
 // txn.Commit instead.
-func (t *Table[T]) sendObserved(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue, attempt int) (sent, error) {
+func (t *Table[T]) sendObserved(ctx context.Context, r *plan.Request, o *WriteOptions, rv types.ReturnValue, attempt int) (sent, error) {
 	ob := t.opts.Observer
 	if ob == nil || o.ExactlyOnce {
-		return t.sendOnce(ctx, w, o, rv, nil)
+		return t.sendOnce(ctx, r, o, rv, nil)
 	}
+	w := r.W
 	ctx, span := obs.Start(ctx, ob, observe.Event{Kind: observe.Write, Op: w.Kind.String(), Table: t.name,
 		Key: t.keyOfWrite(w), Attempt: attempt, Token: w.Token})
-	s, err := t.sendOnce(ctx, w, o, rv, &span)
+	s, err := t.sendOnce(ctx, r, o, rv, &span)
 	if err != nil {
 		e := span.Event()
 		e.Err = err
@@ -236,9 +236,9 @@ func consumed(out any) float64 {
 }
 
 // sendOnce makes the write once (span: its Write span, nil if none).
-func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions, rv types.ReturnValue, span *obs.Span) (sent, error) {
+func (t *Table[T]) sendOnce(ctx context.Context, r *plan.Request, o *WriteOptions, rv types.ReturnValue, span *obs.Span) (sent, error) {
 	if o.ExactlyOnce {
-		return sent{}, t.commitOne(ctx, w, o)
+		return sent{}, t.commitOne(ctx, r, o)
 	}
 	rv, capacity, err := t.asks(o, rv)
 	if err != nil {
@@ -247,99 +247,58 @@ func (t *Table[T]) sendOnce(ctx context.Context, w *plan.Write, o *WriteOptions,
 	if t.capacity {
 		capacity = types.ReturnConsumedCapacityTotal
 	}
-	var att attempt.Tracker
-	// A write with a version check makes its own check false once applied,
-	// so the SDK may resend it; any other write could apply twice, so it is
-	// never resent after an attempt that may have landed: failure settles
-	// it by reading instead.
-	att.NoResend = w.Check == plan.NoCheck
-	var s sent
-	switch w.Kind {
-	case plan.WritePut:
-		in, rerr := w.PutInput()
-		if rerr != nil {
-			return s, conditionErr(rerr)
-		}
-		in.ReturnValues, in.ReturnConsumedCapacity = rv, capacity
-		out, cerr := t.client.PutItem(ctx, in, att.Option)
-		err = cerr
-		if err == nil {
-			s = sent{item: out.Attributes, out: out}
-		}
-	case plan.WriteUpdate:
-		in, rerr := w.UpdateInput(rv)
-		if rerr != nil {
-			return s, fmt.Errorf("%w: %w", ErrInvalidOption, rerr)
-		}
-		in.ReturnConsumedCapacity = capacity
-		out, cerr := t.client.UpdateItem(ctx, in, att.Option)
-		err = cerr
-		if err == nil {
-			s = sent{item: out.Attributes, out: out}
-		}
-	case plan.WriteDelete:
-		in, rerr := w.DeleteInput()
-		if rerr != nil {
-			return s, conditionErr(rerr)
-		}
-		in.ReturnValues, in.ReturnConsumedCapacity = rv, capacity
-		out, cerr := t.client.DeleteItem(ctx, in, att.Option)
-		err = cerr
-		if err == nil {
-			s = sent{item: out.Attributes, out: out}
-		}
-	default:
-		return s, fmt.Errorf("mapper: cannot send a %v alone", w.Kind)
-	}
-	if err != nil {
-		item, ferr := t.failure(ctx, err, w, &att, span)
-		if ferr != nil {
-			return sent{}, ferr
-		}
-		s = sent{item: item}
-	}
-	return s, nil
+	res := plan.Exec(ctx, t.client, r, plan.Call{
+		ReturnValues: rv, Capacity: capacity,
+		// A write with a version check makes its own check false once
+		// applied, so the SDK may resend it; any other write could apply
+		// twice, so it is never resent after an attempt that may have
+		// landed: the executor settles it by reading instead.
+		NoResend: r.W.Check == plan.NoCheck,
+		Settle:   t.settleBy(r.W),
+	})
+	return t.settled(r.W, &res, span)
 }
 
-// failure turns the error of a write into what the caller gets: a conflict,
-// a condition error, a LockedError, or an unknown outcome; or, when an
-// unanswered attempt turns out to have been ours, no error and the stored
-// item (nil for a delete).
-//
-// Two cases follow an unanswered attempt. A write the SDK resent (one with
-// a version check) whose resend failed its condition was ours if the item
-// carries our write token. A write that ended on the unanswered attempt
-// (never resent, or the SDK's retries ran out) is settled by one consistent
-// read.
-func (t *Table[T]) failure(ctx context.Context, err error, w *plan.Write, att *attempt.Tracker, span *obs.Span) (map[string]types.AttributeValue, error) {
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		if att.Ambiguous {
-			return t.settle(ctx, w, att, span)
-		}
-		return nil, fmt.Errorf("mapper: %v on %s %s: %w", w.Kind, t.name, attrs.FormatKey(t.keyOfWrite(w)), err)
+// settleBy is how the executor recognises w as ours after a lost answer:
+// by its write token, or for a delete by the item being gone. A write
+// without either cannot be recognised (its lost answer is an unknown
+// outcome). The settling read is made only while the caller's ctx lasts.
+func (t *Table[T]) settleBy(w *plan.Write) plan.Settle {
+	if w.Token == "" && w.Kind != plan.WriteDelete {
+		return plan.Settle{}
 	}
-	item := ccf.Item
-	if len(item) == 0 {
-		item = nil
-	}
-	if att.Ambiguous {
-		landed := w.Landed(item, t.opts.TokenAttribute)
-		settled(span, landed)
-		if landed {
-			return item, nil
-		}
-	}
-	out := t.refusal(w, item, err)
-	if att.Ambiguous {
-		return nil, t.unknown(w, att, out)
-	}
-	return nil, out
+	return plan.Settle{Ours: func(item map[string]types.AttributeValue) bool { return w.Landed(item, t.opts.TokenAttribute) }}
 }
 
-// settled emits the Settled event of a write whose unanswered attempt was
-// found to have landed, or not seen, in the item.
-func settled(span *obs.Span, landed bool) {
+// settled turns the executor's result into what the caller gets: the
+// output, or the item found when a lost answer turned out to be ours (nil
+// for a delete); a conflict, a condition error or a LockedError; an
+// unknown outcome; or the call's error.
+func (t *Table[T]) settled(w *plan.Write, res *plan.Result, span *obs.Span) (sent, error) {
+	if res.Seen() {
+		settledEvent(span, res.Outcome == plan.Applied)
+	}
+	switch res.Outcome {
+	case plan.Applied:
+		if res.Lost() {
+			return sent{item: res.Item}, nil
+		}
+		return sent{item: res.Item, out: res.Out}, nil
+	case plan.Refused:
+		return sent{}, t.refusal(w, res.Item, res.Err)
+	case plan.Unknown:
+		var last error
+		if res.ConditionFailed() {
+			last = t.refusal(w, res.Item, res.Err)
+		}
+		return sent{}, t.unknown(w, res.LostErr, last)
+	}
+	return sent{}, fmt.Errorf("mapper: %v on %s %s: %w", w.Kind, t.name, attrs.FormatKey(t.keyOfWrite(w)), res.Err)
+}
+
+// settledEvent emits the Settled event of a write whose unanswered attempt
+// was found to have landed, or not seen, in the item.
+func settledEvent(span *obs.Span, landed bool) {
 	if !span.On() {
 		return
 	}
@@ -365,36 +324,11 @@ func (t *Table[T]) refusal(w *plan.Write, item map[string]types.AttributeValue, 
 	return &ConditionError{Table: t.name, Key: key, Item: item, Err: err}
 }
 
-// unknown is the error of a write whose outcome cannot be known; last is
-// what it met after the unanswered attempt, if anything.
-func (t *Table[T]) unknown(w *plan.Write, att *attempt.Tracker, last error) error {
-	return &UnknownOutcomeError{Op: w.Kind.String(), Table: t.name, Key: t.keyOfWrite(w), Err: att.Err, Last: last}
-}
-
-// settle learns with one consistent GetItem whether a write that ended on
-// an unanswered attempt was applied, and returns the item read if it was.
-// Otherwise the outcome is unknown: the write may have landed and been
-// overwritten since, or may still be on its way. It reads only while ctx
-// lasts, and only when the write can be recognised (a write token, or a
-// delete).
-func (t *Table[T]) settle(ctx context.Context, w *plan.Write, att *attempt.Tracker, span *obs.Span) (map[string]types.AttributeValue, error) {
-	if ctx.Err() != nil || (w.Token == "" && w.Kind != plan.WriteDelete) {
-		return nil, t.unknown(w, att, nil)
-	}
-	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.nameP, Key: t.keyOfWrite(w), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return nil, t.unknown(w, att, nil)
-	}
-	item := out.Item
-	if len(item) == 0 {
-		item = nil
-	}
-	landed := w.Landed(item, t.opts.TokenAttribute)
-	settled(span, landed)
-	if landed {
-		return item, nil
-	}
-	return nil, t.unknown(w, att, nil)
+// unknown is the error of a write whose outcome cannot be known: lost is
+// the error of the attempt whose answer was lost, last what the write met
+// after it, if anything.
+func (t *Table[T]) unknown(w *plan.Write, lost, last error) error {
+	return &UnknownOutcomeError{Op: w.Kind.String(), Table: t.name, Key: t.keyOfWrite(w), Err: lost, Last: last}
 }
 
 // createCheck is the check of a write whose struct has version 0.
@@ -436,7 +370,11 @@ func (t *Table[T]) put(ctx context.Context, item *T, o *WriteOptions) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	s, err := t.send(ctx, w, o, types.ReturnValueNone)
+	r, err := t.render(w)
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.send(ctx, r, o, types.ReturnValueNone)
 	if err != nil {
 		return nil, err
 	}
@@ -470,7 +408,11 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	if err != nil {
 		return err
 	}
-	s, err := t.send(ctx, w, o, types.ReturnValueNone)
+	r, err := t.render(w)
+	if err != nil {
+		return err
+	}
+	s, err := t.send(ctx, r, o, types.ReturnValueNone)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,8 @@
 // Package observe lets a program see what optimist decides on its behalf:
-// conflicts and retries, lost answers settled by a read, writes whose
-// outcome is unknown, locks acquired, lost, forced, taken over and handed over,
-// heartbeats that fail, units of work committed, rolled back and
-// recovered. It is one small interface, [Observer], given to each
+// conflicts and retries, lost answers settled by the item they left,
+// writes whose outcome is unknown, locks acquired, lost, forced, taken
+// over and handed over, heartbeats that fail, units of work committed,
+// rolled back and recovered. It is one small interface, [Observer], given to each
 // package through its options; [Slog] turns the events into structured
 // logs, and the module github.com/optimist-dynamo/optimist/otel into
 // OpenTelemetry spans and metrics.

@@ -81,13 +81,14 @@ type Event struct {
 // library's events, its logs (package observe's Slog) and its metrics
 // (module otel's optimist.outcome attribute).
 const (
-	// OutcomeLanded: a Settled write whose answer was lost is ours, as
-	// the read showed: it succeeded.
+	// OutcomeLanded: the item a Settled write found carries the write's
+	// token (for a delete: the item is gone): the write succeeded.
 	OutcomeLanded = "landed"
-	// OutcomeNotSeen: a Settled write whose answer was lost was not seen
-	// by the read (the item carries another write's token). Whether it
-	// landed and was overwritten, or never landed, cannot be known: an
-	// UnknownOutcome follows.
+	// OutcomeNotSeen: the item a Settled write found does not show it (it
+	// carries another write's token or none, or is missing; for a
+	// delete, it is still there). Whether the write landed and was
+	// overwritten, or never landed, cannot be known: an UnknownOutcome
+	// follows.
 	OutcomeNotSeen = "not_seen"
 	// OutcomeForward: a unit past its commit point was finished (its
 	// writes applied).
@@ -146,11 +147,15 @@ const (
 	// batch calls resending what DynamoDB left unprocessed (Op
 	// "BatchGetItem" or "BatchWriteItem", Attempt the call about to be made).
 	Retry
-	// Settled: a write whose answer was lost was settled without writing
-	// again (mapper): by a consistent read, or by the item a resend's failed
-	// condition returned. Outcome [OutcomeLanded] (the write is ours:
-	// success) or [OutcomeNotSeen] (an UnknownOutcome follows). Op, Table,
-	// Key, Token.
+	// Settled: a mapper write whose answer was lost was settled without
+	// writing again, by the write token in the item: the item a resend's
+	// failed condition returned, or, when the write ended on the
+	// unanswered attempt, one consistent read. Outcome [OutcomeLanded]
+	// (the write is ours: success) or [OutcomeNotSeen] (an UnknownOutcome
+	// follows). A write that cannot be settled (no write token, ctx
+	// ended, the read failed) has no Settled event, only its
+	// UnknownOutcome; a write with ExactlyOnce is a transaction and is
+	// never settled this way. Op, Table, Key, Token, inside the Write.
 	Settled
 	// UnknownOutcome: a write whose outcome cannot be known (mapper, txn,
 	// unit's commit point); Err matches version.ErrUnknownOutcome. Op,

@@ -6,7 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
@@ -28,35 +28,43 @@ type claimed struct {
 // a value of ours that no one else writes (a fresh record version, a queue
 // entry's id), and ours recognises it in an item.
 //
-// A write whose response was lost is settled without writing again: if the
+// A write whose response was lost is settled by the executor (plan.Exec,
+// which the mapper's writes use too) without writing again: if the
 // SDK's retry failed its condition, the item it returned shows whether our
 // first attempt had landed; if every attempt's answer was lost, a
 // consistent read (with a cleanup context, since the caller's may be why
 // the answer never came) does. If the read fails too, claim returns the
 // write's error: the outcome stays unknown, and the lease, if it landed,
 // runs out on its own (no heartbeats renew it).
-func claim(ctx context.Context, c recordClient, in *dynamodb.UpdateItemInput,
+func claim(ctx context.Context, c recordClient, req *plan.Request,
 	read func(context.Context) (map[string]types.AttributeValue, error),
 	ours func(map[string]types.AttributeValue) bool) (claimed, error) {
-	in.ReturnValues = types.ReturnValueAllNew
-	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	var att attempt.Tracker
-	out, err := c.UpdateItem(ctx, in, att.Option)
+	res := plan.Exec(ctx, c, req, plan.Call{
+		ReturnValues: types.ReturnValueAllNew,
+		Settle: plan.Settle{Ours: ours, Read: func(ctx context.Context) (map[string]types.AttributeValue, error) {
+			rctx, cancel := cleanupContext(ctx)
+			defer cancel()
+			return read(rctx)
+		}},
+	})
 	switch {
-	case err == nil:
-		return claimed{item: out.Attributes, won: true}, nil
-	case isConditionFailed(err):
-		item := conditionItem(err)
-		// An earlier attempt of ours may have landed: the SDK's retry saw it.
-		return claimed{item: item, won: att.Ambiguous && ours(item)}, nil
-	case att.Ambiguous:
-		rctx, cancel := cleanupContext(ctx)
-		defer cancel()
-		if item, rerr := read(rctx); rerr == nil && ours(item) {
-			return claimed{item: item, won: true, late: true}, nil
-		}
+	case res.Outcome == plan.Applied:
+		return claimed{item: res.Item, won: true, late: res.Read}, nil
+	case res.ConditionFailed():
+		// Refused, or a resend refused with no sign that our lost attempt
+		// landed: the item shows who holds it.
+		return claimed{item: res.Item}, nil
 	}
-	return claimed{}, err
+	return claimed{}, res.Err
+}
+
+// rawUpdate is an UpdateItem the package writes by hand (its update
+// expression does what the plan's actions cannot: arithmetic on the fence
+// counter, a copy of one attribute into another), made a request that asks
+// for the item as stored when its condition fails.
+func rawUpdate(in *dynamodb.UpdateItemInput) *plan.Request {
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	return &plan.Request{Update: in}
 }
 
 // tries caps the package's own retry loops (not the SDK's, which retries

@@ -9,11 +9,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -72,11 +71,12 @@ func (l *ItemLock[T]) SaveAndRelease(ctx context.Context, item *T) error {
 		return fmt.Errorf("%w: SaveAndRelease of a nil item", ErrInvalidOption)
 	}
 	s := l.lease
-	return s.finish(ctx, "SaveAndRelease", func(ctx context.Context, cur string, _ *attempt.Tracker) error {
+	return s.finish(ctx, "SaveAndRelease", func(ctx context.Context, cur string) (bool, error) {
 		ours := expression.Name(s.o.ItemOwnerAttr).Equal(expression.Value(s.o.Owner)).
 			And(expression.Name(s.o.ItemLeaseAttr).AppendName(expression.Name(leaseRvn)).Equal(expression.Value(cur)))
 		// Save resolves a lost response by its own write token.
-		return l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ItemOwnerAttr).Remove(s.o.ItemLeaseAttr)))
+		// (its unknown outcome is an error, never a failed condition).
+		return false, l.table.Save(ctx, item, mapper.If(ours), mapper.Also(update.Remove(s.o.ItemOwnerAttr).Remove(s.o.ItemLeaseAttr)))
 	})
 }
 
@@ -120,11 +120,11 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	}
 	rec := &record{
 		client: table.Client(), table: aws.String(table.Name()), key: k,
-		names:    map[string]string{"#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr, "#r": leaseRvn},
-		ownerRef: "#o", rvnRef: "#il.#r",
-		remove: "REMOVE #o, #il",
-		parse:  itemHolder(o.ItemOwnerAttr, o.ItemLeaseAttr),
-		item:   true,
+		owner:   plan.Top(o.ItemOwnerAttr),
+		rvn:     plan.Path{{Name: o.ItemLeaseAttr}, {Name: leaseRvn}},
+		release: []plan.Path{plan.Top(o.ItemOwnerAttr), plan.Top(o.ItemLeaseAttr)},
+		parse:   itemHolder(o.ItemOwnerAttr, o.ItemLeaseAttr),
+		item:    true,
 	}
 	name := table.Name() + " " + attrs.FormatKey(k)
 	w := newWaiter(o)
@@ -158,30 +158,28 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *record, o Options, rvn, takeover string) (map[string]types.AttributeValue, holder, error) {
 	// An item a unit of work (package unit) holds is not locked here: its
 	// unit's write is still to be applied.
-	cond := "attribute_exists(#k) AND attribute_not_exists(#unit) AND (attribute_not_exists(#o)"
-	values := map[string]types.AttributeValue{
-		":me": attrs.S(o.Owner),
-		":lease": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-			leaseRvn: attrs.S(rvn), leaseMs: attrs.N(o.LeaseDuration.Milliseconds()),
-		}},
-	}
+	free := expression.AttributeNotExists(rec.owner.Name())
 	if takeover != "" {
-		cond += " OR #il.#r = :stale"
-		values[":stale"] = attrs.S(takeover)
+		free = free.Or(rec.rvn.Name().Equal(expression.Value(takeover)))
 	}
-	cond += ")"
-	names := map[string]string{"#k": table.HashKey(), "#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr, "#unit": unitlock.Attr}
-	if takeover != "" {
-		names["#r"] = leaseRvn
+	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(aws.ToString(rec.table), "", ""), Key: rec.key,
+		Conds: []expression.ConditionBuilder{
+			expression.AttributeExists(plan.Top(table.HashKey()).Name()),
+			expression.AttributeNotExists(plan.Top(unitlock.Attr).Name()),
+			free,
+		},
+		Actions: []plan.Action{
+			set(rec.owner, attrs.S(o.Owner)),
+			set(plan.Top(o.ItemLeaseAttr), &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+				leaseRvn: attrs.S(rvn), leaseMs: attrs.N(o.LeaseDuration.Milliseconds()),
+			}}),
+		},
 	}
-	res, err := claim(ctx, rec.client, &dynamodb.UpdateItemInput{
-		TableName:                 rec.table,
-		Key:                       rec.key,
-		UpdateExpression:          aws.String("SET #o = :me, #il = :lease"),
-		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	}, rec.read, func(item map[string]types.AttributeValue) bool {
+	req, err := w.Render()
+	if err != nil {
+		return nil, holder{}, err
+	}
+	res, err := claim(ctx, rec.client, req, rec.read, func(item map[string]types.AttributeValue) bool {
 		h := rec.parse(item)
 		return h.owner == o.Owner && h.rvn == rvn
 	})

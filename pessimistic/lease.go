@@ -4,17 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // record is where a lease lives: a lock's record, a FIFO queue entry, or a
@@ -24,16 +24,14 @@ type record struct {
 	client recordClient
 	table  *string
 	key    map[string]types.AttributeValue
-	// names binds the names in ownerRef and rvnRef: the names of the
-	// condition.
-	names    map[string]string
-	ownerRef string // the owner's path in expressions: "#o", or "#qw.#id.#o"
-	rvnRef   string // the record version's path in expressions: "#r", or "#il.#r"
-	ttl      bool
-	// remove is the update expression of a release; "" deletes the record.
-	remove      string
-	removeNames map[string]string
-	parse       func(map[string]types.AttributeValue) holder
+	// owner and rvn are where the owner and the record version are
+	// stored: "o", or "qw.<id>.o" in a FIFO queue's entry.
+	owner, rvn plan.Path
+	// ttl is set when every write refreshes the cleanup attribute.
+	ttl bool
+	// release is what a release removes; nil: it deletes the record.
+	release []plan.Path
+	parse   func(map[string]types.AttributeValue) holder
 	// item is set for an item lock: events name the item's key.
 	item bool
 	// holds is set for a FIFO queue entry: its release records how long
@@ -52,7 +50,17 @@ type recordClient interface {
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
 
-func (r *record) cond() string { return r.ownerRef + " = :me AND " + r.rvnRef + " = :cur" }
+// write returns a write to the record conditional on owner holding it
+// with record version cur, as the plan renders it.
+func (r *record) write(kind plan.Kind, owner, cur string) *plan.Write {
+	return &plan.Write{Kind: kind, T: plan.NewTable(aws.ToString(r.table), "", ""), Key: r.key,
+		Conds: []expression.ConditionBuilder{r.owner.Name().Equal(expression.Value(owner)).And(r.rvn.Name().Equal(expression.Value(cur)))}}
+}
+
+// set returns the action that sets path p to the string v.
+func set(p plan.Path, v types.AttributeValue) plan.Action {
+	return plan.Action{Kind: plan.Set, Path: p, Value: v}
+}
 
 // read reads the record with a consistent read.
 func (r *record) read(ctx context.Context) (map[string]types.AttributeValue, error) {
@@ -338,41 +346,31 @@ const (
 // consistent read. With settledUnknown it returns the call's error.
 func (s *Lease) renew(ctx context.Context, rvn string) (settled, error) {
 	r := s.rec
-	update := "SET " + r.rvnRef + " = :new"
-	names := r.names
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(s.rvn), ":new": attrs.S(rvn)}
+	w := r.write(plan.WriteUpdate, s.o.Owner, s.rvn)
+	w.Actions = []plan.Action{set(r.rvn, attrs.S(rvn))}
 	if r.ttl {
-		update += ", #t = :t"
-		names = maps.Clone(names)
-		names["#t"] = attrTTL
-		values[":t"] = s.o.ttlValue()
+		w.Actions = append(w.Actions, set(plan.Top(attrTTL), s.o.ttlValue()))
 	}
-	var att attempt.Tracker
-	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           r.table,
-		Key:                                 r.key,
-		UpdateExpression:                    aws.String(update),
-		ConditionExpression:                 aws.String(r.cond()),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}, att.Option)
-	var h holder
-	switch {
-	case err == nil:
-		return settledOurs, nil
-	case isConditionFailed(err):
-		h = r.parse(conditionItem(err))
-	case !att.Ambiguous:
+	req, err := w.Render()
+	if err != nil {
 		return settledUnknown, err
-	default:
-		item, gerr := r.read(ctx)
-		if gerr != nil {
-			return settledUnknown, err
-		}
-		if h = r.parse(item); h.owner == s.o.Owner && h.rvn == s.rvn {
-			return settledUnknown, err // the write did not land
-		}
+	}
+	res := plan.Exec(ctx, r.client, req, plan.Call{Settle: plan.Settle{
+		Ours: func(item map[string]types.AttributeValue) bool {
+			h := r.parse(item)
+			return h.owner == s.o.Owner && h.rvn == rvn
+		},
+		Read: r.read,
+	}})
+	if res.Outcome == plan.Applied {
+		return settledOurs, nil // answered, or our lost attempt was seen to land
+	}
+	if !res.ConditionFailed() && !res.Read {
+		return settledUnknown, res.Err
+	}
+	h := r.parse(res.Item)
+	if res.Read && h.owner == s.o.Owner && h.rvn == s.rvn {
+		return settledUnknown, res.Err // the write did not land
 	}
 	switch {
 	case h.owner != s.o.Owner:
@@ -431,16 +429,14 @@ func (s *Lease) Release(ctx context.Context) error {
 	if s == nil {
 		return errNilLease
 	}
-	return s.finish(ctx, "Release", func(ctx context.Context, cur string, att *attempt.Tracker) error {
-		return s.removeRecord(ctx, cur, att)
-	})
+	return s.finish(ctx, "Release", s.removeRecord)
 }
 
 // finish ends the lease with write (the call op), made with our record
 // version (and, if that fails on a heartbeat of unknown outcome that did
 // land, with that one): heartbeats stop, and the lease is released or
-// lost.
-func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Context, cur string, att *attempt.Tracker) error) error {
+// lost. write reports whether an attempt's answer was lost.
+func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Context, cur string) (lost bool, err error)) error {
 	s.stopHeartbeats(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -456,8 +452,7 @@ func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Co
 		if cur == "" {
 			continue
 		}
-		var att attempt.Tracker
-		err := write(ctx, cur, &att)
+		lost, err := write(ctx, cur)
 		if err == nil {
 			s.markReleased(op, true)
 			return nil
@@ -469,15 +464,14 @@ func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Co
 		}
 		h = s.rec.parse(conditionItem(err))
 		switch {
-		case h.owner == "" && att.Ambiguous:
+		case h.owner == "" && lost:
 			s.markReleased(op, true) // our release landed; the SDK's retry saw it
 			return nil
 		case h.owner == s.o.Owner && h.rvn == cur:
 			// The lock is intact: the write failed for a reason of its own
 			// (a SaveAndRelease whose version check failed, say). Release
 			// the lock all the same, and report the write's failure.
-			var ratt attempt.Tracker
-			if rerr := s.removeRecord(ctx, cur, &ratt); rerr != nil && !(isConditionFailed(rerr) && ratt.Ambiguous) {
+			if rlost, rerr := s.removeRecord(ctx, cur); rerr != nil && !(isConditionFailed(rerr) && rlost) {
 				s.lose(op, ErrUnreachable)
 				return errors.Join(err, fmt.Errorf("pessimistic: release %q: %w", s.name, rerr))
 			}
@@ -496,55 +490,55 @@ func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Co
 	return fmt.Errorf("%w: %q is held by %s (token %d)", ErrNotHeld, s.name, h.owner, h.token)
 }
 
-// removeRecord removes the lease from its record: the release proper.
-func (s *Lease) removeRecord(ctx context.Context, cur string, att *attempt.Tracker) error {
+// removeRecord removes the lease from its record: the release proper,
+// sent by the executor with nothing to recognise it by (finish settles a
+// lost answer from the item a failed resend returns). It reports whether an
+// attempt's answer was lost.
+func (s *Lease) removeRecord(ctx context.Context, cur string) (lost bool, err error) {
 	r := s.rec
-	values := map[string]types.AttributeValue{":me": attrs.S(s.o.Owner), ":cur": attrs.S(cur)}
-	if r.remove == "" {
-		_, err := r.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: r.table, Key: r.key,
-			ConditionExpression:                 aws.String(r.cond()),
-			ExpressionAttributeNames:            r.names,
-			ExpressionAttributeValues:           values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}, att.Option)
-		return err
+	w := r.write(plan.WriteDelete, s.o.Owner, cur)
+	if r.release != nil {
+		w = s.releaseWrite(cur)
 	}
-	names := maps.Clone(r.names)
-	maps.Copy(names, r.removeNames)
-	if _, ok := names["#t"]; ok {
-		values[":t"] = s.o.ttlValue()
+	req, err := w.Render()
+	if err != nil {
+		return false, err
 	}
-	expr := r.remove
-	if r.holds && !s.headAt.IsZero() {
-		// A FIFO holder leaves how long it held (a duration on its own
-		// clock, not a time: no clocks are compared) and its ticket, for
-		// the waiters to time their reads by.
-		expr += ", #hm = :hm, #hb = :hb"
-		names["#hm"], names["#hb"] = attrHeldMs, attrHeldBy
-		values[":hm"] = attrs.N(max(s.o.Clock.Now().Sub(s.headAt), 0).Milliseconds())
-		values[":hb"] = attrs.N(s.token)
-	}
-	in := &dynamodb.UpdateItemInput{
-		TableName: r.table, Key: r.key,
-		UpdateExpression:                    aws.String(expr),
-		ConditionExpression:                 aws.String(r.cond()),
-		ExpressionAttributeNames:            names,
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
+	var rv types.ReturnValue
 	if r.released != nil {
-		in.ReturnValues = types.ReturnValueAllNew // free: no extra read
+		rv = types.ReturnValueAllNew // free: no extra read
 	}
 	sent := s.o.Clock.Now()
-	out, err := r.client.UpdateItem(ctx, in, att.Option)
-	if err == nil && r.released != nil {
-		r.released(out.Attributes, sent)
+	res := plan.Exec(ctx, r.client, req, plan.Call{ReturnValues: rv})
+	if res.Err == nil && r.released != nil {
+		r.released(res.Item, sent)
 		if s.o.Observer != nil { // s.next is for the LockReleased event only
-			if q := parseQueue(out.Attributes); len(q) > 0 {
+			if q := parseQueue(res.Item); len(q) > 0 {
 				s.next = q[0].token
 			}
 		}
 	}
-	return err
+	return res.Lost(), res.Err
+}
+
+// releaseWrite is the release of a record that outlives its lease: it
+// removes the lease's attributes.
+func (s *Lease) releaseWrite(cur string) *plan.Write {
+	r := s.rec
+	w := r.write(plan.WriteUpdate, s.o.Owner, cur)
+	for _, p := range r.release {
+		w.Actions = append(w.Actions, plan.Action{Kind: plan.Remove, Path: p})
+	}
+	if r.ttl {
+		w.Actions = append(w.Actions, set(plan.Top(attrTTL), s.o.ttlValue()))
+	}
+	if r.holds && !s.headAt.IsZero() {
+		// A FIFO holder leaves how long it held (a duration on its own
+		// clock, not a time: no clocks are compared) and its ticket, for
+		// the waiters to time their reads by.
+		w.Actions = append(w.Actions,
+			set(plan.Top(attrHeldMs), attrs.N(max(s.o.Clock.Now().Sub(s.headAt), 0).Milliseconds())),
+			set(plan.Top(attrHeldBy), attrs.N(s.token)))
+	}
+	return w
 }

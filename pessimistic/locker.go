@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -370,7 +371,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	} else {
 		set += " REMOVE #d" // a previous holder's
 	}
-	res, err := claim(ctx, l.client, &dynamodb.UpdateItemInput{
+	res, err := claim(ctx, l.client, rawUpdate(&dynamodb.UpdateItemInput{
 		TableName: rec.table,
 		Key:       rec.key,
 		// The fence starts from the wall clock in milliseconds, so that if
@@ -382,7 +383,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 		ExpressionAttributeNames: map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData,
 			"#po": attrPrevOwner, "#pt": attrPrevToken},
 		ExpressionAttributeValues: values,
-	}, rec.read, func(item map[string]types.AttributeValue) bool {
+	}), rec.read, func(item map[string]types.AttributeValue) bool {
 		h := holderOf(item)
 		return h.owner == o.Owner && h.rvn == rvn
 	})
@@ -424,11 +425,9 @@ func previousHolder(item map[string]types.AttributeValue, token int64) *holder {
 func (l *Locker) lockRecord(name string) *record {
 	return &record{
 		client: l.client, table: l.tableP, key: l.key(name, lockSK),
-		names:    map[string]string{"#o": attrOwner, "#r": attrRvn},
-		ownerRef: "#o", rvnRef: "#r", ttl: true,
-		remove:      "REMOVE #o, #r, #l, #d SET #t = :t",
-		removeNames: map[string]string{"#l": attrLease, "#t": attrTTL, "#d": attrData},
-		parse:       holderOf,
+		owner: plan.Top(attrOwner), rvn: plan.Top(attrRvn), ttl: true,
+		release: []plan.Path{plan.Top(attrOwner), plan.Top(attrRvn), plan.Top(attrLease), plan.Top(attrData)},
+		parse:   holderOf,
 	}
 }
 

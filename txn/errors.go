@@ -163,7 +163,7 @@ func (tx *Tx) canceled(tce *types.TransactionCanceledException, err error, attem
 				r.Item = cr.Item
 			}
 			if r.Code == CodeConditionalCheckFailed {
-				r.Conflict, _, _ = op.w.Conflict(r.Item)
+				r.Conflict, _, _ = op.write().Conflict(r.Item)
 			}
 		}
 		ce.Reasons = append(ce.Reasons, r)

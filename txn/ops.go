@@ -55,11 +55,11 @@ func rawWrite(kind plan.Kind, table string, key map[string]types.AttributeValue,
 func Put(table string, key, item map[string]types.AttributeValue, opts ...OpOption) Op {
 	w, err := rawWrite(plan.WritePut, table, key, opts)
 	if err != nil {
-		return Op{err: err}
+		return failedOp(err)
 	}
 	for k, v := range key {
 		if item[k] == nil || attrs.ItemID("", map[string]types.AttributeValue{k: item[k]}) != attrs.ItemID("", map[string]types.AttributeValue{k: v}) {
-			return Op{err: fmt.Errorf("txn: Put on %s: the item's %q is not the key's", table, k)}
+			return failedOp(fmt.Errorf("txn: Put on %s: the item's %q is not the key's", table, k))
 		}
 	}
 	w.Item = item
@@ -72,13 +72,13 @@ func Put(table string, key, item map[string]types.AttributeValue, opts ...OpOpti
 func Update(table string, key map[string]types.AttributeValue, u *update.Builder, opts ...OpOption) Op {
 	w, err := rawWrite(plan.WriteUpdate, table, key, opts)
 	if err != nil {
-		return Op{err: err}
+		return failedOp(err)
 	}
 	if w.Actions, err = plan.BuilderActions(u); err == nil && len(w.Actions) == 0 {
 		err = update.ErrNoActions
 	}
 	if err != nil {
-		return Op{err: fmt.Errorf("txn: Update on %s: %w", table, err)}
+		return failedOp(fmt.Errorf("txn: Update on %s: %w", table, err))
 	}
 	return newOp(w, nil)
 }
@@ -87,7 +87,7 @@ func Update(table string, key map[string]types.AttributeValue, u *update.Builder
 func Delete(table string, key map[string]types.AttributeValue, opts ...OpOption) Op {
 	w, err := rawWrite(plan.WriteDelete, table, key, opts)
 	if err != nil {
-		return Op{err: err}
+		return failedOp(err)
 	}
 	return newOp(w, nil)
 }
@@ -97,11 +97,11 @@ func Delete(table string, key map[string]types.AttributeValue, opts ...OpOption)
 // transaction depend on an item it does not change.
 func Check(table string, key map[string]types.AttributeValue, cond expression.ConditionBuilder, opts ...OpOption) Op {
 	if !cond.IsSet() {
-		return Op{err: fmt.Errorf("%w: Check on %s needs a condition", ErrInvalidOption, table)}
+		return failedOp(fmt.Errorf("%w: Check on %s needs a condition", ErrInvalidOption, table))
 	}
 	w, err := rawWrite(plan.WriteCheck, table, key, append([]OpOption{If(cond)}, opts...))
 	if err != nil {
-		return Op{err: errors.Join(fmt.Errorf("txn: Check on %s needs a valid condition", table), err)}
+		return failedOp(errors.Join(fmt.Errorf("txn: Check on %s needs a valid condition", table), err))
 	}
 	return newOp(w, nil)
 }

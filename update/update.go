@@ -1,8 +1,6 @@
 package update
 
 import (
-	"fmt"
-
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
@@ -53,20 +51,13 @@ var (
 // A nil *Builder is an empty one. Building does not change a Builder, so a
 // complete Builder may be used by several goroutines at once; adding actions
 // to it while it is in use is a data race.
-type Builder struct {
-	actions []plan.Action
-	err     error
-}
+//
+// (Its fields are those of an internal type, so that the mapper and
+// package txn read its actions as structured values.)
+type Builder plan.Updates
 
-func init() {
-	plan.BuilderActions = func(b any) ([]plan.Action, error) {
-		u := b.(*Builder)
-		if u == nil {
-			return nil, nil
-		}
-		return u.actions, u.err
-	}
-}
+// actions returns b's actions and first error.
+func (b *Builder) actions() ([]plan.Action, error) { return plan.BuilderActions(b) }
 
 // The package-level functions start a Builder with one action.
 
@@ -142,19 +133,18 @@ func (b *Builder) Delete(path string, value any) *Builder {
 
 // Err returns the first error of the Builder, or nil.
 func (b *Builder) Err() error {
-	if b == nil {
-		return nil
-	}
-	return b.err
+	_, err := b.actions()
+	return err
 }
 
 // Paths returns the paths the Builder changes, one per action, in order.
 func (b *Builder) Paths() []Path {
-	if b == nil {
+	acts, _ := b.actions()
+	if acts == nil {
 		return nil
 	}
-	out := make([]Path, len(b.actions))
-	for i, a := range b.actions {
+	out := make([]Path, len(acts))
+	for i, a := range acts {
 		out[i] = fromPlan(a.Path)
 	}
 	return out
@@ -164,23 +154,7 @@ func (b *Builder) add(k plan.ActionKind, p string, value any) *Builder {
 	if b == nil {
 		b = new(Builder)
 	}
-	if b.err != nil {
-		return b
-	}
-	fail := func(err error) *Builder {
-		b.err = fmt.Errorf("%s(%q): %w", k, p, err)
-		return b
-	}
-	a, err := plan.NewAction(k, p, value)
-	if err != nil {
-		return fail(err)
-	}
-	for _, other := range b.actions {
-		if a.Path.Overlaps(other.Path) {
-			return fail(fmt.Errorf("%w: %s also changed by %s(%q)", plan.ErrOverlap, a.Path, other.Kind, other.Path))
-		}
-	}
-	b.actions = append(b.actions, a)
+	(*plan.Updates)(b).Add(k, p, value)
 	return b
 }
 
@@ -190,13 +164,14 @@ func (b *Builder) add(k plan.ActionKind, p string, value any) *Builder {
 // error, or [ErrNoActions].
 func (b *Builder) UpdateBuilder() (expression.UpdateBuilder, error) {
 	var ub expression.UpdateBuilder
-	if err := b.Err(); err != nil {
+	acts, err := b.actions()
+	if err != nil {
 		return ub, err
 	}
-	if b == nil || len(b.actions) == 0 {
+	if len(acts) == 0 {
 		return ub, ErrNoActions
 	}
-	for _, a := range b.actions {
+	for _, a := range acts {
 		name := a.Path.Name()
 		switch a.Kind {
 		case plan.Set:

@@ -187,16 +187,8 @@ func (c *cli) locksRelease(ctx context.Context, args []string) error {
 	} else {
 		err = l.ForceReleaseIf(ctx, name, before.Owner, before.Token)
 	}
-	var changed *pessimistic.HolderChangedError
-	switch {
-	case errors.As(err, &changed):
-		return fmt.Errorf("lock %q in %s: %s (token %d), shown just before, does not hold it any more; it is held by %s (token %d) now. "+
-			"Nothing released. Run locks show again, and release it only if that holder is dead too (-force removes whoever holds it)",
-			name, table, changed.Owner, changed.Token, changed.NowOwner, changed.NowToken)
-	case errors.Is(err, pessimistic.ErrNotHeld):
-		return fmt.Errorf("lock %q in %s is not held by anyone (its holder released it or was removed meanwhile): nothing released", name, table)
-	case err != nil:
-		return err
+	if err != nil {
+		return releaseError(table, name, err)
 	}
 	// What was removed: the holder the fenced release was told, or what
 	// the forced one's event reports.
@@ -216,6 +208,26 @@ func (c *cli) locksRelease(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("released %q (removed %s, token %d), but reading it back failed: %w", name, gone.Owner, gone.Token, err)
 	}
+	return c.printReleased(name, before, gone, after)
+}
+
+// releaseError says why a release of the lock name removed no holder.
+func releaseError(table, name string, err error) error {
+	var changed *pessimistic.HolderChangedError
+	switch {
+	case errors.As(err, &changed):
+		return fmt.Errorf("lock %q in %s: %s (token %d), shown just before, does not hold it any more; it is held by %s (token %d) now. "+
+			"Nothing released. Run locks show again, and release it only if that holder is dead too (-force removes whoever holds it)",
+			name, table, changed.Owner, changed.Token, changed.NowOwner, changed.NowToken)
+	case errors.Is(err, pessimistic.ErrNotHeld):
+		return fmt.Errorf("lock %q in %s is not held by anyone (its holder released it or was removed meanwhile): nothing released", name, table)
+	}
+	return err
+}
+
+// printReleased reports a release: the holder shown before, the one
+// removed (gone) and the lock as read after.
+func (c *cli) printReleased(name string, before *pessimistic.Info, gone lockJSON, after *pessimistic.Info) error {
 	if c.json {
 		return c.printJSON(struct {
 			Name    string   `json:"name"`

@@ -267,127 +267,42 @@ func (w *Write) Condition() (expr *string, names map[string]string, values map[s
 	return e.Condition(), e.Names(), e.Values(), nil
 }
 
-// PutInput renders a Put.
+// PutInput renders a Put (for a package that composes its own writes; one
+// that sends a Write takes its [Request] from [Write.Render] once).
 func (w *Write) PutInput() (*dynamodb.PutItemInput, error) {
-	cond, names, values, err := w.Condition()
+	r, err := w.Render()
+	if err == nil && r.Put == nil {
+		err = fmt.Errorf("a %v rendered as a PutItem", w.Kind)
+	}
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.PutItemInput{
-		TableName: w.T.NameP, Item: w.Item,
-		ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-	}
-	if cond != nil {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	return in, nil
+	return r.Put, nil
 }
 
 // UpdateInput renders an Update, returning rv.
 func (w *Write) UpdateInput(rv types.ReturnValue) (*dynamodb.UpdateItemInput, error) {
-	e, names, values, cond, err := w.updateParts()
+	r, err := w.Render()
+	if err == nil && r.Update == nil {
+		err = fmt.Errorf("a %v rendered as an UpdateItem", w.Kind)
+	}
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.UpdateItemInput{
-		TableName: w.T.NameP, Key: w.Key, UpdateExpression: &e,
-		ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-		ReturnValues: rv,
-	}
-	if cond != nil {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	return in, nil
-}
-
-func (w *Write) updateParts() (expr string, names map[string]string, values map[string]types.AttributeValue, cond *string, err error) {
-	c, err := Compile(w.Actions, w.Enc)
-	if err != nil {
-		return "", nil, nil, nil, err
-	}
-	cond, cnames, cvalues, err := w.Condition()
-	if err != nil {
-		return "", nil, nil, nil, err
-	}
-	for k, v := range cnames {
-		c.Names[k] = v
-	}
-	for k, v := range cvalues {
-		c.Values[k] = v
-	}
-	if len(c.Values) == 0 {
-		c.Values = nil // REMOVE alone has no values, and DynamoDB refuses an empty map
-	}
-	return c.Expression, c.Names, c.Values, cond, nil
+	r.Update.ReturnValues = rv
+	return r.Update, nil
 }
 
 // DeleteInput renders a Delete.
 func (w *Write) DeleteInput() (*dynamodb.DeleteItemInput, error) {
-	cond, names, values, err := w.Condition()
+	r, err := w.Render()
+	if err == nil && r.Delete == nil {
+		err = fmt.Errorf("a %v rendered as a DeleteItem", w.Kind)
+	}
 	if err != nil {
 		return nil, err
 	}
-	in := &dynamodb.DeleteItemInput{
-		TableName: w.T.NameP, Key: w.Key,
-		ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values,
-	}
-	if cond != nil {
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	return in, nil
-}
-
-// TransactItem renders the write as an action of TransactWriteItems; a
-// conditional one asks for the item as stored when its condition fails.
-func (w *Write) TransactItem() (types.TransactWriteItem, error) {
-	const allOld = types.ReturnValuesOnConditionCheckFailureAllOld
-	var ti types.TransactWriteItem
-	switch w.Kind {
-	case WritePut:
-		in, err := w.PutInput()
-		if err != nil {
-			return ti, err
-		}
-		ti.Put = &types.Put{TableName: in.TableName, Item: in.Item, ConditionExpression: in.ConditionExpression,
-			ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues}
-		if in.ConditionExpression != nil {
-			ti.Put.ReturnValuesOnConditionCheckFailure = allOld
-		}
-	case WriteUpdate:
-		in, err := w.UpdateInput(types.ReturnValueNone)
-		if err != nil {
-			return ti, err
-		}
-		ti.Update = &types.Update{TableName: in.TableName, Key: in.Key, UpdateExpression: in.UpdateExpression,
-			ConditionExpression: in.ConditionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames,
-			ExpressionAttributeValues: in.ExpressionAttributeValues}
-		if in.ConditionExpression != nil {
-			ti.Update.ReturnValuesOnConditionCheckFailure = allOld
-		}
-	case WriteDelete:
-		in, err := w.DeleteInput()
-		if err != nil {
-			return ti, err
-		}
-		ti.Delete = &types.Delete{TableName: in.TableName, Key: in.Key, ConditionExpression: in.ConditionExpression,
-			ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues}
-		if in.ConditionExpression != nil {
-			ti.Delete.ReturnValuesOnConditionCheckFailure = allOld
-		}
-	case WriteCheck:
-		cond, names, values, err := w.Condition()
-		if err != nil {
-			return ti, err
-		}
-		if cond == nil {
-			return ti, fmt.Errorf("a condition check needs a condition")
-		}
-		ti.ConditionCheck = &types.ConditionCheck{TableName: w.T.NameP, Key: w.Key, ConditionExpression: cond,
-			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: allOld}
-	default:
-		return ti, fmt.Errorf("a write of no kind")
-	}
-	return ti, nil
+	return r.Delete, nil
 }
 
 // Conflict tells, for a write whose condition failed on item (as stored,

@@ -1,8 +1,9 @@
 // Package counters is the table of versioned counters that the mapper and
-// txn tests share: a table on the test binary's DynamoDB Local, a
-// mapper.Table written through a call-counting client, and raw reads that
-// bypass the mapper. It lives apart from ddbtest because it imports
-// mapper, which ddbtest's in-package users (mapper's own tests) cannot.
+// txn tests share: a table on the test binary's DynamoDB Local, a table of
+// the caller's making (a mapper.Table) written through a call-counting
+// client, and raw reads that bypass it. It does not import mapper: an
+// internal package never imports the layers above it, so the caller passes
+// the constructor of its table.
 package counters
 
 import (
@@ -16,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/mapper"
 )
 
 // Counter is the versioned item of the tests.
@@ -28,33 +28,34 @@ type Counter struct {
 }
 
 // Fixture is a table of Counters on the shared server, written through a
-// call-counting client.
-type Fixture struct {
+// call-counting client; Tab is the type of the table (*mapper.Table[Counter]).
+type Fixture[Tab any] struct {
 	Ctx   context.Context
 	Raw   *dynamodb.Client        // the server's client, not counted
 	Calls *ddbtest.CountingClient // what Table sends through
-	Table *mapper.Table[Counter]
+	Table Tab
 	Name  string // the table's name
 	// Client makes another client of the same server (with its own
 	// transport options, such as a fault transport).
 	Client func(...func(*dynamodb.Options)) *dynamodb.Client
 }
 
-// New creates a table of its own for the test t.
-func New(t *testing.T) *Fixture {
+// New creates a table of its own for the test t, and its Table with
+// newTable, given the counting client and the table's name.
+func New[Tab any](t *testing.T, newTable func(c *ddbtest.CountingClient, name string) (Tab, error)) *Fixture[Tab] {
 	t.Helper()
 	srv := ddbtest.Server(t)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	calls := ddbtest.NewCounting(raw)
-	table, err := mapper.NewTable[Counter](calls, name)
+	table, err := newTable(calls, name)
 	require.NoError(t, err)
-	return &Fixture{Ctx: context.Background(), Raw: raw, Calls: calls, Table: table, Name: name, Client: srv.NewClient}
+	return &Fixture[Tab]{Ctx: context.Background(), Raw: raw, Calls: calls, Table: table, Name: name, Client: srv.NewClient}
 }
 
 // Stored reads the raw item with id (consistently), bypassing the mapper;
 // nil if there is none.
-func (f *Fixture) Stored(t *testing.T, id string) map[string]types.AttributeValue {
+func (f *Fixture[Tab]) Stored(t *testing.T, id string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := f.Raw.GetItem(f.Ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(f.Name),
@@ -67,7 +68,7 @@ func (f *Fixture) Stored(t *testing.T, id string) map[string]types.AttributeValu
 
 // StoredCounter decodes the raw item with id with attributevalue, not the
 // mapper; the item must exist.
-func (f *Fixture) StoredCounter(t *testing.T, id string) *Counter {
+func (f *Fixture[Tab]) StoredCounter(t *testing.T, id string) *Counter {
 	t.Helper()
 	item := f.Stored(t, id)
 	require.NotEmpty(t, item, "item %q is missing", id)

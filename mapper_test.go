@@ -1,7 +1,11 @@
 package optimist_test
 
-// Issue 10: no write is applied twice and reported as success. Concurrent
-// clients, each behind its own seeded FaultTransport (lost responses after
+// The end-to-end suite: every package together against the test binary's
+// DynamoDB (the embedded engine, or DynamoDB Local). This file holds the
+// exactly-once suite; mapper_badinput_test.go holds the refusals of bad
+// input by every package.
+//
+// No write is applied twice and reported as success. Concurrent clients, each behind its own seeded FaultTransport (lost responses after
 // the server applied the request, refused connections, throttling, 500s,
 // delays), increment one counter with Modify and Update and read it with
 // Get; the history is checked for linearizability with porcupine, and the
@@ -45,7 +49,7 @@ type Tally struct {
 	Version int64    `dynamo:"v,version"`
 }
 
-// faultMix is the fault mix of issue 10: a quarter of all attempts fail
+// faultMix is the fault mix of the suite: a quarter of all attempts fail
 // (10% after being applied), a tenth more are delayed.
 func faultMix(seed uint64) *ddbtest.FaultTransport {
 	return &ddbtest.FaultTransport{
@@ -342,7 +346,8 @@ func runTally(t *testing.T, clients, perClient int, seed uint64, opts ...func(*m
 	return run
 }
 
-// requireSound asserts the rule of issue 10 on a run.
+// requireSound asserts on a run that no write was applied twice and
+// reported as success.
 func requireSound(t *testing.T, run tallyRun) {
 	t.Helper()
 	assert.True(t, run.linearizable, "the history is linearizable")
