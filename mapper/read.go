@@ -401,7 +401,7 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 	}
 	var filterNames []string
 	if c.count {
-		notHeldMissing := expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr).AppendName(expression.NameNoDotSplit(unitlock.FPlaceholder)))
+		notHeldMissing := unitlock.NotPlaceholder()
 		if filter.IsSet() {
 			notHeldMissing = filter.And(notHeldMissing)
 		}
@@ -411,7 +411,7 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 		// DynamoDB evaluates it on the item as stored, and the reader
 		// evaluates it again on the committed state it shows (recheck).
 		// On that state, stripped of the lock, the second term is false.
-		b, ok = b.WithFilter(filter.Or(expression.AttributeExists(expression.NameNoDotSplit(unitlock.Attr).AppendName(expression.NameNoDotSplit(unitlock.FPrepared))))), true
+		b, ok = b.WithFilter(filter.Or(unitlock.PreparedCond())), true
 		if len(c.project) > 0 {
 			// The reader needs the attributes the filter reads.
 			fe, err := expression.NewBuilder().WithFilter(filter).Build()

@@ -158,7 +158,8 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *record, o Options, rvn, takeover string) (map[string]types.AttributeValue, holder, error) {
 	// An item a unit of work (package unit) holds is not locked here: its
 	// unit's write is still to be applied.
-	cond := "attribute_exists(#k) AND attribute_not_exists(#unit) AND (attribute_not_exists(#o)"
+	names := map[string]string{"#k": table.HashKey(), "#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr}
+	cond := "attribute_exists(#k) AND " + unitlock.Guard(names) + " AND (attribute_not_exists(#o)"
 	values := map[string]types.AttributeValue{
 		":me": attrs.S(o.Owner),
 		":lease": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
@@ -170,7 +171,6 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		values[":stale"] = attrs.S(takeover)
 	}
 	cond += ")"
-	names := map[string]string{"#k": table.HashKey(), "#o": o.ItemOwnerAttr, "#il": o.ItemLeaseAttr, "#unit": unitlock.Attr}
 	if takeover != "" {
 		names["#r"] = leaseRvn
 	}
