@@ -166,3 +166,34 @@ func (u *Unit) prepare(ctx context.Context, it *item) error {
 	}
 	return fmt.Errorf("unit: preparing %s %s: the item keeps changing", it.table, attrs.FormatKey(it.key))
 }
+
+// finish applies or undoes every lock the unit may hold, then marks the
+// record finished. It goes on past an item that fails, so that one bad
+// item leaves no lock on the others; the record then stays unfinished, for
+// recovery.
+func (u *Unit) finish(ctx context.Context, commit bool) error {
+	// Every lock write the unit sent has its answer before any item is
+	// read: one whose caller gave up (its ctx ended) may still land, and an
+	// item read before it lands would keep that lock after the record is
+	// finished, where no one looks for it.
+	u.sends.Wait()
+	var held []*item
+	for _, it := range u.order {
+		if it.locked || it.uncertain || it.logged {
+			held = append(held, it)
+		}
+	}
+	errs := make([]error, len(held))
+	parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
+		it := held[i]
+		_, errs[i] = unitlock.Finish(ctx, u.c, it.table, it.key, u.id, commit, it.lockState(u))
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	pages := u.page
+	if u.pageLen > 0 {
+		pages++
+	}
+	return u.coord.Finish(ctx, u.id, pages)
+}

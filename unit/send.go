@@ -97,5 +97,3 @@ func ccf(err error) (*types.ConditionalCheckFailedException, bool) {
 
 // Attribute values shared by requests (never written to).
 var avTrue = &types.AttributeValueMemberBOOL{Value: true}
-
-func avS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
