@@ -228,7 +228,7 @@ func (r *recovery) watchOne(ctx context.Context, p *pending) bool {
 	v, err := r.co.Judge(ctx, p.id, rec, r.o.clock)
 	switch {
 	case err != nil:
-		r.errs = append(r.errs, fmt.Errorf("unit: Recover: %w", err))
+		r.errs = append(r.errs, err)
 		return false
 	case v.Revived:
 		return false // it beat in the meantime: alive
