@@ -108,7 +108,7 @@ func readFilter(c *readConfig) (filter expression.ConditionBuilder, names []stri
 		user = expression.And(c.filters[0], c.filters[1], c.filters[2:]...)
 	}
 	if c.count {
-		notHeldMissing := expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr).AppendName(expression.NameNoDotSplit(unitlock.FPlaceholder)))
+		notHeldMissing := unitlock.NotPlaceholder()
 		if user.IsSet() {
 			notHeldMissing = user.And(notHeldMissing)
 		}
@@ -121,7 +121,7 @@ func readFilter(c *readConfig) (filter expression.ConditionBuilder, names []stri
 	// DynamoDB evaluates it on the item as stored, and the reader evaluates
 	// it again on the committed state it shows (recheck). On that state,
 	// stripped of the lock, the second term is false.
-	filter = user.Or(expression.AttributeExists(expression.NameNoDotSplit(unitlock.Attr).AppendName(expression.NameNoDotSplit(unitlock.FPrepared))))
+	filter = user.Or(unitlock.PreparedCond())
 	if len(c.project) > 0 {
 		// The reader needs the attributes the filter reads.
 		fe, err := expression.NewBuilder().WithFilter(user).Build()

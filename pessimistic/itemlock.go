@@ -162,10 +162,9 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 	if takeover != "" {
 		free = free.Or(rec.rvn.Name().Equal(expression.Value(takeover)))
 	}
-	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(aws.ToString(rec.table), "", ""), Key: rec.key,
+	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(aws.ToString(rec.table), "", ""), Key: rec.key, Guard: true,
 		Conds: []expression.ConditionBuilder{
 			expression.AttributeExists(plan.Top(table.HashKey()).Name()),
-			expression.AttributeNotExists(plan.Top(unitlock.Attr).Name()),
 			free,
 		},
 		Actions: []plan.Action{

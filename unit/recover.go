@@ -62,135 +62,181 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	if err := checkCoordinator(ctx, c, name); err != nil {
 		return 0, fmt.Errorf("unit: Recover: %w", err)
 	}
-	type pending struct {
-		id    string
-		rec   unitlock.Record
-		moved bool // its counter changed once while watched
+	r := &recovery{c: c, co: unitlock.NewCoordinator(c, name), o: o, began: o.clock.Now()}
+	watch, strays, err := r.scan(ctx)
+	if err != nil {
+		return r.n, errors.Join(append(r.errs, err)...)
 	}
-	var watch []pending
-	var errs []error
-	n := 0
-	began := o.clock.Now()
-	finish := func(id string, commit bool) {
-		skipped, err := finishUnit(ctx, c, name, id, commit, o.workers)
-		errs = append(errs, skipped...)
-		if err != nil {
-			errs = append(errs, err)
-			return
-		}
-		n++
-		if o.observer != nil {
-			obs.Point(ctx, o.observer, observe.Event{Kind: observe.UnitRecovered, Op: "Recover", Table: name, Name: id, Outcome: obs.UnitOutcome(commit)})
-		}
+	r.finishStrays(ctx, strays)
+	if err := r.watch(ctx, watch); err != nil {
+		return r.n, errors.Join(append(r.errs, err)...)
 	}
-	var strays []string // pages found in the scan, checked once it is over
+	return r.n, errors.Join(r.errs...)
+}
+
+// recovery is one call of Recover: its steps are scan, finishStrays and
+// watch; each unit is judged by unitlock's one judgement (Fate for a
+// record as read, Judge for one watched) and finished by finish.
+type recovery struct {
+	c     Client
+	co    unitlock.Coordinator
+	o     options
+	began time.Time // when Recover began, on o.clock
+	n     int       // units finished
+	errs  []error   // failures of single units, which do not stop the others
+}
+
+// pending is an active unit being watched.
+type pending struct {
+	id    string
+	rec   unitlock.Record
+	moved bool // its counter changed once while watched
+}
+
+// finish rolls unit id forward (commit) or back and counts it.
+func (r *recovery) finish(ctx context.Context, id string, commit bool) {
+	skipped, err := r.finishUnit(ctx, id, commit)
+	r.errs = append(r.errs, skipped...)
+	if err != nil {
+		r.errs = append(r.errs, err)
+		return
+	}
+	r.n++
+	if r.o.observer != nil {
+		obs.Point(ctx, r.o.observer, observe.Event{Kind: observe.UnitRecovered, Op: "Recover", Table: r.co.Table, Name: id, Outcome: obs.UnitOutcome(commit)})
+	}
+}
+
+// scan reads the coordinator table once: units that are over (committed
+// or aborted, not finished) are finished at once; active ones are
+// returned to watch, and the ids of pages to check once the scan is over.
+// An item that is neither a unit's record nor a page of one ends it with
+// ErrNotCoordinator.
+func (r *recovery) scan(ctx context.Context) (watch []pending, strays []string, err error) {
 	// No filter: a filter saves no read capacity (DynamoDB charges for
 	// every item scanned), and each item is checked to be a unit's record
 	// or page, so that a table of another kind is refused.
 	in := &dynamodb.ScanInput{
-		TableName:      aws.String(name),
+		TableName:      aws.String(r.co.Table),
 		ConsistentRead: aws.Bool(true),
 	}
 	for {
-		out, err := c.Scan(ctx, in)
+		out, err := r.c.Scan(ctx, in)
 		if err != nil {
-			return n, errors.Join(append(errs, fmt.Errorf("unit: Recover: scanning %s: %w", name, err))...)
+			return nil, nil, fmt.Errorf("unit: Recover: scanning %s: %w", r.co.Table, err)
 		}
 		for _, it := range out.Items {
 			id, _ := it[unitlock.RecID].(*types.AttributeValueMemberS)
 			_, isPage := it[unitlock.RecItems]
 			_, isRecord := it[unitlock.RecState]
 			if id == nil || !isPage && !isRecord {
-				return n, errors.Join(append(errs, fmt.Errorf("unit: Recover: %w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, name))...)
+				return nil, nil, fmt.Errorf("unit: Recover: %w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, r.co.Table)
 			}
 			if isPage {
 				strays = append(strays, id.Value)
 				continue
 			}
 			rec := unitlock.ParseRecord(it)
-			switch {
-			case rec.Done: // finished: nothing to do
-			case rec.State != unitlock.StateActive:
-				finish(id.Value, rec.State == unitlock.StateCommitted)
-			default:
+			switch v := unitlock.Fate(rec); {
+			case v.Over: // finished: nothing to do
+			case v.Action == unitlock.Wait:
 				watch = append(watch, pending{id: id.Value, rec: rec})
+			default:
+				r.finish(ctx, id.Value, v.Action == unitlock.Forward)
 			}
 		}
 		if len(out.LastEvaluatedKey) == 0 {
-			break
+			return watch, strays, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	// A page whose unit is finished (or whose record expired) was written by
-	// the unit after recovery finished it: a unit that paused past its
-	// lease and took a lock before it learnt so. Its items are finished as
-	// the record says, and the page goes.
+}
+
+// finishStrays finishes pages whose unit is finished (or whose record
+// expired): written by the unit after recovery finished it, a unit that
+// paused past its lease and took a lock before it learnt so. Its items are
+// finished as the record says, and the page goes.
+func (r *recovery) finishStrays(ctx context.Context, strays []string) {
 	for _, page := range strays {
 		id, _, _ := strings.Cut(page, "#")
-		rec, err := unitlock.ReadRecord(ctx, c, name, id)
+		rec, err := r.co.Read(ctx, id)
 		if err != nil {
-			errs = append(errs, err)
+			r.errs = append(r.errs, err)
 			continue
 		}
-		if rec.Found && !rec.Done {
-			continue // its unit is being finished (or watched) above
+		v := unitlock.Fate(rec)
+		if !v.Over {
+			continue // its unit is being finished (or watched) by scan
 		}
-		if err := finishPage(ctx, c, name, id, page, rec.State == unitlock.StateCommitted, o.workers); err != nil {
-			errs = append(errs, err)
+		if err := r.finishPage(ctx, id, page, v.Action == unitlock.Forward); err != nil {
+			r.errs = append(r.errs, err)
 		}
 	}
+}
+
+// watch polls the records of the active units together until each is
+// over (finished), seen alive (left alone), or judged dead (aborted, then
+// finished). Seen alive: after one heartbeat for a unit of this process,
+// after two changes of its counter for others.
+func (r *recovery) watch(ctx context.Context, watch []pending) error {
 	for len(watch) > 0 {
 		var next []pending
 		for _, p := range watch {
-			rec, err := unitlock.ReadRecord(ctx, c, name, p.id)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			switch {
-			case !rec.Found || rec.Done:
-				continue
-			case rec.State != unitlock.StateActive:
-				finish(p.id, rec.State == unitlock.StateCommitted)
-				continue
-			case aliveHere(name, p.id, began):
-				continue
-			case rec.Beat != p.rec.Beat:
-				// Seen alive, unless this was a heartbeat sent before its
-				// owner died that landed late: watch on, and take a second
-				// change for life.
-				if p.moved {
-					continue
-				}
-				p.moved, p.rec = true, rec
-			}
-			if !unitlock.Observe(name, p.id, rec.Beat, rec.Lease, o.clock) {
+			if r.watchOne(ctx, &p) {
 				next = append(next, p)
-				continue
 			}
-			st, err := unitlock.SetState(ctx, c, name, p.id, unitlock.StateAborted, rec.Beat)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("unit: Recover: aborting unit %s: %w", p.id, err))
-				continue
-			}
-			unitlock.Forget(name, p.id)
-			if st == unitlock.StateActive {
-				continue // it beat in the meantime: alive
-			}
-			finish(p.id, st == unitlock.StateCommitted)
 		}
 		watch = next
 		if len(watch) > 0 {
-			poll := o.poll()
+			poll := r.o.poll()
 			for _, p := range watch {
 				poll = min(poll, max(p.rec.Lease/4, 1))
 			}
-			if err := o.clock.Sleep(ctx, poll); err != nil {
-				return n, errors.Join(append(errs, err)...)
+			if err := r.o.clock.Sleep(ctx, poll); err != nil {
+				return err
 			}
 		}
 	}
-	return n, errors.Join(errs...)
+	return nil
+}
+
+// watchOne reads p's record once and acts on its judgement; it reports
+// whether to go on watching p.
+func (r *recovery) watchOne(ctx context.Context, p *pending) bool {
+	rec, err := r.co.Read(ctx, p.id)
+	if err != nil {
+		r.errs = append(r.errs, err)
+		return false
+	}
+	switch v := unitlock.Fate(rec); {
+	case v.Over:
+		return false
+	case v.Action != unitlock.Wait:
+		r.finish(ctx, p.id, v.Action == unitlock.Forward)
+		return false
+	case aliveHere(r.co.Table, p.id, r.began):
+		return false
+	case rec.Beat != p.rec.Beat:
+		// Seen alive, unless this was a heartbeat sent before its owner
+		// died that landed late: watch on, and take a second change for
+		// life.
+		if p.moved {
+			return false
+		}
+		p.moved, p.rec = true, rec
+	}
+	v, err := r.co.Judge(ctx, p.id, rec, r.o.clock)
+	switch {
+	case err != nil:
+		r.errs = append(r.errs, err)
+		return false
+	case v.Revived:
+		return false // it beat in the meantime: alive
+	case v.Action == unitlock.Wait:
+		return true // not seen dead yet
+	}
+	r.finish(ctx, p.id, v.Action == unitlock.Forward)
+	return false
 }
 
 // aliveHere reports whether unit id runs in this process and made a
@@ -201,21 +247,16 @@ func aliveHere(coord, id string, since time.Time) bool {
 }
 
 // finishPage finishes the items of one page of unit id and deletes it.
-func finishPage(ctx context.Context, c Client, coord, id, page string, commit bool, workers int) error {
-	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(coord), Key: unitlock.RecordKey(page), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return fmt.Errorf("unit: reading page %s: %w", page, err)
+func (r *recovery) finishPage(ctx context.Context, id, page string, commit bool) error {
+	refs, err := r.co.Page(ctx, page)
+	if err != nil || refs == nil {
+		return err
 	}
-	ss, _ := out.Item[unitlock.RecItems].(*types.AttributeValueMemberSS)
-	if ss == nil {
-		return nil
-	}
-	errs, _ := finishRefs(ctx, c, id, ss.Value, commit, workers)
+	errs, _ := r.finishRefs(ctx, id, refs, commit)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("unit: finishing a page of unit %s: %w", id, err)
 	}
-	_, err = c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(coord), Key: unitlock.RecordKey(page)})
-	return err
+	return r.co.DeletePage(ctx, page)
 }
 
 // finishUnit rolls a unit forward (commit) or undoes it, from its pages:
@@ -223,25 +264,25 @@ func finishPage(ctx context.Context, c Client, coord, id, page string, commit bo
 // marked finished only when all were. A logged reference that names no
 // usable item (unreadable, or a key DynamoDB refuses in every call: it
 // could hold no lock) is passed over and reported in skipped.
-func finishUnit(ctx context.Context, c Client, coord, id string, commit bool, workers int) (skipped []error, err error) {
-	refs, pages, err := readPages(ctx, c, coord, id)
+func (r *recovery) finishUnit(ctx context.Context, id string, commit bool) (skipped []error, err error) {
+	refs, pages, err := r.co.Pages(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	errs, skipped := finishRefs(ctx, c, id, refs, commit, workers)
+	errs, skipped := r.finishRefs(ctx, id, refs, commit)
 	if err := errors.Join(errs...); err != nil {
 		return skipped, fmt.Errorf("unit: finishing unit %s: %w", id, err)
 	}
-	return skipped, finishRecord(ctx, c, coord, id, pages)
+	return skipped, r.co.Finish(ctx, id, pages)
 }
 
 // finishRefs finishes the items of unit id named by refs (page entries),
 // all of them whatever happens to the others: the error of each, and the
 // references passed over as unusable.
-func finishRefs(ctx context.Context, c Client, id string, refs []string, commit bool, workers int) (errs, skipped []error) {
+func (r *recovery) finishRefs(ctx context.Context, id string, refs []string, commit bool) (errs, skipped []error) {
 	errs = make([]error, len(refs))
 	bad := make([]error, len(refs))
-	parallel(ctx, len(refs), workers, func(ctx context.Context, i int) {
+	parallel(ctx, len(refs), r.o.workers, func(ctx context.Context, i int) {
 		table, key, err := unitlock.DecodeKey(refs[i])
 		if err == nil {
 			err = unitlock.CheckKey(key)
@@ -250,7 +291,7 @@ func finishRefs(ctx context.Context, c Client, id string, refs []string, commit 
 			bad[i] = fmt.Errorf("%w: unit %s logged an unusable item %s, passed over: %v", txn.ErrInvalidItem, id, refs[i], err)
 			return
 		}
-		_, errs[i] = unitlock.Finish(ctx, c, table, key, id, commit, nil)
+		_, errs[i] = unitlock.Finish(ctx, r.c, table, key, id, commit, nil)
 	})
 	for _, e := range bad {
 		if e != nil {

@@ -109,7 +109,7 @@ func TestRecoverPassesOverAnUnusableLoggedKey(t *testing.T) {
 	})
 	require.NoError(t, err)
 	// The unit's process gives up: its record says aborted, its locks stay.
-	st, err := unitlock.SetState(ctx, e.c, e.coord, u.ID(), unitlock.StateAborted, "")
+	st, err := unitlock.NewCoordinator(e.c, e.coord).SetState(ctx, u.ID(), unitlock.StateAborted, "")
 	require.NoError(t, err)
 	require.Equal(t, unitlock.StateAborted, st)
 	require.Equal(t, 1, lockedItems(t, e.c, e.accounts.Name()))

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
@@ -177,42 +176,4 @@ func Unlockable(err error) bool {
 			strings.Contains(msg, "required keys was not given") || strings.Contains(msg, "Requested resource not found")
 	}
 	return false
-}
-
-// Settle is what a plain write does when it meets the lock l of a unit on
-// the item with key in table: it reads the unit's record and, when the unit
-// is over (committed, aborted, or its record gone) or dead (its heartbeat
-// counter stayed the same for a full lease, watched on this process's clock
-// across calls), rolls the item forward or back, so that the write can be
-// tried again. It reports whether the item is free of that lock now, and
-// whether the unit had committed (the item was rolled forward). A live
-// unit's lock is left alone (false). Cost: one GetItem of the record, and
-// for a unit that is over or dead one write on the item (and for a dead one
-// one on its record).
-func Settle(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, l *Lock, clock lease.Clock) (free, committed bool, err error) {
-	if l.Coordinator == "" {
-		return false, false, nil
-	}
-	rec, err := ReadRecord(ctx, c, l.Coordinator, l.Unit)
-	if err != nil {
-		return false, false, err
-	}
-	state := rec.State
-	if rec.Found && state == StateActive {
-		if !Observe(l.Coordinator, l.Unit, rec.Beat, rec.Lease, clock) {
-			return false, false, nil
-		}
-		if state, err = SetState(ctx, c, l.Coordinator, l.Unit, StateAborted, rec.Beat); err != nil {
-			return false, false, err
-		}
-		Forget(l.Coordinator, l.Unit)
-		if state == StateActive {
-			return false, false, nil // it beat in the meantime: alive
-		}
-	}
-	committed = state == StateCommitted
-	if _, err := Finish(ctx, c, table, key, l.Unit, committed, nil); err != nil {
-		return false, false, err
-	}
-	return true, committed, nil
 }

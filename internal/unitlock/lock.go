@@ -1,9 +1,12 @@
-// Package unitlock is the protocol core of units of work (package unit)
-// that package mapper and package txn share: the lock a unit keeps inside
-// each item it holds, the unit's record in the coordinator table, how a
-// reader shows a locked item in its last committed state, how anyone rolls
-// one item forward or back, and how a plain write settles the lock of a
-// unit whose process died.
+// Package unitlock is the protocol of units of work (package unit) that
+// package mapper, txn and pessimistic share: the lock a unit keeps inside
+// each item it holds (lock.go), the unit's record and the pages of its
+// item list, owned by [Coordinator] (record.go, refs.go), the one
+// judgement of a unit's state and what to do about its locks ([Fate],
+// [Coordinator.Judge]: judge.go), how anyone rolls one item forward or
+// back ([Finish]: finish.go), how a reader shows a locked item in its last
+// committed state ([Resolve], [Snapshot]: resolve.go), and the few
+// functions through which the other packages meet all this (seams.go).
 //
 // A unit's lock is a map in the item's attribute [Attr]. It never changes
 // the item's own attributes until the unit is applied: a unit's write is

@@ -2,11 +2,8 @@ package unitlock
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/lease"
 )
 
 // Attributes of a unit's record in the coordinator table (hash key RecID),
@@ -85,6 +81,42 @@ type Updater interface {
 	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 }
 
+// Coordinator owns the items of one coordinator table: the units'
+// records and the pages of their item lists. Every read and write of them
+// goes through it, so their layout is known here alone. It is a value: a
+// client and a table name; it makes no call until a method is called.
+type Coordinator struct {
+	c     Client
+	Table string // the coordinator table's name
+}
+
+// NewCoordinator returns the Coordinator of table, reached through c.
+func NewCoordinator(c Client, table string) Coordinator { return Coordinator{c: c, Table: table} }
+
+// Create writes the record of a new unit id (one PutItem, conditional on
+// no record of that id): active, counter 0, with rec's owner, lease and
+// start. A refusal is taken for an earlier attempt of this same write
+// whose answer was lost: the id is random.
+func (co Coordinator) Create(ctx context.Context, id string, rec Record) error {
+	_, err := co.c.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(co.Table),
+		Item: map[string]types.AttributeValue{
+			RecID:      avS(id),
+			RecState:   avS(StateActive),
+			RecBeat:    attrs.N(0),
+			RecOwner:   avS(rec.Owner),
+			RecLease:   attrs.N(rec.Lease.Milliseconds()),
+			RecStarted: attrs.N(rec.Started),
+		},
+		ConditionExpression:      aws.String("attribute_not_exists(#id)"),
+		ExpressionAttributeNames: map[string]string{"#id": RecID},
+	})
+	if _, ok := ccf(err); ok {
+		return nil
+	}
+	return err
+}
+
 // ReadRecord reads a unit's record with one consistent GetItem.
 func ReadRecord(ctx context.Context, c Getter, coord, id string) (Record, error) {
 	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(coord), Key: RecordKey(id), ConsistentRead: aws.Bool(true)})
@@ -94,12 +126,21 @@ func ReadRecord(ctx context.Context, c Getter, coord, id string) (Record, error)
 	return ParseRecord(out.Item), nil
 }
 
+// Read reads unit id's record with one consistent GetItem.
+func (co Coordinator) Read(ctx context.Context, id string) (Record, error) {
+	return ReadRecord(ctx, co.c, co.Table, id)
+}
+
 // SetState moves a unit's record from active to state (committed or
 // aborted), conditional on it being active (and, for an abort by another
 // process, on the heartbeat counter it observed). It returns the state the
 // record is in afterwards: state if the write (or an earlier attempt of
 // it) landed, else whatever the record holds ("" for no record).
-func SetState(ctx context.Context, c Updater, coord, id, state, beat string) (string, error) {
+func (co Coordinator) SetState(ctx context.Context, id, state, beat string) (string, error) {
+	return setState(ctx, co.c, co.Table, id, state, beat)
+}
+
+func setState(ctx context.Context, c Updater, coord, id, state, beat string) (string, error) {
 	cond := "#st = :active"
 	names := map[string]string{"#st": RecState}
 	values := map[string]types.AttributeValue{":active": avS(StateActive), ":new": avS(state)}
@@ -126,9 +167,9 @@ func SetState(ctx context.Context, c Updater, coord, id, state, beat string) (st
 // Beat bumps a live unit's heartbeat counter, conditional on its record
 // being active. alive is false when the record is not active any more
 // (state says what it is); err is a failure to learn it.
-func Beat(ctx context.Context, c Updater, coord, id string) (alive bool, state string, err error) {
-	_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(coord), Key: RecordKey(id),
+func (co Coordinator) Beat(ctx context.Context, id string) (alive bool, state string, err error) {
+	_, err = co.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(co.Table), Key: RecordKey(id),
 		UpdateExpression:                    aws.String("ADD #hb :one"),
 		ConditionExpression:                 aws.String("#st = :active"),
 		ExpressionAttributeNames:            map[string]string{"#hb": RecBeat, "#st": RecState},
@@ -144,128 +185,107 @@ func Beat(ctx context.Context, c Updater, coord, id string) (alive bool, state s
 	return false, "", err
 }
 
-// ccf returns the ConditionalCheckFailedException inside err, if any.
-func ccf(err error) (*types.ConditionalCheckFailedException, bool) {
-	var e *types.ConditionalCheckFailedException
-	return e, errors.As(err, &e)
-}
-
-// EncodeKey encodes a table and an item key as one string, for the item
-// lists of a unit's pages.
-func EncodeKey(table string, key map[string]types.AttributeValue) (string, error) {
-	k := make(map[string][2]string, len(key))
-	for name, v := range key {
-		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			k[name] = [2]string{"S", v.Value}
-		case *types.AttributeValueMemberN:
-			k[name] = [2]string{"N", v.Value}
-		case *types.AttributeValueMemberB:
-			k[name] = [2]string{"B", base64.StdEncoding.EncodeToString(v.Value)}
-		default:
-			return "", fmt.Errorf("unit: key attribute %q of %s is not S, N or B", name, table)
-		}
-	}
-	b, err := json.Marshal(struct {
-		T string               `json:"t"`
-		K map[string][2]string `json:"k"`
-	}{table, k})
-	return string(b), err
-}
-
-// CheckKey reports why key cannot name an item of any table: no
-// attribute, more than two (a hash and a range key), or one that is not a
-// non-empty S, N or B value. DynamoDB refuses such a key in every call.
-func CheckKey(key map[string]types.AttributeValue) error {
-	if len(key) == 0 || len(key) > 2 {
-		return fmt.Errorf("a key of %d attributes (a table's key has one or two)", len(key))
-	}
-	for name, v := range key {
-		empty := false
-		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			empty = v.Value == ""
-		case *types.AttributeValueMemberN:
-			empty = v.Value == ""
-		case *types.AttributeValueMemberB:
-			empty = len(v.Value) == 0
-		default:
-			return fmt.Errorf("key attribute %q is not S, N or B", name)
-		}
-		if name == "" || empty {
-			return fmt.Errorf("key attribute %q is empty", name)
-		}
+// Log adds refs (item references, [EncodeKey]) to page n of unit id's
+// item list (one UpdateItem). Pages are string sets, so a retried ADD is
+// harmless; each carries a TTL far past any unit of lease d (see
+// [PageTTL]), so that no page outlives its unit for long whatever happens.
+func (co Coordinator) Log(ctx context.Context, id string, n int, refs []string, d time.Duration) error {
+	_, err := co.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(co.Table), Key: PageKey(id, n),
+		UpdateExpression:         aws.String("ADD #items :refs SET #ttl = :ttl"),
+		ExpressionAttributeNames: map[string]string{"#items": RecItems, "#ttl": RecTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":refs": &types.AttributeValueMemberSS{Value: refs},
+			":ttl": attrs.N(time.Now().Add(PageTTL(d)).Unix())},
+	})
+	if err != nil {
+		return fmt.Errorf("unit: logging items of unit %s: %w", id, err)
 	}
 	return nil
 }
 
-// DecodeKey reverses EncodeKey.
-func DecodeKey(s string) (string, map[string]types.AttributeValue, error) {
-	var v struct {
-		T string               `json:"t"`
-		K map[string][2]string `json:"k"`
+// PageTTL is how long a page may live: far past any unit (a week, or a
+// thousand leases), so that TTL removes only pages a crash left behind.
+func PageTTL(lease time.Duration) time.Duration { return max(7*24*time.Hour, 1000*lease) }
+
+// Pages returns the items unit id logged, reading its pages in order
+// until one is missing (pages are deleted from the last, so those left
+// are always the first ones), and how many pages there are. One GetItem
+// per page, and one more.
+func (co Coordinator) Pages(ctx context.Context, id string) ([]string, int, error) {
+	var refs []string
+	for n := 0; ; n++ {
+		page, found, err := co.readPage(ctx, PageKey(id, n))
+		if err != nil {
+			return nil, n, fmt.Errorf("unit: reading page %d of unit %s: %w", n, id, err)
+		}
+		if !found {
+			return refs, n, nil
+		}
+		refs = append(refs, page...)
 	}
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return "", nil, fmt.Errorf("unit: bad item reference %q: %w", s, err)
+}
+
+// Page reads the page whose own id (RecID) is page, as a Scan found it:
+// its items, nil if it is gone. One GetItem.
+func (co Coordinator) Page(ctx context.Context, page string) ([]string, error) {
+	refs, _, err := co.readPage(ctx, RecordKey(page))
+	if err != nil {
+		return nil, fmt.Errorf("unit: reading page %s: %w", page, err)
 	}
-	key := make(map[string]types.AttributeValue, len(v.K))
-	for name, tv := range v.K {
-		switch tv[0] {
-		case "S":
-			key[name] = &types.AttributeValueMemberS{Value: tv[1]}
-		case "N":
-			key[name] = &types.AttributeValueMemberN{Value: tv[1]}
-		case "B":
-			b, err := base64.StdEncoding.DecodeString(tv[1])
-			if err != nil {
-				return "", nil, fmt.Errorf("unit: bad item reference %q: %w", s, err)
-			}
-			key[name] = &types.AttributeValueMemberB{Value: b}
-		default:
-			return "", nil, fmt.Errorf("unit: bad item reference %q", s)
+	return refs, nil
+}
+
+func (co Coordinator) readPage(ctx context.Context, key map[string]types.AttributeValue) (refs []string, found bool, err error) {
+	out, err := co.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(co.Table), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil || len(out.Item) == 0 {
+		return nil, false, err
+	}
+	if ss, ok := out.Item[RecItems].(*types.AttributeValueMemberSS); ok {
+		refs = ss.Value
+	}
+	return refs, true, nil
+}
+
+// DeletePage deletes the page whose own id (RecID) is page (one
+// DeleteItem).
+func (co Coordinator) DeletePage(ctx context.Context, page string) error {
+	_, err := co.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(co.Table), Key: RecordKey(page)})
+	return err
+}
+
+// Finish deletes unit id's pages, the last first (so that a crash on the
+// way leaves the first ones, which recovery reads), then marks its record
+// finished and sets its TTL ([RecordTTL]). One DeleteItem per page and
+// one UpdateItem; a record that is gone is not an error.
+func (co Coordinator) Finish(ctx context.Context, id string, pages int) error {
+	for n := pages - 1; n >= 0; n-- {
+		if _, err := co.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(co.Table), Key: PageKey(id, n)}); err != nil {
+			return fmt.Errorf("unit: deleting page %d of unit %s: %w", n, id, err)
 		}
 	}
-	return v.T, key, nil
-}
-
-// memory keeps, across calls in this process, since when each unit's
-// record was seen with its heartbeat counter unchanged, on which clock:
-// a unit is dead once that lasted a full lease on the observer's own
-// clock. No clocks of different machines are compared.
-var memory struct {
-	sync.Mutex
-	seen map[string]observed
-}
-
-type observed struct {
-	beat  string
-	since time.Time
-	clock lease.Clock
-}
-
-const memoryCap = 1 << 14
-
-// Observe records a sighting of unit id's record with counter beat and
-// reports whether the counter has stayed so for a full lease or longer.
-func Observe(coord, id, beat string, d time.Duration, clock lease.Clock) bool {
-	k := StateKey(coord, id)
-	now := clock.Now()
-	memory.Lock()
-	defer memory.Unlock()
-	if memory.seen == nil || len(memory.seen) >= memoryCap {
-		memory.seen = map[string]observed{}
+	_, err := co.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(co.Table), Key: RecordKey(id),
+		UpdateExpression:         aws.String("SET #fin = :t, #ttl = :ttl"),
+		ConditionExpression:      aws.String("attribute_exists(#id)"),
+		ExpressionAttributeNames: map[string]string{"#fin": RecFinished, "#ttl": RecTTL, "#id": RecID},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": avTrue,
+			":ttl": attrs.N(time.Now().Add(RecordTTL).Unix())},
+	})
+	if _, gone := ccf(err); gone {
+		return nil
 	}
-	o, ok := memory.seen[k]
-	if !ok || o.beat != beat || o.clock != clock {
-		memory.seen[k] = observed{beat: beat, since: now, clock: clock}
-		return false
+	if err != nil {
+		return fmt.Errorf("unit: finishing the record of unit %s: %w", id, err)
 	}
-	return now.Sub(o.since) >= d
+	return nil
 }
 
-// Forget drops what Observe saw of unit id.
-func Forget(coord, id string) {
-	memory.Lock()
-	delete(memory.seen, StateKey(coord, id))
-	memory.Unlock()
+// RecordTTL is how long a finished unit's record stays: a reader that saw
+// one of its prepared items just before it finished still finds it.
+const RecordTTL = time.Hour
+
+// ccf returns the ConditionalCheckFailedException inside err, if any.
+func ccf(err error) (*types.ConditionalCheckFailedException, bool) {
+	var e *types.ConditionalCheckFailedException
+	return e, errors.As(err, &e)
 }

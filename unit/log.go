@@ -1,0 +1,59 @@
+package unit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
+)
+
+// Limits of a unit's pages (the lists of its items in the coordinator
+// table): well under DynamoDB's 400 KB item limit.
+const (
+	pageItems = 2000
+	pageBytes = 300 << 10
+)
+
+// log writes the items not yet logged to the unit's pages, before they are
+// locked: recovery finds every lock the unit may hold there. One
+// UpdateItem per page touched (unitlock.Coordinator.Log).
+func (u *Unit) log(ctx context.Context, items []*item) error {
+	var refs []string
+	var which []*item
+	for _, it := range items {
+		if it.logged {
+			continue
+		}
+		ref, err := unitlock.EncodeKey(it.table, it.key)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidOption, err)
+		}
+		refs = append(refs, ref)
+		which = append(which, it)
+	}
+	for len(refs) > 0 {
+		n, size := 0, 0
+		for n < len(refs) && u.pageLen+n < pageItems && u.pageBytes+size+len(refs[n]) < pageBytes {
+			size += len(refs[n])
+			n++
+		}
+		if n == 0 {
+			u.page, u.pageLen, u.pageBytes = u.page+1, 0, 0
+			continue
+		}
+		page := u.page
+		_, err := send(ctx, u, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, u.coord.Log(ctx, u.id, page, refs[:n], u.o.lease)
+		})
+		if err != nil {
+			return err
+		}
+		for _, it := range which[:n] {
+			it.logged = true
+		}
+		u.pageLen += n
+		u.pageBytes += size
+		refs, which = refs[n:], which[n:]
+	}
+	return nil
+}

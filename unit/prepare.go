@@ -1,0 +1,236 @@
+package unit
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/cond"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/version"
+)
+
+// opWrite is the op's write as the unit sends it: without the unit-lock
+// guard (the unit holds or takes the lock itself) and without the
+// version check when evalVersion says it is settled already.
+func opWrite(op *plan.Write) *plan.Write {
+	w := *op
+	w.Guard, w.Token, w.OnCommit = false, "", nil
+	w.Conds = append([]expression.ConditionBuilder(nil), op.Conds...)
+	return &w
+}
+
+// intent returns the lock fields that store the op's write (none for a
+// check), and for a check the "checked" mark.
+func intent(op *plan.Write) (map[string]types.AttributeValue, error) {
+	if op.Kind == plan.WriteCheck {
+		return map[string]types.AttributeValue{unitlock.FChecked: avTrue}, nil
+	}
+	return unitlock.Intent(op)
+}
+
+// lockAndPrepare takes the lock of an item the unit does not hold, with
+// the op's write in it, in one write: an UpdateItem of an existing item
+// conditional on the op's condition and on no lock, or, for an item that
+// does not exist, a PutItem of the key and the lock. It returns the lock
+// of another unit that holds the item.
+func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitlock.Lock, error) {
+	op := it.w
+	in, err := intent(op)
+	if err != nil {
+		return nil, err
+	}
+	if op.Check == plan.MustNotExist {
+		// A create: the item must not exist, and the PutItem says so.
+		return u.createPrepared(ctx, it, in)
+	}
+	if err := u.fitsAlone(it); err != nil {
+		return nil, err
+	}
+	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, false)
+	for k, v := range in {
+		lock[k] = v
+	}
+	w := opWrite(op)
+	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
+	w.Actions = []plan.Action{{Kind: plan.Set, Path: plan.Top(unitlock.Attr), Value: &types.AttributeValueMemberM{Value: lock}}}
+	w.Conds = append(w.Conds,
+		expression.AttributeExists(expression.NameNoDotSplit(anyKey(it.key))),
+		expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr)))
+	req, err := w.UpdateInput(types.ReturnValueAllNew)
+	if err != nil {
+		return nil, err
+	}
+	out, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, req) })
+	if err == nil {
+		l, _ := unitlock.Parse(out.Attributes)
+		u.heldFor(it, out.Attributes, l)
+		return nil, u.fitsApplied(it)
+	}
+	if e == nil {
+		return nil, err
+	}
+	stored := e.Item
+	if len(stored) == 0 {
+		// No item: the op writes it, if its condition holds on no item.
+		if err := u.holdsOnNoItem(it); err != nil {
+			return nil, err
+		}
+		return u.createPrepared(ctx, it, in)
+	}
+	if l, ok := unitlock.Parse(stored); ok {
+		if l.Unit != u.id {
+			return l, nil
+		}
+		u.heldFor(it, stored, l) // our own earlier attempt; prepare() goes on from it
+		return nil, nil
+	}
+	return nil, refusal(it, stored, err)
+}
+
+// createPrepared locks a missing item with the op's write in one PutItem
+// of its key and our lock, conditional on the item not existing and on
+// the op's own condition, which DynamoDB evaluates on no item. It returns
+// the lock of another unit that made the item meanwhile.
+func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types.AttributeValue) (*unitlock.Lock, error) {
+	if err := u.fitsAlone(it); err != nil {
+		return nil, err
+	}
+	op := it.w
+	ph := u.placeholder(it, in)
+	w := opWrite(op)
+	w.Kind, w.Item, w.Actions, w.Key = plan.WritePut, ph, nil, it.key
+	if w.Check == plan.MustBeNewOrZero || w.Check == plan.MustNotExist {
+		w.Check = plan.NoCheck // "no item" is what the PutItem's own condition says
+	}
+	w.Conds = append(w.Conds, expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key))))
+	req, err := w.PutInput()
+	if err != nil {
+		return nil, err
+	}
+	_, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.PutItemOutput, error) { return u.c.PutItem(ctx, req) })
+	if err == nil {
+		l, _ := unitlock.Parse(ph)
+		u.heldFor(it, ph, l)
+		return nil, nil
+	}
+	if e == nil {
+		return nil, err
+	}
+	stored := e.Item
+	if len(stored) == 0 {
+		// The op's own condition is false on no item.
+		return nil, refusal(it, nil, err)
+	}
+	if l, ok := unitlock.Parse(stored); ok {
+		if l.Unit != u.id {
+			return l, nil
+		}
+		u.heldFor(it, stored, l) // our own earlier attempt
+		return nil, nil
+	}
+	if op.Check == plan.MustNotExist || op.Check == plan.MustBeNewOrZero {
+		if conflict, _, _ := op.Conflict(stored); conflict {
+			return nil, refusal(it, stored, err)
+		}
+	}
+	// An item without a lock appeared: lock it as an existing one.
+	return nil, nil
+}
+
+// prepareHeld adds the op's write to the lock the unit holds (from a
+// locking read): one UpdateItem conditional on the lock being ours and not
+// prepared, and on the op's condition, which DynamoDB evaluates on the item
+// as the unit read it (it cannot have changed since). On an item the
+// unit's lock made (a placeholder), the op's condition is evaluated on no
+// item here, since the stored item is only its key and our lock.
+func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
+	op := it.w
+	w := opWrite(op)
+	if it.placeholder {
+		if err := u.holdsOnNoItem(it); err != nil {
+			return err
+		}
+		w.Check, w.Fence, w.Conds = plan.NoCheck, nil, nil
+	}
+	if err := u.fitsHeld(it); err != nil {
+		return err
+	}
+	in, err := intent(op)
+	if err != nil {
+		return err
+	}
+	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
+	w.Actions = nil
+	for k, v := range in {
+		w.Actions = append(w.Actions, plan.Action{Kind: plan.Set, Path: plan.Path{{Name: unitlock.Attr}, {Name: k}}, Value: v})
+	}
+	w.Conds = append(w.Conds, unitlock.Mine(u.id))
+	if op.Kind != plan.WriteCheck {
+		w.Conds = append(w.Conds, unitlock.NotPrepared())
+	}
+	req, err := w.UpdateInput(types.ReturnValueNone)
+	if err != nil {
+		return err
+	}
+	_, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, req) })
+	if err == nil {
+		it.prepared, it.checked = op.Kind != plan.WriteCheck, op.Kind == plan.WriteCheck
+		return nil
+	}
+	if e == nil {
+		return err
+	}
+	l, locked := unitlock.Parse(e.Item)
+	switch {
+	case !locked || l.Unit != u.id:
+		it.locked = false // undone by recovery
+		return fmt.Errorf("%w: unit %s lost its lock on %s %s", ErrAborted, u.id, it.table, attrs.FormatKey(it.key))
+	case l.Prepared && op.Kind != plan.WriteCheck:
+		it.prepared = true // our own earlier attempt
+		return nil
+	}
+	// The op's own condition failed, on the item as the unit read it.
+	return refusal(it, it.stored, err)
+}
+
+// holdsOnNoItem evaluates the op's condition on no item, for an item that
+// does not exist: its version check, its fence, and the caller's own
+// conditions (evaluated as DynamoDB would, on an item without attributes).
+func (u *Unit) holdsOnNoItem(it *item) error {
+	op := it.w
+	if op.Check == plan.MustBeVersion {
+		return refusal(it, nil, nil)
+	}
+	for _, c := range op.Conds {
+		e, err := expression.NewBuilder().WithCondition(c).Build()
+		if err != nil {
+			return fmt.Errorf("%w: %v", mapper.ErrInvalidOption, err)
+		}
+		ok, err := cond.EvalString(*e.Condition(), e.Names(), e.Values(), nil)
+		if err != nil {
+			return fmt.Errorf("%w: the condition of the op on %s %s: %v", mapper.ErrInvalidOption, it.table, attrs.FormatKey(it.key), err)
+		}
+		if !ok {
+			return &mapper.ConditionError{Table: it.table, Key: it.key}
+		}
+	}
+	return nil
+}
+
+// refusal is the error of an op whose condition failed on stored (the
+// item as the unit found it, nil for none).
+func refusal(it *item, stored map[string]types.AttributeValue, err error) error {
+	op := it.w
+	if conflict, actual, has := op.Conflict(stored); conflict {
+		return &version.ConflictError{Table: it.table, Key: it.key, Expected: op.Expected, Actual: actual,
+			ActualMissing: stored != nil && !has, Item: stored, Err: err}
+	}
+	return &mapper.ConditionError{Table: it.table, Key: it.key, Item: stored, Err: err}
+}

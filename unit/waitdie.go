@@ -1,0 +1,67 @@
+package unit
+
+import (
+	"context"
+	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/obs"
+	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/observe"
+)
+
+// contention is what a unit saw while trying to lock one item.
+type contention struct {
+	op    string    // the unit's call: "Get" or "Commit"
+	since time.Time // when it first met a live holder
+	unit  string    // that holder
+}
+
+// contend deals with another unit's lock on it, as the unit's judgement
+// says (unitlock.Coordinator.Judge): a finished holder's lock is applied
+// or undone, a dead holder is aborted and its lock undone; a live one is
+// waited for, unless u is younger (wait-die) or its wait is over. It
+// returns nil to try the lock again.
+func (u *Unit) contend(ctx context.Context, it *item, h *unitlock.Lock, c *contention) error {
+	v, err := unitlock.NewCoordinator(u.c, h.Coordinator).JudgeUnit(ctx, h.Unit, u.o.clock)
+	switch {
+	case err != nil:
+		return err
+	case v.Action != unitlock.Wait:
+		return u.settleOther(ctx, c.op, it, h.Unit, v.Action == unitlock.Forward)
+	case v.Revived:
+		return nil // it beat while being aborted: alive after all; try again
+	}
+	return u.waitDie(ctx, it, h, v.Rec.Started, c)
+}
+
+// waitDie waits for the live unit whose lock h holds it (started at
+// started), or gives up with a LockedError: at once when u is the younger
+// (wait-die rules out deadlocks), or when u's wait is over.
+func (u *Unit) waitDie(ctx context.Context, it *item, h *unitlock.Lock, started int64, c *contention) error {
+	now := u.o.clock.Now()
+	if c.unit != h.Unit {
+		*c = contention{op: c.op, since: now, unit: h.Unit}
+	}
+	locked := &LockedError{Table: it.table, Key: it.key, Unit: h.Unit, Owner: h.Owner}
+	younger := u.start > started || (u.start == started && u.id > h.Unit)
+	if younger || (u.o.waitSet && now.Sub(c.since) >= u.o.wait) {
+		return locked
+	}
+	if err := u.o.clock.Sleep(ctx, u.o.poll()); err != nil {
+		locked.Err = err
+		return locked
+	}
+	return nil
+}
+
+// settleOther rolls the item forward (commit) or back from the lock of
+// unit other, which is over or dead, met by u's call op.
+func (u *Unit) settleOther(ctx context.Context, op string, it *item, other string, commit bool) error {
+	if _, err := unitlock.Finish(ctx, u.c, it.table, it.key, other, commit, nil); err != nil {
+		return err
+	}
+	if ob := u.o.observer; ob != nil {
+		obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: op, Table: it.table, Key: it.key, Name: other, Outcome: obs.UnitOutcome(commit)})
+	}
+	return nil
+}
