@@ -17,6 +17,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
@@ -378,7 +379,10 @@ func (tx *Tx) check(op Op) (string, error) {
 		return "", fmt.Errorf("txn: op %d: %w", i, err)
 	}
 	if err := checkOp(op); err != nil {
-		return "", fmt.Errorf("%w: op %d (%s on %s %s): %v", ErrInvalidItem, i, op.kind(), op.Table(), attrs.FormatKey(op.Key()), err)
+		if !errors.Is(err, ErrInvalidItem) {
+			err = fmt.Errorf("%w: %v", ErrInvalidItem, err)
+		}
+		return "", fmt.Errorf("txn: op %d (%s on %s %s): %w", i, op.kind(), op.Table(), attrs.FormatKey(op.Key()), err)
 	}
 	id := attrs.ItemID(op.Table(), op.Key())
 	if j, dup := tx.ids[id]; dup {
@@ -650,7 +654,7 @@ func checkOp(op Op) error {
 		}
 		if n := attrs.ItemSize(w.Put.Item); n > attrs.MaxItemSize {
 			name, size := attrs.Largest(w.Put.Item)
-			return fmt.Errorf("the item is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)", n, attrs.MaxItemSize, name, size)
+			return fmt.Errorf("%w: the item is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)", errs.ItemTooLarge, n, attrs.MaxItemSize, name, size)
 		}
 		values = w.Put.ExpressionAttributeValues
 	case w.Update != nil:

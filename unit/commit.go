@@ -38,7 +38,7 @@ import (
 // Before the commit point any failure rolls the unit back and is returned:
 // a version conflict or failed condition of an op (matching
 // version.ErrConflict or mapper.ErrConditionFailed, with the versions
-// met), [ErrLocked], [ErrTooLarge], or [ErrAborted] if recovery rolled the
+// met), [ErrLocked], mapper.ErrItemTooLarge, or [ErrAborted] if recovery rolled the
 // unit back first. If the commit point's outcome cannot be learnt
 // (DynamoDB unreachable), the error matches version.ErrUnknownOutcome and
 // the locks stay for recovery, which will finish or undo the unit. After
@@ -493,7 +493,7 @@ const lockOverhead = 1 << 10
 // key and the lock.
 func (u *Unit) fitsAlone(it *item) error {
 	if n := writeSize(it.w) + attrs.ItemSize(it.key) + lockOverhead; n > attrs.MaxItemSize {
-		return fmt.Errorf("%w: %s %s: its write is about %d bytes, and a unit's item holds it beside the item's state", ErrTooLarge, it.table, attrs.FormatKey(it.key), n)
+		return fmt.Errorf("%w: %s %s: its write is about %d bytes, and a unit's item holds it beside the item's state", errItemTooLarge, it.table, attrs.FormatKey(it.key), n)
 	}
 	return nil
 }
@@ -506,7 +506,7 @@ func (u *Unit) fitsHeld(it *item) error {
 	}
 	stored := attrs.ItemSize(it.stored)
 	if n := stored + writeSize(it.w) + lockOverhead; n > attrs.MaxItemSize {
-		return fmt.Errorf("%w: %s %s: the item (%d bytes) and its write in the unit's lock would be about %d bytes", ErrTooLarge, it.table, attrs.FormatKey(it.key), stored, n)
+		return fmt.Errorf("%w: %s %s: the item (%d bytes) and its write in the unit's lock would be about %d bytes", errItemTooLarge, it.table, attrs.FormatKey(it.key), stored, n)
 	}
 	return u.fitsApplied(it)
 }
@@ -528,7 +528,7 @@ func (u *Unit) fitsApplied(it *item) error {
 		}
 	}
 	if n > attrs.MaxItemSize {
-		return fmt.Errorf("%w: %s %s would be about %d bytes once updated", ErrTooLarge, it.table, attrs.FormatKey(it.key), n)
+		return fmt.Errorf("%w: %s %s would be about %d bytes once updated", errItemTooLarge, it.table, attrs.FormatKey(it.key), n)
 	}
 	return nil
 }

@@ -401,12 +401,12 @@ func (u *Unit) Add(ops ...txn.Op) error {
 // recovery of the unit fail.
 func usableKey(w *plan.Write) error {
 	if err := unitlock.CheckKey(w.Key); err != nil {
-		return fmt.Errorf("%w: %w: %s: %w", txn.ErrInvalidItem, mapper.ErrInvalidItem, w.T.Name, err)
+		return fmt.Errorf("%w: %s: %w", mapper.ErrInvalidItem, w.T.Name, err)
 	}
 	if w.Kind == plan.WritePut {
 		for k := range w.Key {
 			if w.Item[k] == nil {
-				return fmt.Errorf("%w: %w: %s %s: the item lacks the key attribute %q", txn.ErrInvalidItem, mapper.ErrInvalidItem, w.T.Name, attrs.FormatKey(w.Key), k)
+				return fmt.Errorf("%w: %s %s: the item lacks the key attribute %q", mapper.ErrInvalidItem, w.T.Name, attrs.FormatKey(w.Key), k)
 			}
 		}
 	}
@@ -647,7 +647,7 @@ func (u *Unit) placeholder(it *item, intent map[string]types.AttributeValue) map
 // lockErr is the error of a lock write that failed without an answer.
 func (u *Unit) lockErr(it *item, err error) error {
 	if tooLarge(err) {
-		return fmt.Errorf("%w: %s %s: %v", ErrTooLarge, it.table, attrs.FormatKey(it.key), err)
+		return fmt.Errorf("%w: %s %s: %v", errItemTooLarge, it.table, attrs.FormatKey(it.key), err)
 	}
 	return fmt.Errorf("unit: locking %s %s: %w", it.table, attrs.FormatKey(it.key), err)
 }
