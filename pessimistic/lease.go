@@ -14,6 +14,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 )
 
@@ -47,9 +48,9 @@ type record struct {
 
 // recordClient is what a lease's record needs.
 type recordClient interface {
-	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	ddbapi.Getter
+	ddbapi.Updater
+	ddbapi.Deleter
 }
 
 func (r *record) cond() string { return r.ownerRef + " = :me AND " + r.rvnRef + " = :cur" }

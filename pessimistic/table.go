@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -74,9 +75,7 @@ func lockTableDef(name string) *tabledef.Def {
 // checkTable makes sure the table has the lock table's key schema, with
 // the comparison mapper.CreateTable and Table.Check make (package
 // tabledef).
-func checkTable(ctx context.Context, c interface {
-	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-}, name string) error {
+func checkTable(ctx context.Context, c ddbapi.Describer, name string) error {
 	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	if err != nil {
 		return fmt.Errorf("pessimistic: describe lock table %s: %w", name, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/obs"
@@ -28,10 +29,9 @@ import (
 )
 
 // Client is the part of the DynamoDB API transactions call, with the SDK's
-// exact signatures; *dynamodb.Client and mapper.Client satisfy it.
+// exact signatures: TransactGetItems and TransactWriteItems; *dynamodb.Client and mapper.Client satisfy it.
 type Client interface {
-	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
-	TransactGetItems(ctx context.Context, params *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
+	ddbapi.Transactions // TransactGetItems, TransactWriteItems
 }
 
 // Limits of DynamoDB's TransactWriteItems.

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/lease"
 )
 
@@ -75,18 +76,8 @@ func PageKey(id string, n int) map[string]types.AttributeValue {
 	return RecordKey(fmt.Sprintf("%s#%d", id, n))
 }
 
-// Getter is the call that reads records and items.
-type Getter interface {
-	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-}
-
-// Updater is the call that writes records.
-type Updater interface {
-	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-}
-
 // ReadRecord reads a unit's record with one consistent GetItem.
-func ReadRecord(ctx context.Context, c Getter, coord, id string) (Record, error) {
+func ReadRecord(ctx context.Context, c ddbapi.Getter, coord, id string) (Record, error) {
 	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(coord), Key: RecordKey(id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return Record{}, fmt.Errorf("unit: reading the record of unit %s: %w", id, err)
@@ -99,7 +90,7 @@ func ReadRecord(ctx context.Context, c Getter, coord, id string) (Record, error)
 // process, on the heartbeat counter it observed). It returns the state the
 // record is in afterwards: state if the write (or an earlier attempt of
 // it) landed, else whatever the record holds ("" for no record).
-func SetState(ctx context.Context, c Updater, coord, id, state, beat string) (string, error) {
+func SetState(ctx context.Context, c ddbapi.Updater, coord, id, state, beat string) (string, error) {
 	cond := "#st = :active"
 	names := map[string]string{"#st": RecState}
 	values := map[string]types.AttributeValue{":active": avS(StateActive), ":new": avS(state)}
@@ -126,7 +117,7 @@ func SetState(ctx context.Context, c Updater, coord, id, state, beat string) (st
 // Beat bumps a live unit's heartbeat counter, conditional on its record
 // being active. alive is false when the record is not active any more
 // (state says what it is); err is a failure to learn it.
-func Beat(ctx context.Context, c Updater, coord, id string) (alive bool, state string, err error) {
+func Beat(ctx context.Context, c ddbapi.Updater, coord, id string) (alive bool, state string, err error) {
 	_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(coord), Key: RecordKey(id),
 		UpdateExpression:                    aws.String("ADD #hb :one"),
