@@ -68,7 +68,7 @@ var (
 	// Use errors.As for the list of differences. The CreateTable of
 	// packages unit and pessimistic return it too, and
 	// pessimistic.ErrSchemaMismatch is the same value.
-	ErrSchemaMismatch = errs.SchemaMismatch
+	ErrSchemaMismatch = errs.ErrSchemaMismatch
 
 	// ErrItemTooLarge is returned, before anything is sent, by Put, Save,
 	// PutOp and PutAll for an item over DynamoDB's 400 KB limit, counted by
@@ -83,7 +83,7 @@ var (
 	// value; nothing was written. A transaction op (package txn) or a unit
 	// of work (package unit, whose items hold the unit's write beside their
 	// state) refuses an item too large with this value too.
-	ErrItemTooLarge = errs.ItemTooLarge
+	ErrItemTooLarge = errs.ErrItemTooLarge
 )
 
 // Mistakes, in three classes: each is returned before anything is sent,
@@ -107,7 +107,7 @@ var (
 	// library: txn.ErrInvalidOption, unit.ErrInvalidOption and
 	// pessimistic.ErrInvalidOption are this error, so one errors.Is
 	// matches a mistake found by any of them.
-	ErrInvalidOption = errs.InvalidOption
+	ErrInvalidOption = errs.ErrInvalidOption
 
 	// ErrInvalidItem: a key, value or item DynamoDB would refuse, found
 	// before sending: an empty key attribute, or one over 2,048 bytes (the
@@ -118,7 +118,7 @@ var (
 	// an item over 400 KB ([ErrItemTooLarge]). Values in conditions,
 	// key conditions and filters are checked too. txn.ErrInvalidItem is
 	// the same value.
-	ErrInvalidItem = errs.InvalidItem
+	ErrInvalidItem = errs.ErrInvalidItem
 )
 
 // LockedError reports an item held by a unit of work (package unit): the

@@ -41,7 +41,7 @@ var (
 	// heartbeat of half the lease or more, an empty owner. Nothing is
 	// sent. It is one value with mapper.ErrInvalidOption,
 	// txn.ErrInvalidOption and unit.ErrInvalidOption.
-	ErrInvalidOption = errs.InvalidOption
+	ErrInvalidOption = errs.ErrInvalidOption
 
 	// ErrSchemaMismatch is returned by [CreateTable] for a table that
 	// exists with another key schema or TTL attribute than a lock table's
@@ -50,7 +50,7 @@ var (
 	// lock table's. It is one value with mapper.ErrSchemaMismatch; from
 	// CreateTable, errors.As with *mapper.MismatchError lists the
 	// differences.
-	ErrSchemaMismatch = errs.SchemaMismatch
+	ErrSchemaMismatch = errs.ErrSchemaMismatch
 )
 
 // ErrHolderChanged is the class of [*HolderChangedError]:

@@ -34,7 +34,7 @@ var (
 	// ErrDone is returned by Add and Commit of a Tx that was committed, or
 	// whose Commit failed: make a new one. It is one value with
 	// unit.ErrDone.
-	ErrDone = errs.Done
+	ErrDone = errs.ErrDone
 	// ErrInvalidItem is returned by Add and Commit, naming the op and the
 	// attribute, for an op whose item, key or expression values DynamoDB
 	// would refuse (a ValidationException): a NaN or infinite number, one
@@ -43,7 +43,7 @@ var (
 	// the range key's 1,024), or an item over 400 KB by DynamoDB's size
 	// rules (which matches mapper.ErrItemTooLarge too); nothing is sent.
 	// It is one value with mapper.ErrInvalidItem.
-	ErrInvalidItem = errs.InvalidItem
+	ErrInvalidItem = errs.ErrInvalidItem
 	// ErrInvalidOption is kept by New, and returned by Add and Commit (and
 	// [Get]), for an option or argument that cannot work (MaxItems(0), a
 	// token over 36 characters, a negative backoff, a nil option, a Check
@@ -51,7 +51,7 @@ var (
 	// method called on a nil *Tx; nothing is sent. It is one value with
 	// mapper.ErrInvalidOption, unit.ErrInvalidOption and
 	// pessimistic.ErrInvalidOption.
-	ErrInvalidOption = errs.InvalidOption
+	ErrInvalidOption = errs.ErrInvalidOption
 )
 
 // Cancellation reason codes DynamoDB uses (Reason.Code).

@@ -654,7 +654,7 @@ func checkOp(op Op) error {
 		}
 		if n := attrs.ItemSize(w.Put.Item); n > attrs.MaxItemSize {
 			name, size := attrs.Largest(w.Put.Item)
-			return fmt.Errorf("%w: the item is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)", errs.ItemTooLarge, n, attrs.MaxItemSize, name, size)
+			return fmt.Errorf("%w: the item is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)", errs.ErrItemTooLarge, n, attrs.MaxItemSize, name, size)
 		}
 		values = w.Put.ExpressionAttributeValues
 	case w.Update != nil:

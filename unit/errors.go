@@ -36,11 +36,11 @@ var (
 	// too large to hold both its committed state and the unit's write
 	// (DynamoDB's 400 KB item limit) fails Commit, which then rolls back
 	// with nothing applied, with mapper.ErrItemTooLarge.
-	ErrInvalidOption = errs.InvalidOption
+	ErrInvalidOption = errs.ErrInvalidOption
 
 	// ErrDone is returned by every method of a unit after Commit or
 	// Rollback returned. It is one value with txn.ErrDone.
-	ErrDone = errs.Done
+	ErrDone = errs.ErrDone
 
 	// ErrNotCoordinator is returned by [List] and [Recover] for a table
 	// that is not a coordinator table (made by [CreateTable]): its key is

@@ -1,7 +1,7 @@
 // Package errs holds the error classes that several public packages
 // return: each is one value, exported by every package that returns it
 // (mapper.ErrInvalidOption, txn.ErrInvalidOption, unit.ErrInvalidOption and
-// pessimistic.ErrInvalidOption are all [InvalidOption]), so errors.Is with
+// pessimistic.ErrInvalidOption are all [ErrInvalidOption]), so errors.Is with
 // any package's name matches an error of that class from any package.
 //
 // Their messages carry the library's name rather than a package's, since
@@ -16,23 +16,23 @@ import (
 )
 
 var (
-	// InvalidOption: an option or argument that a call cannot honour or
+	// ErrInvalidOption: an option or argument that a call cannot honour or
 	// that cannot work, found before anything is sent.
-	InvalidOption = errors.New("optimist: invalid option")
+	ErrInvalidOption = errors.New("optimist: invalid option")
 
-	// InvalidItem: a key, value or item DynamoDB would refuse, found
+	// ErrInvalidItem: a key, value or item DynamoDB would refuse, found
 	// before anything is sent (or refused by DynamoDB for that reason).
-	InvalidItem = errors.New("optimist: invalid item")
+	ErrInvalidItem = errors.New("optimist: invalid item")
 
-	// ItemTooLarge: an item over DynamoDB's 400 KB item limit; a kind of
-	// InvalidItem (it matches it).
-	ItemTooLarge = fmt.Errorf("%w: over DynamoDB's 400 KB item limit", InvalidItem)
+	// ErrItemTooLarge: an item over DynamoDB's 400 KB item limit; a kind of
+	// ErrInvalidItem (it matches it).
+	ErrItemTooLarge = fmt.Errorf("%w: over DynamoDB's 400 KB item limit", ErrInvalidItem)
 
-	// Done: a transaction or a unit of work used after it was committed,
+	// ErrDone: a transaction or a unit of work used after it was committed,
 	// failed or rolled back.
-	Done = errors.New("optimist: already committed, failed or rolled back")
+	ErrDone = errors.New("optimist: already committed, failed or rolled back")
 
-	// SchemaMismatch: a table that exists with another key schema (or TTL
+	// ErrSchemaMismatch: a table that exists with another key schema (or TTL
 	// attribute) than the one a call needs.
-	SchemaMismatch = errors.New("optimist: table does not match its schema")
+	ErrSchemaMismatch = errors.New("optimist: table does not match its schema")
 )
