@@ -115,7 +115,7 @@
 //
 // A unit that must hold its item's committed state and its write at once
 // cannot hold items near DynamoDB's 400 KB limit with a put of a similar
-// size: such an op fails the unit with [ErrTooLarge] before its commit
+// size: such an op fails the unit with mapper.ErrItemTooLarge before its commit
 // point, as does an update that would make the item too large once
 // applied.
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
 // StateReader reads the state of units' records: ids maps a coordinator
@@ -57,7 +58,7 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 //
 // at names the table and key of items[i], for the apply and the read
 // again; it is asked only while items[i] is as first read.
-func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c Client,
+func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c ddbapi.Items,
 	at func(i int) (string, map[string]types.AttributeValue)) (prepared []bool, err error) {
 	prepared = make([]bool, len(items))
 	locked := false
@@ -204,7 +205,7 @@ func preparedStates(ctx context.Context, items []map[string]types.AttributeValue
 
 // applyForReader applies a committed update to the item it is prepared on
 // and returns the new state.
-func applyForReader(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, l *Lock) (map[string]types.AttributeValue, error) {
+func applyForReader(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock) (map[string]types.AttributeValue, error) {
 	if c == nil {
 		return nil, errors.New("unit: a committed update needs applying, and the reader cannot write")
 	}
@@ -221,7 +222,7 @@ func applyForReader(ctx context.Context, c Client, table string, key map[string]
 
 // GetItemReader reads each record with one consistent GetItem (projected
 // to its state).
-func GetItemReader(c Getter) StateReader {
+func GetItemReader(c ddbapi.Getter) StateReader {
 	return func(ctx context.Context, ids map[string][]string) (map[string]string, error) {
 		out := map[string]string{}
 		for table, list := range ids {
@@ -243,13 +244,8 @@ func GetItemReader(c Getter) StateReader {
 	}
 }
 
-// TransactGetClient is the call a TransactGetItems-based StateReader makes.
-type TransactGetClient interface {
-	TransactGetItems(ctx context.Context, params *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
-}
-
 // TransactReader reads the records with TransactGetItems, 100 at a time.
-func TransactReader(c TransactGetClient) StateReader {
+func TransactReader(c ddbapi.TransactGetter) StateReader {
 	return func(ctx context.Context, ids map[string][]string) (map[string]string, error) {
 		type ref struct{ table, id string }
 		var refs []ref
@@ -296,7 +292,7 @@ func TransactReader(c TransactGetClient) StateReader {
 // cannot tell: those items are applied (rolled forward, as their unit or
 // recovery would) and the snapshot is taken again. It gives up after a few
 // snapshots in a row that met committed units.
-func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types.AttributeValue, error), read StateReader, c Client,
+func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types.AttributeValue, error), read StateReader, c ddbapi.Items,
 	at func(i int) (string, map[string]types.AttributeValue)) ([]map[string]types.AttributeValue, error) {
 	const tries = 8
 	for range tries {
@@ -331,19 +327,13 @@ func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types
 	return nil, fmt.Errorf("unit: %d snapshots in a row met units committing; try again", tries)
 }
 
-// TransactClient is what a transaction-only client (txn.Client) offers.
-type TransactClient interface {
-	TransactGetClient
-	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
-}
-
-// ViaTransactions makes a Client of a transaction-only client: each call is
+// ViaTransactions makes the single-item calls of a transaction-only client: each call is
 // a transaction of one action, and a failed condition comes back as a
 // *types.ConditionalCheckFailedException with the item, as from the
 // single-item calls. UpdateItem returns no attributes.
-func ViaTransactions(c TransactClient) Client { return viaTx{c} }
+func ViaTransactions(c ddbapi.Transactions) ddbapi.Items { return viaTx{c} }
 
-type viaTx struct{ c TransactClient }
+type viaTx struct{ c ddbapi.Transactions }
 
 func (v viaTx) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	out, err := v.c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{
