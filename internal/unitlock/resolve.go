@@ -70,11 +70,7 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 	if !locked {
 		return prepared, nil
 	}
-	type ref struct {
-		table string
-		key   map[string]types.AttributeValue
-	}
-	refs := make([]ref, len(items))
+	refs := make([]itemRef, len(items))
 	for i, it := range items {
 		if it != nil {
 			refs[i].table, refs[i].key = at(i)
@@ -82,6 +78,7 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 	}
 	final := map[string]string{} // states that cannot change any more
 	before := map[string]bool{}  // units known committed before this round's reads
+	logs := map[string]*keySet{} // committed units' item lists, read once per call
 	for round := 0; ; round++ {
 		locks, states, err := lockStates(ctx, items, read, final)
 		if err != nil {
@@ -94,6 +91,11 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 				if states[k] == StateCommitted && !before[k] {
 					sign = true
 				}
+			}
+		}
+		if !sign {
+			if sign, err = untraced(ctx, c, refs, locks, states, before, logs); err != nil {
+				return nil, err
 			}
 		}
 		if !sign {
@@ -139,6 +141,59 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 
 // resolveRounds bounds how many times Resolve reads the items.
 const resolveRounds = 8
+
+// itemRef names the table and key of an item of a call (nil key: unknown).
+type itemRef struct {
+	table string
+	key   map[string]types.AttributeValue
+}
+
+// untraced reports whether an item of the call may have been read before a
+// unit that the call shows committed locked it: for each unit whose lock
+// some item carries, whose record says committed, and which was not known
+// committed before this round's reads, it reads the unit's item list (once
+// per call) and looks there for the items that carry no lock of that unit.
+// A unit whose lock every item carries needs no list.
+func untraced(ctx context.Context, c Getter, refs []itemRef, locks []*Lock, states map[string]string,
+	before map[string]bool, logs map[string]*keySet) (bool, error) {
+	done := map[string]bool{}
+	for _, l := range locks {
+		if l == nil {
+			continue
+		}
+		k := StateKey(l.Coordinator, l.Unit)
+		if states[k] != StateCommitted || before[k] || done[k] {
+			continue
+		}
+		done[k] = true
+		var others []int
+		for j, r := range refs {
+			if o := locks[j]; r.key != nil && (o == nil || o.Unit != l.Unit || o.Coordinator != l.Coordinator) {
+				others = append(others, j)
+			}
+		}
+		if len(others) == 0 {
+			continue
+		}
+		ks, ok := logs[k]
+		if !ok {
+			if c == nil {
+				return false, errors.New("unit: a unit's item list needs reading, and the reader has no client for it")
+			}
+			var err error
+			if ks, err = readKeys(ctx, c, l.Coordinator, l.Unit); err != nil {
+				return false, err
+			}
+			logs[k] = ks
+		}
+		for _, j := range others {
+			if ks.has(ItemID(refs[j].table, refs[j].key)) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
 
 // lockStates parses the locks of items (nil where none) and reads
 // the state of every unit among them whose state is not in final, once per
