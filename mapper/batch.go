@@ -142,19 +142,36 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 		if err != nil {
 			return nil, err
 		}
+		var unprocessed []int
+		for _, k := range res.UnprocessedKeys[t.name].Keys {
+			if u, ok := byKey[t.s.keyString(k)]; ok {
+				unprocessed = append(unprocessed, u)
+			}
+		}
 		// The batch's items are resolved together, so that no unit is
-		// shown half applied among them (see unitlock.Resolve).
+		// shown half applied among them (see unitlock.Resolve), and with
+		// them the keys read and not found (nil, by key: a unit may be
+		// creating them).
 		read := res.Responses[t.name]
 		shown := append([]map[string]types.AttributeValue(nil), read...)
-		if _, err := t.resolve(ctx, shown); err != nil {
+		at := make([]int, len(read), len(batch))
+		for j, item := range read {
+			at[j] = -1
+			if u, ok := byKey[t.s.keyString(item)]; ok {
+				at[j] = u
+			}
+		}
+		for _, u := range batch {
+			if !slices.Contains(at, u) && !slices.Contains(unprocessed, u) {
+				shown, at = append(shown, nil), append(at, u)
+			}
+		}
+		if _, err := t.resolve(ctx, shown, func(j int) map[string]types.AttributeValue { return wants[at[j]].key }); err != nil {
 			return nil, err
 		}
-		for j, item := range read {
-			u, ok := byKey[t.s.keyString(item)]
-			if !ok || wants[u].found {
-				continue
-			}
-			if item = shown[j]; item == nil { // held by a unit while it does not exist: missing
+		for j, item := range shown {
+			u := at[j]
+			if u < 0 || wants[u].found || item == nil { // nil: none, or held by a unit while it does not exist
 				continue
 			}
 			for _, i := range wants[u].at {
@@ -163,12 +180,6 @@ func (t *Table[T]) GetAll(ctx context.Context, keys []T, opts ...ReadOption) ([]
 				}
 			}
 			wants[u].found = true
-		}
-		var unprocessed []int
-		for _, k := range res.UnprocessedKeys[t.name].Keys {
-			if u, ok := byKey[t.s.keyString(k)]; ok {
-				unprocessed = append(unprocessed, u)
-			}
 		}
 		return unprocessed, nil
 	})

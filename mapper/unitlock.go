@@ -75,11 +75,17 @@ func (t *Table[T]) visible(ctx context.Context, item map[string]types.AttributeV
 }
 
 // resolve is unitlock.Resolve for items of this table.
-// The key of an item is taken only for the rare apply, from the item as
-// read (Resolve asks before it replaces items[i]).
-func (t *Table[T]) resolve(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error) {
+// The key of an item is taken from the item as read (Resolve asks before it
+// replaces items[i]), or for a nil entry (a key read and not found) from
+// key, if given.
+func (t *Table[T]) resolve(ctx context.Context, items []map[string]types.AttributeValue, key ...func(i int) map[string]types.AttributeValue) ([]bool, error) {
 	return unitlock.Resolve(ctx, items, unitlock.GetItemReader(t.client), t.client,
-		func(i int) (string, map[string]types.AttributeValue) { return t.name, t.s.keyFrom(items[i]) })
+		func(i int) (string, map[string]types.AttributeValue) {
+			if items[i] == nil && len(key) > 0 {
+				return t.name, key[0](i)
+			}
+			return t.name, t.s.keyFrom(items[i])
+		})
 }
 
 // recheck is a condition DynamoDB evaluated on items as stored, to evaluate

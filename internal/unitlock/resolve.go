@@ -71,9 +71,9 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 		return prepared, nil
 	}
 	refs := make([]itemRef, len(items))
-	for i, it := range items {
-		if it != nil {
-			refs[i].table, refs[i].key = at(i)
+	for i := range items {
+		if refs[i].table, refs[i].key = at(i); !knownKey(refs[i].key) {
+			refs[i].key = nil
 		}
 	}
 	final := map[string]string{} // states that cannot change any more
@@ -146,6 +146,16 @@ const resolveRounds = 8
 type itemRef struct {
 	table string
 	key   map[string]types.AttributeValue
+}
+
+// knownKey reports whether key names an item: it has attributes, none nil.
+func knownKey(key map[string]types.AttributeValue) bool {
+	for _, v := range key {
+		if v == nil {
+			return false
+		}
+	}
+	return len(key) > 0
 }
 
 // untraced reports whether an item of the call may have been read before a
