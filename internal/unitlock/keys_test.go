@@ -106,3 +106,56 @@ func TestMaxRefLen(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(ref), maxRefLen)
 }
+
+// What Resolve reads to rule out a committed unit shown half applied: the
+// unit's item list only when an item of the call carries no lock of it,
+// and the call again only when such an item is on the list.
+func TestResolveReadsTheListOnlyWhenNeeded(t *testing.T) {
+	c := ddbtest.Server(t).Client()
+	ctx := context.Background()
+	coord := ddbtest.CreateTable(t, c, RecID, types.ScalarAttributeTypeS, "", "")
+	table := ddbtest.CreateTable(t, c, "id", types.ScalarAttributeTypeS, "", "")
+	const unit = "u1"
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(coord), Item: map[string]types.AttributeValue{
+		RecID: &types.AttributeValueMemberS{Value: unit}, RecState: &types.AttributeValueMemberS{Value: StateCommitted}}})
+	require.NoError(t, err)
+	writePage(t, c, coord, unit, 0, refsOf(t, table, "a", "b"))
+	item := func(id, val string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id}, "val": &types.AttributeValueMemberS{Value: val}}
+	}
+	// a: prepared by the committed unit (a put of "new"); b, on its list,
+	// and c, not on it, carry nothing of it.
+	a := item("a", "old")
+	lock := NewLock(unit, coord, "owner", false)
+	lock[FPrepared], lock[FKind], lock[FAfter] = avTrue, avS(KindPut), &types.AttributeValueMemberM{Value: item("a", "new")}
+	a[Attr] = &types.AttributeValueMemberM{Value: lock}
+	for _, it := range []map[string]types.AttributeValue{a, item("b", "old"), item("c", "old")} {
+		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it})
+		require.NoError(t, err)
+	}
+	stored := map[string]map[string]types.AttributeValue{"a": a, "b": item("b", "old"), "c": item("c", "old")}
+	cc := ddbtest.NewCounting(c)
+	for _, tc := range []struct {
+		ids          []string
+		pages, again int64 // GetItems of the list's pages, of the call's items
+	}{
+		{[]string{"a"}, 0, 0},           // one item: nothing else to show half
+		{[]string{"a", "c"}, 1, 0},      // c is not the unit's
+		{[]string{"a", "b"}, 1, 2},      // b may have been read before the unit locked it
+		{[]string{"a", "c", "b"}, 1, 3}, // the whole call is read again
+	} {
+		t.Run(strings.Join(tc.ids, ""), func(t *testing.T) {
+			items := make([]map[string]types.AttributeValue, len(tc.ids))
+			for i, id := range tc.ids {
+				items[i] = stored[id]
+			}
+			cc.Reset()
+			_, err := Resolve(ctx, items, GetItemReader(c), cc, func(i int) (string, map[string]types.AttributeValue) {
+				return table, sKey(tc.ids[i])
+			})
+			require.NoError(t, err)
+			assert.Equal(t, tc.pages+tc.again, cc.Count("GetItem"), "pages %d, items read again %d", tc.pages, tc.again)
+			assert.Equal(t, "new", items[0]["val"].(*types.AttributeValueMemberS).Value)
+		})
+	}
+}
