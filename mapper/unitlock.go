@@ -40,8 +40,10 @@ import (
 //     if the unit's record says it committed (one GetItem of the record per
 //     unit and page; an update is applied by the reader, one write, as the
 //     unit would). A page (or batch) that shows a committed unit's lock
-//     without its write on an item is read again, item by item, so that
-//     no unit is shown half applied (see unitlock.Resolve). A Filter, and the key condition of a Query of a
+//     is read again, item by item, when it may show the unit half applied:
+//     an item holds its lock without its write, or an item on its item
+//     list (read from the coordinator table) holds no lock of it (see
+//     unitlock.Resolve). A Filter, and the key condition of a Query of a
 //     secondary index, are evaluated again on what is shown, so items are
 //     filtered by their committed state.
 //   - Queries of a secondary index find items by their index key as stored.

@@ -32,23 +32,46 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // (one conditional write, which its unit or recovery would make anyway)
 // and shown as DynamoDB computed it.
 //
-// Read atomicity: the items of one call (a Scan or Query page, a batch)
-// are read at different moments, and could otherwise show some writes of
-// a committed unit and not others: an item read while it held only the
-// unit's lock (its intent was added later, before the commit point) shows
-// its old state, while an item read after the commit point shows the new
-// one (its intent, or applied). The sign of it is an item that shows the
-// lock, without intent, of a unit whose record says committed while the
-// item was not known to be read after that commit. Then every item of the
-// call is read again (one consistent GetItem each, by the keys first read;
-// a deleted item becomes "no item"), and resolved again, with that unit
-// now known committed before the new reads began: an item that still
-// shows its lock without intent is one the unit did not write. This
-// repeats until a round shows no such sign. The rule: among the items of
-// one call that carried a unit's lock or its applied write when read, no
-// unit is shown with some of its writes and not others. (An item read
-// before a unit locked it at all carries no sign of the unit; only a
-// snapshot, see [Snapshot], rules that out.)
+// Read atomicity. The items of one call (a Scan or Query page, a batch of
+// a GetAll) may be read at different moments (DynamoDB's are; the
+// embedded engine reads a page at once), and the unit's record is read
+// after them, so without care a call could show some writes of a
+// committed unit and not others. The rule: for every unit whose lock some
+// item of the call carried when last read (a call read again is judged by
+// its last reads), the call shows either all of the unit's writes to its
+// items or none of them. The items of a call are
+// those it returned, and the keys it read and found no item for when at
+// names them (a GetAll's): an item a Scan or Query did not return (one
+// the unit creates, or one its filter dropped on the state stored then)
+// is not one of them. A unit none of whose locks the items carried is not
+// covered: an item read after the unit applied it and another read before
+// the unit locked it carry no sign of it (a page read at once cannot hold
+// both, but DynamoDB's pages, and a call read again, are read item by
+// item). For a state the database held across items, use a snapshot
+// ([Snapshot]).
+//
+// How: a unit whose record says other than committed was not committed
+// when the items were read, and none of its writes is shown. For a
+// committed unit U, two kinds of item may have been read before U's
+// commit point while another shows U's write: an item carrying U's lock
+// without intent (U does not write it, or had not yet added its write),
+// and an item carrying no lock of U that is on U's item list (read before
+// U locked it, or after U applied it; no telling which). U's item list is
+// read from its pages in the coordinator table (readKeys: U logs every
+// item before it locks it, so the list is complete once U is committed),
+// once per unit and call, and only when an item of the call carries no
+// lock of U. On either sign every item of the call is read again (one
+// consistent GetItem each, by the keys first read; a deleted item becomes
+// "no item") and resolved again with U now known committed before the new
+// reads began: then U's lock without intent is on an item U does not
+// write, and an item on U's list without U's lock is past U's apply, and
+// both are shown as read. Each round adds the units its record reads found
+// committed, and a sign needs a committed unit not yet added; after
+// resolveRounds rounds Resolve gives up ("try again").
+//
+// Cost: nothing more unless an item shows the lock of a committed unit;
+// then one GetItem per page of that unit's item list (one for a list of
+// up to PageItems), and one GetItem per item of the call per round.
 //
 // prepared[i] is true when items[i] may be shown otherwise than as first
 // stored (its intent, its apply, or a read again), so a condition DynamoDB
