@@ -122,6 +122,12 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 			}
 		}
 		if !sign {
+			// An update a reader applies comes back as DynamoDB stores the
+			// item then, which may be past the unit (its own apply came
+			// first, and other units wrote since): with other items in the
+			// call, those are read again after the apply instead.
+			views := make([]map[string]types.AttributeValue, len(items))
+			applied := false
 			for i, l := range locks {
 				if l == nil {
 					continue
@@ -132,11 +138,19 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 					if view, err = applyForReader(ctx, c, refs[i].table, refs[i].key, l); err != nil {
 						return nil, err
 					}
+					applied = true
 				}
-				prepared[i] = prepared[i] || l.Prepared
-				items[i] = view
+				views[i] = view
 			}
-			return prepared, nil
+			if !applied || len(items) == 1 {
+				for i, l := range locks {
+					if l != nil {
+						prepared[i] = prepared[i] || l.Prepared
+						items[i] = views[i]
+					}
+				}
+				return prepared, nil
+			}
 		}
 		if round+1 == resolveRounds {
 			return nil, fmt.Errorf("unit: %d reads in a row met units committing; try again", resolveRounds)
@@ -149,21 +163,80 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 				before[k] = true
 			}
 		}
+		if err := readAgain(ctx, c, refs, items); err != nil {
+			return nil, err
+		}
 		for i, r := range refs {
-			if r.key == nil {
-				continue
+			if r.key != nil {
+				prepared[i] = true
 			}
-			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key, ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				return nil, fmt.Errorf("unit: reading %s %s again: %w", r.table, attrs.FormatKey(r.key), err)
-			}
-			items[i], prepared[i] = nilIfEmpty(out.Item), true
 		}
 	}
 }
 
 // resolveRounds bounds how many times Resolve reads the items.
 const resolveRounds = 8
+
+// readAgain reads the items of refs again into items (nil for none): with
+// TransactGetItems, 100 at a time, where c offers it, so that each hundred
+// is a state the database held (a unit cannot lock one and apply another
+// of them between their reads); else, or when DynamoDB cancels the
+// transaction (a transactional write in flight on one of them), one
+// consistent GetItem each.
+func readAgain(ctx context.Context, c Client, refs []itemRef, items []map[string]types.AttributeValue) error {
+	var at []int
+	for i, r := range refs {
+		if r.key != nil {
+			at = append(at, i)
+		}
+	}
+	tc, snapshots := c.(TransactGetClient)
+	for len(at) > 0 {
+		n := min(len(at), 100)
+		chunk := at[:n]
+		at = at[n:]
+		if snapshots {
+			// One Get per distinct item: a transaction may not name one twice.
+			in := &dynamodb.TransactGetItemsInput{}
+			first := map[string]int{}
+			which := make([]int, len(chunk))
+			for j, i := range chunk {
+				id := ItemID(refs[i].table, refs[i].key)
+				f, dup := first[id]
+				if !dup {
+					f = len(in.TransactItems)
+					first[id] = f
+					in.TransactItems = append(in.TransactItems, types.TransactGetItem{Get: &types.Get{TableName: aws.String(refs[i].table), Key: refs[i].key}})
+				}
+				which[j] = f
+			}
+			out, err := tc.TransactGetItems(ctx, in)
+			var tce *types.TransactionCanceledException
+			switch {
+			case err == nil:
+				for j, i := range chunk {
+					var item map[string]types.AttributeValue
+					if f := which[j]; f < len(out.Responses) {
+						item = out.Responses[f].Item
+					}
+					items[i] = nilIfEmpty(item)
+				}
+				continue
+			case !errors.As(err, &tce):
+				return fmt.Errorf("unit: reading %d items again: %w", len(in.TransactItems), err)
+			}
+		}
+		for _, i := range chunk {
+			r := refs[i]
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key, ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				return fmt.Errorf("unit: reading %s %s again: %w", r.table, attrs.FormatKey(r.key), err)
+			}
+			items[i] = nilIfEmpty(out.Item)
+		}
+	}
+	return nil
+}
 
 // itemRef names the table and key of an item of a call (nil key: unknown).
 type itemRef struct {
