@@ -40,7 +40,7 @@ import (
 //     if the unit's record says it committed (one GetItem of the record per
 //     unit and page; an update is applied by the reader, one write, as the
 //     unit would). A page (or batch) that shows a committed unit's lock
-//     is read again, item by item, when it may show the unit half applied:
+//     is read again (TransactGetItems) when it may show the unit half applied:
 //     an item holds its lock without its write, or an item on its item
 //     list (read from the coordinator table) holds no lock of it (see
 //     unitlock.Resolve). A Filter, and the key condition of a Query of a

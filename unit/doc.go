@@ -139,14 +139,16 @@
 // the write; one read before the unit locked it carries nothing of the
 // unit, but is on the unit's item list (its pages in the coordinator
 // table, which the reader then reads: one GetItem a page). On either sign
-// the reader reads the page's items again (one consistent GetItem each)
-// and shows them with that unit known committed before the new reads; it
-// repeats while new signs appear, a few times at most, then fails. A
-// GetAll counts the keys it found no item for among its items (a unit may
-// be creating them); a Query or Scan cannot know of items it did not
-// return (one a unit creates, or one its filter dropped). A unit none of
-// whose locks the page carried (an item of it read applied and another
-// read before it was locked) is not covered: for a state the database held
+// the reader reads the page's items again (one TransactGetItems per 100
+// items, a state the database held) and shows them with that unit known
+// committed before the new reads; so too after it applied a unit's update
+// itself. It repeats while new signs appear, a few times at most, then
+// fails. A GetAll counts the keys it found no item for among its items (a
+// unit may be creating them); a Query or Scan cannot know of items it did
+// not return (one a unit creates, or one its filter dropped). A unit none
+// of whose locks the page carried is not covered on DynamoDB, whose pages
+// are not read at once (an item of it read applied and another read
+// before it was locked): for a state the database held
 // across items, use txn.Get (a snapshot). A txn.Get snapshot is a
 // state the database held: when it meets a unit that committed (possibly
 // after the snapshot was taken), the unit's items are applied and the

@@ -39,16 +39,16 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // committed unit and not others. The rule: for every unit whose lock some
 // item of the call carried when last read (a call read again is judged by
 // its last reads), the call shows either all of the unit's writes to its
-// items or none of them. The items of a call are
-// those it returned, and the keys it read and found no item for when at
-// names them (a GetAll's): an item a Scan or Query did not return (one
-// the unit creates, or one its filter dropped on the state stored then)
-// is not one of them. A unit none of whose locks the items carried is not
-// covered: an item read after the unit applied it and another read before
-// the unit locked it carry no sign of it (a page read at once cannot hold
-// both, but DynamoDB's pages, and a call read again, are read item by
-// item). For a state the database held across items, use a snapshot
-// ([Snapshot]).
+// items or none of them. The items of a call are those it returned, and
+// the keys it read and found no item for when at names them (a GetAll's):
+// an item a Scan or Query did not return (one the unit creates, or one
+// its filter dropped on the state stored then) is not one of them. A unit
+// none of whose locks the items carried is not covered where the items
+// were not read at once: an item read after the unit applied it and
+// another read before the unit locked it carry no sign of it. A call read
+// again is read at once, a hundred items at a time, where c offers
+// TransactGetItems. For a state the database held across items, use a
+// snapshot ([Snapshot]).
 //
 // How: a unit whose record says other than committed was not committed
 // when the items were read, and none of its writes is shown. For a
@@ -60,18 +60,23 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // read from its pages in the coordinator table (readKeys: U logs every
 // item before it locks it, so the list is complete once U is committed),
 // once per unit and call, and only when an item of the call carries no
-// lock of U. On either sign every item of the call is read again (one
-// consistent GetItem each, by the keys first read; a deleted item becomes
-// "no item") and resolved again with U now known committed before the new
-// reads began: then U's lock without intent is on an item U does not
-// write, and an item on U's list without U's lock is past U's apply, and
-// both are shown as read. Each round adds the units its record reads found
-// committed, and a sign needs a committed unit not yet added; after
-// resolveRounds rounds Resolve gives up ("try again").
+// lock of U. On either sign every item of the call is read again
+// (readAgain, by the keys first read; a deleted item becomes "no item")
+// and resolved again with U now known committed before the new reads
+// began: then U's lock without intent is on an item U does not write, and
+// an item on U's list without U's lock is past U's apply, and both are
+// shown as read. An update the reader applies comes back as the item is
+// stored then, which may be past U (U's own apply came first, and other
+// units wrote since): in a call of more than one item, the items are read
+// again after the apply too. Each round adds the units its record reads
+// found committed, and a sign needs a committed unit not yet added (or an
+// apply); after resolveRounds rounds Resolve gives up ("try again").
 //
 // Cost: nothing more unless an item shows the lock of a committed unit;
 // then one GetItem per page of that unit's item list (one for a list of
-// up to PageItems), and one GetItem per item of the call per round.
+// up to PageItems) when an item carries no lock of it, and per round one
+// TransactGetItems per 100 items of the call (DynamoDB charges a
+// transactional read twice a consistent one), or one GetItem per item.
 //
 // prepared[i] is true when items[i] may be shown otherwise than as first
 // stored (its intent, its apply, or a read again), so a condition DynamoDB
