@@ -65,10 +65,10 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // and resolved again with U now known committed before the new reads
 // began: then U's lock without intent is on an item U does not write, and
 // an item on U's list without U's lock is past U's apply, and both are
-// shown as read. An update the reader applies comes back as the item is
-// stored then, which may be past U (U's own apply came first, and other
-// units wrote since): in a call of more than one item, the items are read
-// again after the apply too. Each round adds the units its record reads
+// shown as read. An update the reader applies is shown as its own write
+// computed it; if another apply came first, Finish returns the item as
+// stored then, which may be past U (other units wrote since): in a call
+// of more than one item, the items are then read again. Each round adds the units its record reads
 // found committed, and a sign needs a committed unit not yet added (or an
 // apply); after resolveRounds rounds Resolve gives up ("try again").
 //
@@ -140,10 +140,18 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 				committed := states[StateKey(l.Coordinator, l.Unit)] == StateCommitted
 				view, ok := View(items[i], l, committed)
 				if !ok {
-					if view, err = applyForReader(ctx, c, refs[i].table, refs[i].key, l); err != nil {
+					var w *applyWatch
+					var ac Client
+					if c != nil {
+						w = &applyWatch{Client: c}
+						ac = w
+					}
+					if view, err = applyForReader(ctx, ac, refs[i].table, refs[i].key, l); err != nil {
 						return nil, err
 					}
-					applied = true
+					// Only an apply another made first may show the item
+					// past the unit.
+					applied = applied || !w.wrote
 				}
 				views[i] = view
 			}
@@ -366,6 +374,22 @@ func preparedStates(ctx context.Context, items []map[string]types.AttributeValue
 	}
 	states, err := read(ctx, ids)
 	return locks, states, err
+}
+
+// applyWatch notes whether an UpdateItem through it succeeded: an apply
+// that Finish made itself returns the unit's write exactly as DynamoDB
+// computed it on the item the unit held.
+type applyWatch struct {
+	Client
+	wrote bool
+}
+
+func (w *applyWatch) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := w.Client.UpdateItem(ctx, in, optFns...)
+	if err == nil {
+		w.wrote = true
+	}
+	return out, err
 }
 
 // applyForReader applies a committed update to the item it is prepared on
