@@ -429,7 +429,7 @@ func TestBadInput(t *testing.T) {
 			_, err := table(c).Update(ctx, bItem{PK: "p", SK: "s"}, update.Set("f", nan))
 			return err
 		}},
-		{"Update: update.Add Inf (also ErrInvalidUpdate)", mapper.ErrInvalidOption, "Inf", func(ctx context.Context, c *ddbtest.CountingClient) error {
+		{"Update: update.Add Inf (an invalid update)", mapper.ErrInvalidOption, "Inf", func(ctx context.Context, c *ddbtest.CountingClient) error {
 			_, err := table(c).Update(ctx, bItem{PK: "p", SK: "s"}, update.Add("f", inf))
 			return err
 		}},

@@ -172,19 +172,35 @@ func (g *getAll[T]) call(ctx context.Context, batch []int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	var unprocessed []int
+	for _, k := range res.UnprocessedKeys[t.name].Keys {
+		if u, ok := g.byKey[t.s.keyString(k)]; ok {
+			unprocessed = append(unprocessed, u)
+		}
+	}
 	// The batch's items are resolved together, so that no unit is shown
-	// half applied among them (see unitlock.Resolve).
+	// half applied among them (see unitlock.Resolve), and with them the
+	// keys read and not found (nil, by key: a unit may be creating them).
 	read := res.Responses[t.name]
 	shown := append([]map[string]types.AttributeValue(nil), read...)
-	if _, err := t.resolve(ctx, shown); err != nil {
+	at := make([]int, len(read), len(batch))
+	for j, item := range read {
+		at[j] = -1
+		if u, ok := g.byKey[t.s.keyString(item)]; ok {
+			at[j] = u
+		}
+	}
+	for _, u := range batch {
+		if !slices.Contains(at, u) && !slices.Contains(unprocessed, u) {
+			shown, at = append(shown, nil), append(at, u)
+		}
+	}
+	if _, err := t.resolve(ctx, shown, func(j int) map[string]types.AttributeValue { return g.wants[at[j]].key }); err != nil {
 		return nil, err
 	}
-	for j, item := range read {
-		u, ok := g.byKey[t.s.keyString(item)]
-		if !ok || g.wants[u].found {
-			continue
-		}
-		if item = shown[j]; item == nil { // held by a unit while it does not exist: missing
+	for j, item := range shown {
+		u := at[j]
+		if u < 0 || g.wants[u].found || item == nil { // nil: none, or held by a unit while it does not exist
 			continue
 		}
 		for _, i := range g.wants[u].at {
@@ -193,12 +209,6 @@ func (g *getAll[T]) call(ctx context.Context, batch []int) ([]int, error) {
 			}
 		}
 		g.wants[u].found = true
-	}
-	var unprocessed []int
-	for _, k := range res.UnprocessedKeys[t.name].Keys {
-		if u, ok := g.byKey[t.s.keyString(k)]; ok {
-			unprocessed = append(unprocessed, u)
-		}
 	}
 	return unprocessed, nil
 }

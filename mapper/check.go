@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 )
 
@@ -41,9 +42,7 @@ func (t *Table[T]) Check(ctx context.Context) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	dc, ok := t.client.(interface {
-		DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	})
+	dc, ok := t.client.(ddbapi.Describer)
 	if !ok {
 		return fmt.Errorf("mapper: Check of %s: the table's client (%T) has no DescribeTable method: %w", t.name, t.client, errors.ErrUnsupported)
 	}

@@ -13,18 +13,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 )
 
 // TableClient has the control-plane calls [CreateTable] makes, with the
-// SDK's exact signatures; a *dynamodb.Client satisfies it. It is apart from
+// SDK's exact signatures: CreateTable, DescribeTable, UpdateTimeToLive and
+// DescribeTimeToLive; a *dynamodb.Client satisfies it. It is apart from
 // [Client] so that fakes of Client need not grow these methods.
 type TableClient interface {
-	CreateTable(ctx context.Context, params *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	UpdateTimeToLive(ctx context.Context, params *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
-	DescribeTimeToLive(ctx context.Context, params *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
+	ddbapi.TableAdmin // CreateTable, DescribeTable, UpdateTimeToLive, DescribeTimeToLive
 }
 
 var _ TableClient = (*dynamodb.Client)(nil)

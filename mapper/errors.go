@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -64,8 +65,10 @@ var (
 	// ErrSchemaMismatch is the class of the [*MismatchError] that
 	// [CreateTable] returns when the table exists with another schema, and
 	// that [Table.Check] returns when the table does not match the struct.
-	// Use errors.As for the list of differences.
-	ErrSchemaMismatch = errors.New("mapper: table does not match the struct")
+	// Use errors.As for the list of differences. The CreateTable of
+	// packages unit and pessimistic return it too, and
+	// pessimistic.ErrSchemaMismatch is the same value.
+	ErrSchemaMismatch = errs.ErrSchemaMismatch
 
 	// ErrItemTooLarge is returned, before anything is sent, by Put, Save,
 	// PutOp and PutAll for an item over DynamoDB's 400 KB limit, counted by
@@ -77,8 +80,10 @@ var (
 	// Update whose values fit but that would take the stored item past the
 	// limit is sent (the stored size is unknown before), and DynamoDB's
 	// refusal matches ErrItemTooLarge too, naming the update's largest
-	// value; nothing was written.
-	ErrItemTooLarge = fmt.Errorf("%w: over DynamoDB's 400 KB limit", ErrInvalidItem)
+	// value; nothing was written. A transaction op (package txn) or a unit
+	// of work (package unit, whose items hold the unit's write beside their
+	// state) refuses an item too large with this value too.
+	ErrItemTooLarge = errs.ErrItemTooLarge
 )
 
 // Mistakes, in three classes: each is returned before anything is sent,
@@ -98,8 +103,11 @@ var (
 	// in a transaction), an update that touches a key, the version, the
 	// write token or the fence (or whose builder holds an error, which it
 	// wraps, such as update.ErrInvalidPath), and a [Table] not made by
-	// [NewTable] (nil, or a zero value).
-	ErrInvalidOption = errors.New("mapper: invalid option")
+	// [NewTable] (nil, or a zero value). It is one value across the
+	// library: txn.ErrInvalidOption, unit.ErrInvalidOption and
+	// pessimistic.ErrInvalidOption are this error, so one errors.Is
+	// matches a mistake found by any of them.
+	ErrInvalidOption = errs.ErrInvalidOption
 
 	// ErrInvalidItem: a key, value or item DynamoDB would refuse, found
 	// before sending: an empty key attribute, or one over 2,048 bytes (the
@@ -108,25 +116,9 @@ var (
 	// empty set from a custom Marshaler; a value held in an interface of a
 	// type that cannot be stored; two items with one key in a batch write;
 	// an item over 400 KB ([ErrItemTooLarge]). Values in conditions,
-	// key conditions and filters are checked too.
-	ErrInvalidItem = errors.New("mapper: invalid item")
-)
-
-// Deprecated names, kept for one release: each is now one of the classes
-// above (the same value), so errors.Is matches every error of the class.
-var (
-	// Deprecated: use ErrInvalidItem.
-	ErrInvalidKey = ErrInvalidItem
-	// Deprecated: use ErrInvalidItem.
-	ErrInvalidValue = ErrInvalidItem
-	// Deprecated: use ErrInvalidItem.
-	ErrDuplicateKey = ErrInvalidItem
-	// Deprecated: use ErrInvalidOption.
-	ErrBatchVersioned = ErrInvalidOption
-	// Deprecated: use ErrInvalidOption.
-	ErrInvalidTable = ErrInvalidOption
-	// Deprecated: use ErrInvalidOption.
-	ErrInvalidUpdate = ErrInvalidOption
+	// key conditions and filters are checked too. txn.ErrInvalidItem is
+	// the same value.
+	ErrInvalidItem = errs.ErrInvalidItem
 )
 
 // LockedError reports an item held by a unit of work (package unit): the

@@ -396,5 +396,5 @@ func ExampleErrInvalidItem() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// mapper: encoding Value: mapper: invalid item: attribute "value" (Value): "NaN" is not a number (DynamoDB has no NaN or infinity)
+	// mapper: encoding Value: optimist: invalid item: attribute "value" (Value): "NaN" is not a number (DynamoDB has no NaN or infinity)
 }

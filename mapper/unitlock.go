@@ -40,8 +40,10 @@ import (
 //     if the unit's record says it committed (one GetItem of the record per
 //     unit and page; an update is applied by the reader, one write, as the
 //     unit would). A page (or batch) that shows a committed unit's lock
-//     without its write on an item is read again, item by item, so that
-//     no unit is shown half applied (see unitlock.Resolve). A Filter, and the key condition of a Query of a
+//     is read again (TransactGetItems) when it may show the unit half applied:
+//     an item holds its lock without its write, or an item on its item
+//     list (read from the coordinator table) holds no lock of it (see
+//     unitlock.Resolve). A Filter, and the key condition of a Query of a
 //     secondary index, are evaluated again on what is shown, so items are
 //     filtered by their committed state.
 //   - Queries of a secondary index find items by their index key as stored.
@@ -75,11 +77,17 @@ func (t *Table[T]) visible(ctx context.Context, item map[string]types.AttributeV
 }
 
 // resolve is unitlock.Resolve for items of this table.
-// The key of an item is taken only for the rare apply, from the item as
-// read (Resolve asks before it replaces items[i]).
-func (t *Table[T]) resolve(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error) {
+// The key of an item is taken from the item as read (Resolve asks before it
+// replaces items[i]), or for a nil entry (a key read and not found) from
+// key, if given.
+func (t *Table[T]) resolve(ctx context.Context, items []map[string]types.AttributeValue, key ...func(i int) map[string]types.AttributeValue) ([]bool, error) {
 	return unitlock.Resolve(ctx, items, unitlock.GetItemReader(t.client), t.client,
-		func(i int) (string, map[string]types.AttributeValue) { return t.name, t.s.keyFrom(items[i]) })
+		func(i int) (string, map[string]types.AttributeValue) {
+			if items[i] == nil && len(key) > 0 {
+				return t.name, key[0](i)
+			}
+			return t.name, t.s.keyFrom(items[i])
+		})
 }
 
 // recheck is a condition DynamoDB evaluated on items as stored, to evaluate

@@ -1,24 +1,23 @@
 package pessimistic
 
 import (
-	"context"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
 // Client is the part of the DynamoDB API the lock calls, with the SDK's
-// exact signatures; a *dynamodb.Client satisfies it. CreateTable also needs
+// exact signatures: GetItem, UpdateItem, DeleteItem, Query, Scan,
+// TransactWriteItems and DescribeTable; a *dynamodb.Client satisfies it. CreateTable also needs
 // the control-plane calls of [TableClient].
 type Client interface {
-	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
-	Query(ctx context.Context, params *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
-	Scan(ctx context.Context, params *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
-	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	ddbapi.Getter         // GetItem
+	ddbapi.Updater        // UpdateItem
+	ddbapi.Deleter        // DeleteItem
+	ddbapi.Queries        // Query, Scan
+	ddbapi.TransactWriter // TransactWriteItems
+	ddbapi.Describer      // DescribeTable
 }
 
 // TableClient is what [CreateTable] calls: the control-plane calls of

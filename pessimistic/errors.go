@@ -3,6 +3,8 @@ package pessimistic
 import (
 	"errors"
 	"fmt"
+
+	"github.com/optimist-dynamo/optimist/internal/errs"
 )
 
 var (
@@ -34,14 +36,21 @@ var (
 	// ErrClosed is returned by a Locker after Close.
 	ErrClosed = errors.New("pessimistic: locker closed")
 
-	// ErrInvalidOption is returned for options that cannot work together:
-	// non-positive durations, a heartbeat of half the lease or more, an
-	// empty owner. Nothing is sent.
-	ErrInvalidOption = errors.New("pessimistic: invalid option")
+	// ErrInvalidOption is returned by New, Acquire, Do and LockItem for
+	// options that cannot work together: non-positive durations, a
+	// heartbeat of half the lease or more, an empty owner. Nothing is
+	// sent. It is one value with mapper.ErrInvalidOption,
+	// txn.ErrInvalidOption and unit.ErrInvalidOption.
+	ErrInvalidOption = errs.ErrInvalidOption
 
-	// ErrTableSchema is returned by New for a table whose key schema is not
-	// the lock table's (pk S hash, sk S range; see CreateTable).
-	ErrTableSchema = errors.New("pessimistic: wrong lock table schema")
+	// ErrSchemaMismatch is returned by [CreateTable] for a table that
+	// exists with another key schema or TTL attribute than a lock table's
+	// (pk S hash, sk S range, TTL on "ttl"), and by the first call of a
+	// [Locker] (or [Locker.Check]) for a table whose key schema is not a
+	// lock table's. It is one value with mapper.ErrSchemaMismatch; from
+	// CreateTable, errors.As with *mapper.MismatchError lists the
+	// differences.
+	ErrSchemaMismatch = errs.ErrSchemaMismatch
 )
 
 // ErrHolderChanged is the class of [*HolderChangedError]:
@@ -90,18 +99,6 @@ func (e *NotAcquiredError) Error() string {
 
 // Is reports whether target is [ErrNotAcquired].
 func (e *NotAcquiredError) Is(target error) bool { return target == ErrNotAcquired }
-
-// The names of the previous release.
-var (
-	// Deprecated: use ErrNotAcquired (the same value); ErrLocked is the
-	// name of packages mapper and unit for an item held by a unit of work.
-	ErrLocked = ErrNotAcquired
-)
-
-// NotAcquiredError's name in the previous release.
-//
-// Deprecated: use NotAcquiredError.
-type LockedError = NotAcquiredError
 
 // ErrQueueFull is returned by Acquire with [FIFO] when the lock's queue
 // holds [MaxQueue] waiters already, or when the queue's item would pass

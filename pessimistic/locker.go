@@ -41,7 +41,7 @@ type Locker struct {
 // no call: the table's key schema is checked by the Locker's first call
 // that reaches DynamoDB (one DescribeTable, with that call's context), or
 // at once with [Locker.Check]; a table that is not a lock table is an
-// error matching [ErrTableSchema] there. Options set the defaults of every
+// error matching [ErrSchemaMismatch] there. Options set the defaults of every
 // call; impossible combinations, a nil Option, and a nil client (also a
 // nil pointer in the interface) are errors matching [ErrInvalidOption].
 func New(c Client, table string, opts ...Option) (*Locker, error) {
@@ -80,7 +80,7 @@ func isNil(c Client) bool {
 // Check makes sure the Locker's table is a lock table (pk S hash key, sk S
 // range key): one DescribeTable with ctx. A missing table is the SDK's
 // *types.ResourceNotFoundException, another schema an error matching
-// [ErrTableSchema]. Once a check has passed, the Locker's calls do not
+// [ErrSchemaMismatch]. Once a check has passed, the Locker's calls do not
 // check again; until then, the first call of each that reaches DynamoDB
 // checks first. Check always asks.
 func (l *Locker) Check(ctx context.Context) error {

@@ -2,7 +2,6 @@ package pessimistic
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -49,16 +49,13 @@ type lockRecord struct {
 // on-demand billing, TTL enabled on "ttl"; it waits until the table is
 // active. A table that exists already with this key schema is accepted, and
 // its TTL is turned on if it is off. A table with another key schema, or
-// with TTL on another attribute, is an error matching [ErrTableSchema] (and
-// mapper.ErrSchemaMismatch, whose *mapper.MismatchError lists the
-// differences). It is mapper.CreateTable for the lock record: it calls
+// with TTL on another attribute, is an error matching [ErrSchemaMismatch]
+// (mapper.ErrSchemaMismatch, the same value; its *mapper.MismatchError
+// lists the differences). It is mapper.CreateTable for the lock record: it calls
 // CreateTable, DescribeTable until ACTIVE, and UpdateTimeToLive (for an
 // existing table, DescribeTimeToLive first).
 func CreateTable(ctx context.Context, c TableClient, name string) error {
 	err := mapper.CreateTable[lockRecord](ctx, c, name)
-	if errors.Is(err, mapper.ErrSchemaMismatch) {
-		return fmt.Errorf("%w: %w", ErrTableSchema, err)
-	}
 	if err != nil {
 		return fmt.Errorf("pessimistic: %w", err)
 	}
@@ -78,9 +75,7 @@ func lockTableDef(name string) *tabledef.Def {
 // checkTable makes sure the table has the lock table's key schema, with
 // the comparison mapper.CreateTable and Table.Check make (package
 // tabledef).
-func checkTable(ctx context.Context, c interface {
-	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-}, name string) error {
+func checkTable(ctx context.Context, c ddbapi.Describer, name string) error {
 	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	if err != nil {
 		return fmt.Errorf("pessimistic: describe lock table %s: %w", name, err)
@@ -93,6 +88,6 @@ func checkTable(ctx context.Context, c interface {
 	for i, d := range diffs {
 		text[i] = d.String()
 	}
-	return fmt.Errorf("%w: table %s: %s; a lock table needs pk (S) as hash key and sk (S) as range key (see CreateTable)",
-		ErrTableSchema, name, strings.Join(text, "; "))
+	return fmt.Errorf("pessimistic: %w: table %s: %s; a lock table needs pk (S) as hash key and sk (S) as range key (see CreateTable)",
+		ErrSchemaMismatch, name, strings.Join(text, "; "))
 }

@@ -20,7 +20,7 @@ func TestNewNamesEachSchemaDifference(t *testing.T) {
 	l, err := pessimistic.New(c, numbered)
 	require.NoError(t, err)
 	err = l.Check(context.Background())
-	require.ErrorIs(t, err, pessimistic.ErrTableSchema)
+	require.ErrorIs(t, err, pessimistic.ErrSchemaMismatch)
 	assert.ErrorContains(t, err, "range key: want sk (S), table has sk (N)")
 	assert.NotContains(t, err.Error(), "hash key: want", "the hash key matches")
 
@@ -28,7 +28,7 @@ func TestNewNamesEachSchemaDifference(t *testing.T) {
 	l, err = pessimistic.New(c, other)
 	require.NoError(t, err)
 	err = l.Check(context.Background())
-	require.ErrorIs(t, err, pessimistic.ErrTableSchema)
+	require.ErrorIs(t, err, pessimistic.ErrSchemaMismatch)
 	assert.ErrorContains(t, err, "hash key: want pk (S), table has id (B); range key: want sk (S), table has none")
 	assert.ErrorContains(t, err, "a lock table needs pk (S) as hash key and sk (S) as range key")
 }

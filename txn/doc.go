@@ -26,7 +26,7 @@
 // op whose key, item or values DynamoDB would refuse with a
 // ValidationException ([ErrInvalidItem]: NaN, infinities, numbers beyond 38
 // digits or DynamoDB's range, empty sets, keys over 2,048 bytes, items over
-// 400 KB), and a Tx made with a nil client ([ErrNoClient]).
+// 400 KB), and a Tx made with a nil client ([ErrInvalidOption]).
 //
 // # Failures
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -16,35 +17,42 @@ import (
 // Errors Commit returns before sending anything (each wrapped with detail;
 // match with errors.Is), and ErrDone.
 var (
-	// ErrTooManyItems: more ops than the limit ([MaxItems], default 100).
+	// ErrTooManyItems is returned by Commit for more ops than the limit
+	// ([MaxItems], default 100).
 	ErrTooManyItems = errors.New("txn: too many items")
-	// ErrDuplicateItem: two ops on one item (same table and key), which
-	// DynamoDB refuses in one transaction.
+	// ErrDuplicateItem is returned by Add and Commit for two ops on one
+	// item (same table and key), which DynamoDB refuses in one
+	// transaction.
 	ErrDuplicateItem = errors.New("txn: two operations on one item")
-	// ErrEmpty: Commit of a transaction without ops.
+	// ErrEmpty is returned by Commit of a transaction without ops.
 	ErrEmpty = errors.New("txn: empty transaction")
-	// ErrTooLarge: the estimated request is over DynamoDB's 4 MB limit.
+	// ErrTooLarge is returned by Commit when the estimated request is over
+	// DynamoDB's 4 MB limit for a whole transaction ([MaxBytes]). (One
+	// item over 400 KB is an [ErrInvalidItem], and matches
+	// mapper.ErrItemTooLarge.)
 	ErrTooLarge = errors.New("txn: transaction too large")
-	// ErrDone: the Tx was committed, or its Commit failed; make a new one.
-	ErrDone = errors.New("txn: transaction already committed or failed")
-	// ErrInvalidItem: an op's item, key or expression values would be
-	// refused by DynamoDB (a ValidationException): a NaN or infinite
-	// number, one beyond 38 digits or DynamoDB's range, an empty set, a
-	// key attribute over 2,048 bytes (the hash key's limit; the mapper's
-	// ops also check the range key's 1,024), or an item over 400 KB by
-	// DynamoDB's size rules. Add and Commit return it, naming the op and
-	// the attribute; nothing is sent.
-	ErrInvalidItem = errors.New("txn: invalid item")
-	// ErrInvalidOption: an option or argument that cannot work
-	// (MaxItems(0), a token over 36 characters, a negative backoff, a nil
-	// option, a Check without a condition), a nil client given to [New] or
-	// [Get], or a method called on a nil *Tx. New keeps it, and Add and
-	// Commit return it; nothing is sent.
-	ErrInvalidOption = errors.New("txn: invalid option")
+	// ErrDone is returned by Add and Commit of a Tx that was committed, or
+	// whose Commit failed: make a new one. It is one value with
+	// unit.ErrDone.
+	ErrDone = errs.ErrDone
+	// ErrInvalidItem is returned by Add and Commit, naming the op and the
+	// attribute, for an op whose item, key or expression values DynamoDB
+	// would refuse (a ValidationException): a NaN or infinite number, one
+	// beyond 38 digits or DynamoDB's range, an empty set, a key attribute
+	// over 2,048 bytes (the hash key's limit; the mapper's ops also check
+	// the range key's 1,024), or an item over 400 KB by DynamoDB's size
+	// rules (which matches mapper.ErrItemTooLarge too); nothing is sent.
+	// It is one value with mapper.ErrInvalidItem.
+	ErrInvalidItem = errs.ErrInvalidItem
+	// ErrInvalidOption is kept by New, and returned by Add and Commit (and
+	// [Get]), for an option or argument that cannot work (MaxItems(0), a
+	// token over 36 characters, a negative backoff, a nil option, a Check
+	// without a condition), a nil client given to [New] or [Get], or a
+	// method called on a nil *Tx; nothing is sent. It is one value with
+	// mapper.ErrInvalidOption, unit.ErrInvalidOption and
+	// pessimistic.ErrInvalidOption.
+	ErrInvalidOption = errs.ErrInvalidOption
 )
-
-// Deprecated: use ErrInvalidOption (the same value).
-var ErrNoClient = ErrInvalidOption
 
 // Cancellation reason codes DynamoDB uses (Reason.Code).
 const (

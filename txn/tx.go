@@ -3,6 +3,7 @@ package txn
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -104,7 +105,10 @@ func (tx *Tx) check(op Op) (string, error) {
 		return "", fmt.Errorf("txn: op %d: %w", i, err)
 	}
 	if err := checkOp(op); err != nil {
-		return "", fmt.Errorf("%w: op %d (%s on %s %s): %v", ErrInvalidItem, i, op.kind(), op.Table(), attrs.FormatKey(op.Key()), err)
+		if !errors.Is(err, ErrInvalidItem) {
+			err = fmt.Errorf("%w: %v", ErrInvalidItem, err)
+		}
+		return "", fmt.Errorf("txn: op %d (%s on %s %s): %w", i, op.kind(), op.Table(), attrs.FormatKey(op.Key()), err)
 	}
 	id := attrs.ItemID(op.Table(), op.Key())
 	if j, dup := tx.ids[id]; dup {

@@ -1,16 +1,14 @@
 package txn
 
 import (
-	"context"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
 // Client is the part of the DynamoDB API transactions call, with the SDK's
-// exact signatures; *dynamodb.Client and mapper.Client satisfy it.
+// exact signatures: TransactGetItems and TransactWriteItems;
+// *dynamodb.Client and mapper.Client satisfy it.
 type Client interface {
-	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
-	TransactGetItems(ctx context.Context, params *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
+	ddbapi.Transactions // TransactGetItems, TransactWriteItems
 }
 
 // Limits of DynamoDB's TransactWriteItems.

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/errs"
 )
 
 // validate is what Commit checks before sending.
@@ -86,7 +87,7 @@ func checkOp(op Op) error {
 		}
 		if n := attrs.ItemSize(w.Put.Item); n > attrs.MaxItemSize {
 			name, size := attrs.Largest(w.Put.Item)
-			return fmt.Errorf("the item is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)", n, attrs.MaxItemSize, name, size)
+			return fmt.Errorf("%w: the item is %d bytes by DynamoDB's rules, over %d; its largest attribute is %q (%d bytes)", errs.ErrItemTooLarge, n, attrs.MaxItemSize, name, size)
 		}
 		values = w.Put.ExpressionAttributeValues
 	case w.Update != nil:

@@ -61,12 +61,12 @@ func (u *Unit) Add(ops ...txn.Op) error {
 // recovery of the unit fail.
 func usableKey(w *plan.Write) error {
 	if err := unitlock.CheckKey(w.Key); err != nil {
-		return fmt.Errorf("%w: %w: %s: %w", txn.ErrInvalidItem, mapper.ErrInvalidItem, w.T.Name, err)
+		return fmt.Errorf("%w: %s: %w", mapper.ErrInvalidItem, w.T.Name, err)
 	}
 	if w.Kind == plan.WritePut {
 		for k := range w.Key {
 			if w.Item[k] == nil {
-				return fmt.Errorf("%w: %w: %s %s: the item lacks the key attribute %q", txn.ErrInvalidItem, mapper.ErrInvalidItem, w.T.Name, attrs.FormatKey(w.Key), k)
+				return fmt.Errorf("%w: %s %s: the item lacks the key attribute %q", mapper.ErrInvalidItem, w.T.Name, attrs.FormatKey(w.Key), k)
 			}
 		}
 	}

@@ -29,7 +29,7 @@ import (
 // Before the commit point any failure rolls the unit back and is returned:
 // a version conflict or failed condition of an op (matching
 // version.ErrConflict or mapper.ErrConditionFailed, with the versions
-// met), [ErrLocked], [ErrTooLarge], or [ErrAborted] if recovery rolled the
+// met), [ErrLocked], mapper.ErrItemTooLarge, or [ErrAborted] if recovery rolled the
 // unit back first. If the commit point's outcome cannot be learnt
 // (DynamoDB unreachable), the error matches version.ErrUnknownOutcome and
 // the locks stay for recovery, which will finish or undo the unit. After

@@ -115,7 +115,7 @@
 //
 // A unit that must hold its item's committed state and its write at once
 // cannot hold items near DynamoDB's 400 KB limit with a put of a similar
-// size: such an op fails the unit with [ErrTooLarge] before its commit
+// size: such an op fails the unit with mapper.ErrItemTooLarge before its commit
 // point, as does an update that would make the item too large once
 // applied.
 //
@@ -129,20 +129,27 @@
 // as the unit would), else the item as stored. A Filter and a secondary
 // index's key condition are evaluated again on what is shown.
 //
-// Read atomicity: among the items of one read call (a Get, a page of a
-// Query or Scan, one BatchGetItem of a GetAll) that carried a unit's lock
-// or its applied write when they were read, a committed unit is never
-// shown with some of its writes and not others. Items of a page are read
-// at different moments, so a page can hold an item read while it had only
-// the unit's lock (before the unit added its write to it) and another read
-// after the unit's commit point: an item that shows the lock, without a
-// write, of a unit whose record says committed is that sign, and the
-// reader then reads the page's items again (one consistent GetItem each)
-// and shows them with that unit known committed; it repeats while new
-// signs appear, a few times at most, then fails. An item that a unit had
-// not locked yet when it was read carries no sign of the unit, so the rule
-// cannot cover it: for a state the database held across items, use
-// txn.Get (a snapshot). A txn.Get snapshot is a
+// Read atomicity: a read call (a page of a Query or Scan, one BatchGetItem
+// of a GetAll) never shows some of a committed unit's writes to its items
+// and not others, for every unit whose lock one of its items carried when
+// read. The items of a page may be read at different moments, and the
+// unit's record after them, so a page can hold an item read after the
+// unit's commit point (showing its write) and another read before it. An
+// item read while it held only the unit's lock carries the lock without
+// the write; one read before the unit locked it carries nothing of the
+// unit, but is on the unit's item list (its pages in the coordinator
+// table, which the reader then reads: one GetItem a page). On either sign
+// the reader reads the page's items again (one TransactGetItems per 100
+// items, a state the database held) and shows them with that unit known
+// committed before the new reads; so too after it applied a unit's update
+// itself. It repeats while new signs appear, a few times at most, then
+// fails. A GetAll counts the keys it found no item for among its items (a
+// unit may be creating them); a Query or Scan cannot know of items it did
+// not return (one a unit creates, or one its filter dropped). A unit none
+// of whose locks the page carried is not covered on DynamoDB, whose pages
+// are not read at once (an item of it read applied and another read
+// before it was locked): for a state the database held
+// across items, use txn.Get (a snapshot). A txn.Get snapshot is a
 // state the database held: when it meets a unit that committed (possibly
 // after the snapshot was taken), the unit's items are applied and the
 // snapshot taken again. Separate reads never go back: once any item of a

@@ -2,7 +2,9 @@ package unit
 
 import (
 	"errors"
+	"fmt"
 
+	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -27,23 +29,18 @@ var (
 	// that is not positive, a heartbeat of half the lease or more, an
 	// empty owner, a nil clock, a negative wait, a nil option, a nil client
 	// (or a nil *dynamodb.Client) or *Unit, an op that writes the lock
-	// attribute. An op whose key cannot name an item is refused by
-	// [Unit.Add] with txn.ErrInvalidItem (and mapper.ErrInvalidItem).
-	ErrInvalidOption = errors.New("unit: invalid option")
+	// attribute. It is one value with mapper.ErrInvalidOption,
+	// txn.ErrInvalidOption and pessimistic.ErrInvalidOption. An op whose
+	// key cannot name an item is refused by [Unit.Add] with
+	// mapper.ErrInvalidItem (txn.ErrInvalidItem is the same value); an item
+	// too large to hold both its committed state and the unit's write
+	// (DynamoDB's 400 KB item limit) fails Commit, which then rolls back
+	// with nothing applied, with mapper.ErrItemTooLarge.
+	ErrInvalidOption = errs.ErrInvalidOption
 
 	// ErrDone is returned by every method of a unit after Commit or
-	// Rollback returned.
-	ErrDone = errors.New("unit: already committed or rolled back")
-
-	// ErrTooLarge is returned by Commit, which then rolls back with
-	// nothing applied, when an item would exceed DynamoDB's 400 KB item
-	// limit while the unit holds it or once its write is applied: until
-	// the unit is applied, an item holds its committed state and, inside
-	// the unit's lock, the unit's write (a put's whole new item). It is
-	// found before anything is sent when the op alone is too large, or
-	// the unit read the item; otherwise when the lock is taken (from the
-	// item DynamoDB returns, or its refusal), before the commit point.
-	ErrTooLarge = errors.New("unit: item too large to hold both its states")
+	// Rollback returned. It is one value with txn.ErrDone.
+	ErrDone = errs.ErrDone
 
 	// ErrNotCoordinator is returned by [List] and [Recover] for a table
 	// that is not a coordinator table (made by [CreateTable]): its key is
@@ -51,6 +48,12 @@ var (
 	// a unit's record nor a page of one.
 	ErrNotCoordinator = errors.New("unit: not a coordinator table")
 )
+
+// errItemTooLarge is what Commit returns for an item that would pass
+// DynamoDB's item limit while the unit holds it: it matches
+// mapper.ErrItemTooLarge (the same meaning: the item is too large for the
+// write; here the write and the item's state together), and says why.
+var errItemTooLarge = fmt.Errorf("unit: an item holds both its state and the unit's write: %w", mapper.ErrItemTooLarge)
 
 // LockedError names the unit holding an item: the item's Table and Key,
 // the holder's Unit id, Owner and Coordinator table, and the Err

@@ -8,10 +8,10 @@ import (
 )
 
 // Limits of a unit's pages (the lists of its items in the coordinator
-// table): well under DynamoDB's 400 KB item limit.
+// table): shared with readers, which tell a unit's last page by them.
 const (
-	pageItems = 2000
-	pageBytes = 300 << 10
+	pageItems = unitlock.PageItems
+	pageBytes = unitlock.PageBytes
 )
 
 // log writes the items not yet logged to the unit's pages, before they are

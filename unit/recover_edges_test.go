@@ -204,7 +204,7 @@ func TestNoPageOutlivesAUnit(t *testing.T) {
 	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
 }
 
-// Items too large for a unit are refused with ErrTooLarge before the
+// Items too large for a unit are refused with mapper.ErrItemTooLarge before the
 // commit point, whatever the op; a delete or a small update of a large
 // item works, since a unit keeps only its write beside the item.
 func TestLargeItemsInAUnit(t *testing.T) {
@@ -231,17 +231,17 @@ func TestLargeItemsInAUnit(t *testing.T) {
 	require.NoError(t, commit(docs.DeleteOp(Doc{ID: "b"})), "a delete of a large item")
 
 	// A large Put over a large item: refused before the commit point.
-	assert.ErrorIs(t, commit(docs.PutOp(&Doc{ID: "c", Body: big, Version: 1})), unit.ErrTooLarge, "written only")
+	assert.ErrorIs(t, commit(docs.PutOp(&Doc{ID: "c", Body: big, Version: 1})), mapper.ErrItemTooLarge, "written only")
 	u := begin(t, e, e.c)
 	d, err := unit.Get(ctx, u, docs, Doc{ID: "d"})
 	require.NoError(t, err)
 	d.Body = big + "y"
 	require.NoError(t, u.Add(docs.PutOp(d)))
-	assert.ErrorIs(t, u.Commit(ctx), unit.ErrTooLarge, "read, then written: refused before sending")
+	assert.ErrorIs(t, u.Commit(ctx), mapper.ErrItemTooLarge, "read, then written: refused before sending")
 	// An update that would grow a large item past the limit.
-	assert.ErrorIs(t, commit(docs.UpdateOp(Doc{ID: "a"}, update.Set("more", big))), unit.ErrTooLarge, "an update growing the item")
+	assert.ErrorIs(t, commit(docs.UpdateOp(Doc{ID: "a"}, update.Set("more", big))), mapper.ErrItemTooLarge, "an update growing the item")
 	// An op too large on its own: refused before anything is sent.
-	assert.ErrorIs(t, commit(docs.PutOp(&Doc{ID: "e", Body: strings.Repeat("z", 399<<10)})), unit.ErrTooLarge)
+	assert.ErrorIs(t, commit(docs.PutOp(&Doc{ID: "e", Body: strings.Repeat("z", 399<<10)})), mapper.ErrItemTooLarge)
 	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
 	got, err := docs.Get(ctx, Doc{ID: "c"})
 	require.NoError(t, err)

@@ -77,7 +77,7 @@ func lockWrite[O any](ctx context.Context, u *Unit, it *item, call func(context.
 // lockErr is the error of a lock write that failed without an answer.
 func (u *Unit) lockErr(it *item, err error) error {
 	if tooLarge(err) {
-		return fmt.Errorf("%w: %s %s: %v", ErrTooLarge, it.table, attrs.FormatKey(it.key), err)
+		return fmt.Errorf("%w: %s %s: %v", errItemTooLarge, it.table, attrs.FormatKey(it.key), err)
 	}
 	return fmt.Errorf("unit: locking %s %s: %w", it.table, attrs.FormatKey(it.key), err)
 }

@@ -26,7 +26,7 @@ const lockOverhead = 1 << 10
 // key and the lock.
 func (u *Unit) fitsAlone(it *item) error {
 	if n := writeSize(it.w) + attrs.ItemSize(it.key) + lockOverhead; n > attrs.MaxItemSize {
-		return fmt.Errorf("%w: %s %s: its write is about %d bytes, and a unit's item holds it beside the item's state", ErrTooLarge, it.table, attrs.FormatKey(it.key), n)
+		return fmt.Errorf("%w: %s %s: its write is about %d bytes, and a unit's item holds it beside the item's state", errItemTooLarge, it.table, attrs.FormatKey(it.key), n)
 	}
 	return nil
 }
@@ -39,7 +39,7 @@ func (u *Unit) fitsHeld(it *item) error {
 	}
 	stored := attrs.ItemSize(it.stored)
 	if n := stored + writeSize(it.w) + lockOverhead; n > attrs.MaxItemSize {
-		return fmt.Errorf("%w: %s %s: the item (%d bytes) and its write in the unit's lock would be about %d bytes", ErrTooLarge, it.table, attrs.FormatKey(it.key), stored, n)
+		return fmt.Errorf("%w: %s %s: the item (%d bytes) and its write in the unit's lock would be about %d bytes", errItemTooLarge, it.table, attrs.FormatKey(it.key), stored, n)
 	}
 	return u.fitsApplied(it)
 }
@@ -61,7 +61,7 @@ func (u *Unit) fitsApplied(it *item) error {
 		}
 	}
 	if n > attrs.MaxItemSize {
-		return fmt.Errorf("%w: %s %s would be about %d bytes once updated", ErrTooLarge, it.table, attrs.FormatKey(it.key), n)
+		return fmt.Errorf("%w: %s %s would be about %d bytes once updated", errItemTooLarge, it.table, attrs.FormatKey(it.key), n)
 	}
 	return nil
 }

@@ -10,18 +10,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/unitlock"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
 // Client is the part of the DynamoDB API a unit calls, with the SDK's
-// exact signatures; *dynamodb.Client and mapper.Client satisfy it.
+// exact signatures: GetItem, PutItem, UpdateItem, DeleteItem and Scan; *dynamodb.Client and mapper.Client satisfy it.
 type Client interface {
-	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
-	Scan(ctx context.Context, params *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+	ddbapi.Items   // GetItem, PutItem, UpdateItem, DeleteItem
+	ddbapi.Scanner // Scan
 }
 
 // TableClient is what [CreateTable] calls: the control-plane calls of
@@ -69,19 +67,13 @@ func isNilClient(c Client) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
-// describer is the call with which List and Recover check that a table is
-// a coordinator table; *dynamodb.Client and mapper.Client have it.
-type describer interface {
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-}
-
 // checkCoordinator refuses a table that is not a coordinator table: one
 // whose key is not exactly the hash key unitlock.RecID of type S, as
 // [CreateTable] makes it (one DescribeTable, with the caller's ctx). A
 // client without DescribeTable is not checked here; List then refuses
 // the first item that is neither a unit's record nor one of its pages.
 func checkCoordinator(ctx context.Context, c Client, name string) error {
-	d, ok := c.(describer)
+	d, ok := c.(ddbapi.Describer)
 	if !ok {
 		return nil
 	}

@@ -15,7 +15,7 @@ type Step struct {
 }
 
 // ParsePath parses a path such as "a.b[2].c". It returns an error matching
-// [ErrEmptyPath] or [ErrPathSyntax].
+// [ErrInvalidPath].
 func ParsePath(s string) (Path, error) {
 	p, err := plan.ParsePath(s)
 	if err != nil {

@@ -26,22 +26,6 @@ var (
 	ErrNoActions = plan.ErrNoActions
 )
 
-// Finer errors of the previous release, each within its class above.
-var (
-	// Deprecated: use ErrInvalidPath, which it matches.
-	ErrEmptyPath = plan.ErrEmptyPath
-	// Deprecated: use ErrInvalidPath, which it matches.
-	ErrPathSyntax = plan.ErrPathSyntax
-	// Deprecated: use ErrInvalidPath, which it matches.
-	ErrOverlap = plan.ErrOverlap
-	// Deprecated: use ErrInvalidValue, which it matches.
-	ErrNotNumberOrSet = plan.ErrNotNumberOrSet
-	// Deprecated: use ErrInvalidValue, which it matches.
-	ErrNotSet = plan.ErrNotSet
-	// Deprecated: use ErrInvalidValue, which it matches.
-	ErrEmptySet = plan.ErrEmptySet
-)
-
 // Builder collects the actions of one update expression. Its methods add an
 // action and return the Builder, so calls chain; the first invalid action
 // is kept as the Builder's error ([Builder.Err]) and later calls are

@@ -179,7 +179,7 @@ func sendInvoice(ctx context.Context, locker *pessimistic.Locker, invoices *mapp
 	// the lease when ctx ends.
 	lease, err := locker.Acquire(ctx, "invoice-7", pessimistic.Wait(10*time.Second))
 	if err != nil {
-		return err // errors.Is(err, pessimistic.ErrLocked): held all along
+		return err // errors.Is(err, pessimistic.ErrNotAcquired): held all along
 	}
 	defer lease.Release(ctx)
 	// ... work under the lock, with lease.Context() and lease.Token()

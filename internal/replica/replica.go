@@ -27,6 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
 // Mode is a table's replication as DynamoDB describes it.
@@ -106,11 +108,6 @@ func (e *Error) Is(target error) bool { return target == ErrUnsafe }
 // Unwrap returns DescribeTable's error, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Describer is the call a Guard makes.
-type Describer interface {
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-}
-
 // RegionOf returns the Region of an SDK client (a *dynamodb.Client, or
 // anything with its Options method); "" when it cannot tell.
 func RegionOf(c any) string {
@@ -183,7 +180,7 @@ func (g *Guard) learn(ctx context.Context, client any) (Info, error) {
 	if g.learned {
 		return g.info, nil
 	}
-	d, ok := client.(Describer)
+	d, ok := client.(ddbapi.Describer)
 	if !ok {
 		// Nothing to ask: a client wrapper without DescribeTable. The
 		// caller's docs say so.

@@ -17,17 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
-
-// Client has the control-plane calls Create makes, with the SDK's exact
-// signatures.
-type Client interface {
-	CreateTable(ctx context.Context, params *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
-	DescribeTable(ctx context.Context, params *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-	UpdateTimeToLive(ctx context.Context, params *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
-	DescribeTimeToLive(ctx context.Context, params *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error)
-}
 
 // Key is a key attribute: its name and type; Name "" for none.
 type Key struct {
@@ -156,7 +149,7 @@ const DefaultWait = 5 * time.Minute
 // schema, waits until it and its global indexes are ACTIVE, and makes sure
 // TTL is enabled on d.TTL. For an existing table that differs it returns
 // the differences and no error; nothing is changed then.
-func Create(ctx context.Context, c Client, d *Def) ([]Diff, error) {
+func Create(ctx context.Context, c ddbapi.TableAdmin, d *Def) ([]Diff, error) {
 	wait := d.Wait
 	if wait <= 0 {
 		wait = DefaultWait
@@ -219,7 +212,7 @@ func Create(ctx context.Context, c Client, d *Def) ([]Diff, error) {
 // waitActive polls DescribeTable until the table and its global indexes are
 // ACTIVE. A table that is not found yet is waited for (DescribeTable is
 // eventually consistent after CreateTable).
-func waitActive(ctx context.Context, c Client, name string, bound time.Duration) (*types.TableDescription, error) {
+func waitActive(ctx context.Context, c ddbapi.TableAdmin, name string, bound time.Duration) (*types.TableDescription, error) {
 	delay := 50 * time.Millisecond
 	for {
 		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})

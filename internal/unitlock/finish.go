@@ -13,17 +13,9 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
-
-// Client is what rolls items forward and back: the single-item calls, with
-// the SDK's exact signatures.
-type Client interface {
-	Getter
-	Updater
-	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
-}
 
 // lockField is the expression name of a field of the lock.
 func lockField(f string) expression.NameBuilder {
@@ -59,7 +51,7 @@ func NotPrepared() expression.ConditionBuilder {
 // An item in a table that does not exist, or whose key does not match its
 // table's schema, holds no lock (the lock could not have been taken): Finish
 // returns nil for it, so that one bad op cannot block a unit's recovery.
-func Finish(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, id string, commit bool, l *Lock) (map[string]types.AttributeValue, error) {
+func Finish(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, id string, commit bool, l *Lock) (map[string]types.AttributeValue, error) {
 	t := plan.NewTable(table, "", "")
 	var item map[string]types.AttributeValue
 	for range 20 {
@@ -134,7 +126,7 @@ func nilIfEmpty(item map[string]types.AttributeValue) map[string]types.Attribute
 	return item
 }
 
-func put(ctx context.Context, c Client, w *plan.Write) error {
+func put(ctx context.Context, c ddbapi.Items, w *plan.Write) error {
 	in, err := w.PutInput()
 	if err == nil {
 		_, err = c.PutItem(ctx, in)
@@ -142,7 +134,7 @@ func put(ctx context.Context, c Client, w *plan.Write) error {
 	return err
 }
 
-func update(ctx context.Context, c Client, w *plan.Write) (map[string]types.AttributeValue, error) {
+func update(ctx context.Context, c ddbapi.Items, w *plan.Write) (map[string]types.AttributeValue, error) {
 	in, err := w.UpdateInput(types.ReturnValueAllNew)
 	if err != nil {
 		return nil, err
@@ -154,7 +146,7 @@ func update(ctx context.Context, c Client, w *plan.Write) (map[string]types.Attr
 	return nilIfEmpty(out.Attributes), nil
 }
 
-func del(ctx context.Context, c Client, w *plan.Write) error {
+func del(ctx context.Context, c ddbapi.Items, w *plan.Write) error {
 	in, err := w.DeleteInput()
 	if err == nil {
 		_, err = c.DeleteItem(ctx, in)

@@ -131,3 +131,9 @@ func forget(coord, id string) {
 	delete(memory.seen, StateKey(coord, id))
 	memory.Unlock()
 }
+
+// fateOf is [Fate] of a state a [StateReader] returned ("" for no
+// record): how readers judge the units whose locks they see.
+func fateOf(state string) Action {
+	return Fate(Record{Found: state != "", State: state}).Action
+}

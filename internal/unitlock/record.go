@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
 // Attributes of a unit's record in the coordinator table (hash key RecID),
@@ -71,27 +72,17 @@ func PageKey(id string, n int) map[string]types.AttributeValue {
 	return RecordKey(fmt.Sprintf("%s#%d", id, n))
 }
 
-// Getter is the call that reads records and items.
-type Getter interface {
-	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-}
-
-// Updater is the call that writes records.
-type Updater interface {
-	UpdateItem(ctx context.Context, params *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-}
-
 // Coordinator owns the items of one coordinator table: the units'
 // records and the pages of their item lists. Every read and write of them
 // goes through it, so their layout is known here alone. It is a value: a
 // client and a table name; it makes no call until a method is called.
 type Coordinator struct {
-	c     Client
+	c     ddbapi.Items
 	Table string // the coordinator table's name
 }
 
 // NewCoordinator returns the Coordinator of table, reached through c.
-func NewCoordinator(c Client, table string) Coordinator { return Coordinator{c: c, Table: table} }
+func NewCoordinator(c ddbapi.Items, table string) Coordinator { return Coordinator{c: c, Table: table} }
 
 // Create writes the record of a new unit id (one PutItem, conditional on
 // no record of that id): active, counter 0, with rec's owner, lease and
@@ -118,7 +109,7 @@ func (co Coordinator) Create(ctx context.Context, id string, rec Record) error {
 }
 
 // ReadRecord reads a unit's record with one consistent GetItem.
-func ReadRecord(ctx context.Context, c Getter, coord, id string) (Record, error) {
+func ReadRecord(ctx context.Context, c ddbapi.Getter, coord, id string) (Record, error) {
 	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(coord), Key: RecordKey(id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return Record{}, fmt.Errorf("unit: reading the record of unit %s: %w", id, err)
@@ -140,7 +131,7 @@ func (co Coordinator) SetState(ctx context.Context, id, state, beat string) (str
 	return setState(ctx, co.c, co.Table, id, state, beat)
 }
 
-func setState(ctx context.Context, c Updater, coord, id, state, beat string) (string, error) {
+func setState(ctx context.Context, c ddbapi.Updater, coord, id, state, beat string) (string, error) {
 	cond := "#st = :active"
 	names := map[string]string{"#st": RecState}
 	values := map[string]types.AttributeValue{":active": avS(StateActive), ":new": avS(state)}

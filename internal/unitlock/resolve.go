@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
 // StateReader reads the state of units' records: ids maps a coordinator
@@ -32,23 +33,51 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // (one conditional write, which its unit or recovery would make anyway)
 // and shown as DynamoDB computed it.
 //
-// Read atomicity: the items of one call (a Scan or Query page, a batch)
-// are read at different moments, and could otherwise show some writes of
-// a committed unit and not others: an item read while it held only the
-// unit's lock (its intent was added later, before the commit point) shows
-// its old state, while an item read after the commit point shows the new
-// one (its intent, or applied). The sign of it is an item that shows the
-// lock, without intent, of a unit whose record says committed while the
-// item was not known to be read after that commit. Then every item of the
-// call is read again (one consistent GetItem each, by the keys first read;
-// a deleted item becomes "no item"), and resolved again, with that unit
-// now known committed before the new reads began: an item that still
-// shows its lock without intent is one the unit did not write. This
-// repeats until a round shows no such sign. The rule: among the items of
-// one call that carried a unit's lock or its applied write when read, no
-// unit is shown with some of its writes and not others. (An item read
-// before a unit locked it at all carries no sign of the unit; only a
-// snapshot, see [Snapshot], rules that out.)
+// Read atomicity. The items of one call (a Scan or Query page, a batch of
+// a GetAll) may be read at different moments (DynamoDB's are; the
+// embedded engine reads a page at once), and the unit's record is read
+// after them, so without care a call could show some writes of a
+// committed unit and not others. The rule: for every unit whose lock some
+// item of the call carried when last read (a call read again is judged by
+// its last reads), the call shows either all of the unit's writes to its
+// items or none of them. The items of a call are those it returned, and
+// the keys it read and found no item for when at names them (a GetAll's):
+// an item a Scan or Query did not return (one the unit creates, or one
+// its filter dropped on the state stored then) is not one of them. A unit
+// none of whose locks the items carried is not covered where the items
+// were not read at once: an item read after the unit applied it and
+// another read before the unit locked it carry no sign of it. A call read
+// again is read at once, a hundred items at a time, where c offers
+// TransactGetItems. For a state the database held across items, use a
+// snapshot ([Snapshot]).
+//
+// How: a unit whose record says other than committed was not committed
+// when the items were read, and none of its writes is shown. For a
+// committed unit U, two kinds of item may have been read before U's
+// commit point while another shows U's write: an item carrying U's lock
+// without intent (U does not write it, or had not yet added its write),
+// and an item carrying no lock of U that is on U's item list (read before
+// U locked it, or after U applied it; no telling which). U's item list is
+// read from its pages in the coordinator table (readKeys: U logs every
+// item before it locks it, so the list is complete once U is committed),
+// once per unit and call, and only when an item of the call carries no
+// lock of U. On either sign every item of the call is read again
+// (readAgain, by the keys first read; a deleted item becomes "no item")
+// and resolved again with U now known committed before the new reads
+// began: then U's lock without intent is on an item U does not write, and
+// an item on U's list without U's lock is past U's apply, and both are
+// shown as read. An update the reader applies is shown as its own write
+// computed it; if another apply came first, Finish returns the item as
+// stored then, which may be past U (other units wrote since): in a call
+// of more than one item, the items are then read again. Each round adds the units its record reads
+// found committed, and a sign needs a committed unit not yet added (or an
+// apply); after resolveRounds rounds Resolve gives up ("try again").
+//
+// Cost: nothing more unless an item shows the lock of a committed unit;
+// then one GetItem per page of that unit's item list (one for a list of
+// up to PageItems) when an item carries no lock of it, and per round one
+// TransactGetItems per 100 items of the call (DynamoDB charges a
+// transactional read twice a consistent one), or one GetItem per item.
 //
 // prepared[i] is true when items[i] may be shown otherwise than as first
 // stored (its intent, its apply, or a read again), so a condition DynamoDB
@@ -57,7 +86,7 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 //
 // at names the table and key of items[i], for the apply and the read
 // again; it is asked only while items[i] is as first read.
-func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c Client,
+func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c ddbapi.Items,
 	at func(i int) (string, map[string]types.AttributeValue)) (prepared []bool, err error) {
 	prepared = make([]bool, len(items))
 	locked := false
@@ -70,18 +99,15 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 	if !locked {
 		return prepared, nil
 	}
-	type ref struct {
-		table string
-		key   map[string]types.AttributeValue
-	}
-	refs := make([]ref, len(items))
-	for i, it := range items {
-		if it != nil {
-			refs[i].table, refs[i].key = at(i)
+	refs := make([]itemRef, len(items))
+	for i := range items {
+		if refs[i].table, refs[i].key = at(i); !knownKey(refs[i].key) {
+			refs[i].key = nil
 		}
 	}
 	final := map[string]string{} // states that cannot change any more
 	before := map[string]bool{}  // units known committed before this round's reads
+	logs := map[string]*keySet{} // committed units' item lists, read once per call
 	for round := 0; ; round++ {
 		locks, states, err := lockStates(ctx, items, read, final)
 		if err != nil {
@@ -91,27 +117,54 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 		for _, l := range locks {
 			if l != nil && !l.Prepared {
 				k := StateKey(l.Coordinator, l.Unit)
-				if states[k] == StateCommitted && !before[k] {
+				if fateOf(states[k]) == Forward && !before[k] {
 					sign = true
 				}
 			}
 		}
 		if !sign {
+			if sign, err = untraced(ctx, c, refs, locks, states, before, logs); err != nil {
+				return nil, err
+			}
+		}
+		if !sign {
+			// An update a reader applies comes back as DynamoDB stores the
+			// item then, which may be past the unit (its own apply came
+			// first, and other units wrote since): with other items in the
+			// call, those are read again after the apply instead.
+			views := make([]map[string]types.AttributeValue, len(items))
+			applied := false
 			for i, l := range locks {
 				if l == nil {
 					continue
 				}
-				committed := states[StateKey(l.Coordinator, l.Unit)] == StateCommitted
+				committed := fateOf(states[StateKey(l.Coordinator, l.Unit)]) == Forward
 				view, ok := View(items[i], l, committed)
 				if !ok {
-					if view, err = applyForReader(ctx, c, refs[i].table, refs[i].key, l); err != nil {
+					var w *applyWatch
+					var ac ddbapi.Items
+					if c != nil {
+						w = &applyWatch{Items: c}
+						ac = w
+					}
+					if view, err = applyForReader(ctx, ac, refs[i].table, refs[i].key, l); err != nil {
 						return nil, err
 					}
+					// Only an apply another made first may show the item
+					// past the unit.
+					applied = applied || !w.wrote
 				}
-				prepared[i] = prepared[i] || l.Prepared
-				items[i] = view
+				views[i] = view
 			}
-			return prepared, nil
+			if !applied || len(items) == 1 {
+				for i, l := range locks {
+					if l != nil {
+						prepared[i] = prepared[i] || l.Prepared
+						items[i] = views[i]
+					}
+				}
+				return prepared, nil
+			}
 		}
 		if round+1 == resolveRounds {
 			return nil, fmt.Errorf("unit: %d reads in a row met units committing; try again", resolveRounds)
@@ -120,25 +173,147 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 			return nil, errors.New("unit: items need reading again, and the reader has no client for it")
 		}
 		for k, st := range states {
-			if st == StateCommitted {
+			if fateOf(st) == Forward {
 				before[k] = true
 			}
 		}
+		if err := readAgain(ctx, c, refs, items); err != nil {
+			return nil, err
+		}
 		for i, r := range refs {
-			if r.key == nil {
-				continue
+			if r.key != nil {
+				prepared[i] = true
 			}
-			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key, ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				return nil, fmt.Errorf("unit: reading %s %s again: %w", r.table, attrs.FormatKey(r.key), err)
-			}
-			items[i], prepared[i] = nilIfEmpty(out.Item), true
 		}
 	}
 }
 
 // resolveRounds bounds how many times Resolve reads the items.
 const resolveRounds = 8
+
+// readAgain reads the items of refs again into items (nil for none): with
+// TransactGetItems, 100 at a time, where c offers it, so that each hundred
+// is a state the database held (a unit cannot lock one and apply another
+// of them between their reads); else, or when DynamoDB cancels the
+// transaction (a transactional write in flight on one of them), one
+// consistent GetItem each.
+func readAgain(ctx context.Context, c ddbapi.Items, refs []itemRef, items []map[string]types.AttributeValue) error {
+	var at []int
+	for i, r := range refs {
+		if r.key != nil {
+			at = append(at, i)
+		}
+	}
+	tc, snapshots := c.(ddbapi.TransactGetter)
+	for len(at) > 0 {
+		n := min(len(at), 100)
+		chunk := at[:n]
+		at = at[n:]
+		if snapshots {
+			// One Get per distinct item: a transaction may not name one twice.
+			in := &dynamodb.TransactGetItemsInput{}
+			first := map[string]int{}
+			which := make([]int, len(chunk))
+			for j, i := range chunk {
+				id := ItemID(refs[i].table, refs[i].key)
+				f, dup := first[id]
+				if !dup {
+					f = len(in.TransactItems)
+					first[id] = f
+					in.TransactItems = append(in.TransactItems, types.TransactGetItem{Get: &types.Get{TableName: aws.String(refs[i].table), Key: refs[i].key}})
+				}
+				which[j] = f
+			}
+			out, err := tc.TransactGetItems(ctx, in)
+			var tce *types.TransactionCanceledException
+			switch {
+			case err == nil:
+				for j, i := range chunk {
+					var item map[string]types.AttributeValue
+					if f := which[j]; f < len(out.Responses) {
+						item = out.Responses[f].Item
+					}
+					items[i] = nilIfEmpty(item)
+				}
+				continue
+			case !errors.As(err, &tce):
+				return fmt.Errorf("unit: reading %d items again: %w", len(in.TransactItems), err)
+			}
+		}
+		for _, i := range chunk {
+			r := refs[i]
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key, ConsistentRead: aws.Bool(true)})
+			if err != nil {
+				return fmt.Errorf("unit: reading %s %s again: %w", r.table, attrs.FormatKey(r.key), err)
+			}
+			items[i] = nilIfEmpty(out.Item)
+		}
+	}
+	return nil
+}
+
+// itemRef names the table and key of an item of a call (nil key: unknown).
+type itemRef struct {
+	table string
+	key   map[string]types.AttributeValue
+}
+
+// knownKey reports whether key names an item: it has attributes, none nil.
+func knownKey(key map[string]types.AttributeValue) bool {
+	for _, v := range key {
+		if v == nil {
+			return false
+		}
+	}
+	return len(key) > 0
+}
+
+// untraced reports whether an item of the call may have been read before a
+// unit that the call shows committed locked it: for each unit whose lock
+// some item carries, whose record says committed, and which was not known
+// committed before this round's reads, it reads the unit's item list (once
+// per call) and looks there for the items that carry no lock of that unit.
+// A unit whose lock every item carries needs no list.
+func untraced(ctx context.Context, c ddbapi.Getter, refs []itemRef, locks []*Lock, states map[string]string,
+	before map[string]bool, logs map[string]*keySet) (bool, error) {
+	done := map[string]bool{}
+	for _, l := range locks {
+		if l == nil {
+			continue
+		}
+		k := StateKey(l.Coordinator, l.Unit)
+		if fateOf(states[k]) != Forward || before[k] || done[k] {
+			continue
+		}
+		done[k] = true
+		var others []int
+		for j, r := range refs {
+			if o := locks[j]; r.key != nil && (o == nil || o.Unit != l.Unit || o.Coordinator != l.Coordinator) {
+				others = append(others, j)
+			}
+		}
+		if len(others) == 0 {
+			continue
+		}
+		ks, ok := logs[k]
+		if !ok {
+			if c == nil {
+				return false, errors.New("unit: a unit's item list needs reading, and the reader has no client for it")
+			}
+			var err error
+			if ks, err = readKeys(ctx, c, l.Coordinator, l.Unit); err != nil {
+				return false, err
+			}
+			logs[k] = ks
+		}
+		for _, j := range others {
+			if ks.has(ItemID(refs[j].table, refs[j].key)) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
 
 // lockStates parses the locks of items (nil where none) and reads
 // the state of every unit among them whose state is not in final, once per
@@ -168,7 +343,7 @@ func lockStates(ctx context.Context, items []map[string]types.AttributeValue, re
 		}
 	}
 	for k, st := range states {
-		if st != StateActive {
+		if fateOf(st) != Wait {
 			final[k] = st
 		}
 	}
@@ -202,9 +377,25 @@ func preparedStates(ctx context.Context, items []map[string]types.AttributeValue
 	return locks, states, err
 }
 
+// applyWatch notes whether an UpdateItem through it succeeded: an apply
+// that Finish made itself returns the unit's write exactly as DynamoDB
+// computed it on the item the unit held.
+type applyWatch struct {
+	ddbapi.Items
+	wrote bool
+}
+
+func (w *applyWatch) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := w.Items.UpdateItem(ctx, in, optFns...)
+	if err == nil {
+		w.wrote = true
+	}
+	return out, err
+}
+
 // applyForReader applies a committed update to the item it is prepared on
 // and returns the new state.
-func applyForReader(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, l *Lock) (map[string]types.AttributeValue, error) {
+func applyForReader(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock) (map[string]types.AttributeValue, error) {
 	if c == nil {
 		return nil, errors.New("unit: a committed update needs applying, and the reader cannot write")
 	}
@@ -221,7 +412,7 @@ func applyForReader(ctx context.Context, c Client, table string, key map[string]
 
 // GetItemReader reads each record with one consistent GetItem (projected
 // to its state).
-func GetItemReader(c Getter) StateReader {
+func GetItemReader(c ddbapi.Getter) StateReader {
 	return func(ctx context.Context, ids map[string][]string) (map[string]string, error) {
 		out := map[string]string{}
 		for table, list := range ids {
@@ -243,13 +434,8 @@ func GetItemReader(c Getter) StateReader {
 	}
 }
 
-// TransactGetClient is the call a TransactGetItems-based StateReader makes.
-type TransactGetClient interface {
-	TransactGetItems(ctx context.Context, params *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error)
-}
-
 // TransactReader reads the records with TransactGetItems, 100 at a time.
-func TransactReader(c TransactGetClient) StateReader {
+func TransactReader(c ddbapi.TransactGetter) StateReader {
 	return func(ctx context.Context, ids map[string][]string) (map[string]string, error) {
 		type ref struct{ table, id string }
 		var refs []ref
@@ -296,7 +482,7 @@ func TransactReader(c TransactGetClient) StateReader {
 // cannot tell: those items are applied (rolled forward, as their unit or
 // recovery would) and the snapshot is taken again. It gives up after a few
 // snapshots in a row that met committed units.
-func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types.AttributeValue, error), read StateReader, c Client,
+func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types.AttributeValue, error), read StateReader, c ddbapi.Items,
 	at func(i int) (string, map[string]types.AttributeValue)) ([]map[string]types.AttributeValue, error) {
 	const tries = 8
 	for range tries {
@@ -310,7 +496,7 @@ func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types
 		}
 		again := false
 		for i, l := range locks {
-			if l != nil && l.Prepared && states[StateKey(l.Coordinator, l.Unit)] == StateCommitted {
+			if l != nil && l.Prepared && fateOf(states[StateKey(l.Coordinator, l.Unit)]) == Forward {
 				table, key := at(i)
 				if _, err := Finish(ctx, c, table, key, l.Unit, true, l); err != nil {
 					return nil, err
@@ -331,19 +517,13 @@ func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types
 	return nil, fmt.Errorf("unit: %d snapshots in a row met units committing; try again", tries)
 }
 
-// TransactClient is what a transaction-only client (txn.Client) offers.
-type TransactClient interface {
-	TransactGetClient
-	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
-}
-
-// ViaTransactions makes a Client of a transaction-only client: each call is
+// ViaTransactions makes the single-item calls of a transaction-only client: each call is
 // a transaction of one action, and a failed condition comes back as a
 // *types.ConditionalCheckFailedException with the item, as from the
 // single-item calls. UpdateItem returns no attributes.
-func ViaTransactions(c TransactClient) Client { return viaTx{c} }
+func ViaTransactions(c ddbapi.Transactions) ddbapi.Items { return viaTx{c} }
 
-type viaTx struct{ c TransactClient }
+type viaTx struct{ c ddbapi.Transactions }
 
 func (v viaTx) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	out, err := v.c.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{

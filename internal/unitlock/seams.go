@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/lease"
 )
 
@@ -24,7 +25,6 @@ import (
 //     filtered or counting read lets DynamoDB pass the items a reader must
 //     judge itself.
 
-
 // NotPlaceholder is the condition "the item is not one a unit's lock
 // made" (a placeholder reads as no item).
 func NotPlaceholder() expression.ConditionBuilder {
@@ -40,7 +40,7 @@ func NotPlaceholder() expression.ConditionBuilder {
 // alone (false). Cost: one GetItem of the record, and for a unit that is
 // over or dead one write on the item (and for a dead one one on its
 // record).
-func Settle(ctx context.Context, c Client, table string, key map[string]types.AttributeValue, l *Lock, clock lease.Clock) (free, committed bool, err error) {
+func Settle(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock, clock lease.Clock) (free, committed bool, err error) {
 	if l.Coordinator == "" {
 		return false, false, nil
 	}
