@@ -35,7 +35,9 @@ var (
 
 	// ErrLocked is the class of [*LockedError]: a write refused because a
 	// unit of work (package unit) holds the item, alive. unit.ErrLocked is
-	// the same value. See "Items held by a unit" in the package doc for
+	// the same value. A read (Get, GetAll, Query, Scan, txn.Get) that met
+	// units committing on its items every time it read them again also
+	// matches it: try it again. See "Items held by a unit" in the package doc for
 	// when a write settles the lock of a unit that is over or dead
 	// instead.
 	ErrLocked = unitlock.ErrLocked
