@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
 	"github.com/optimist-dynamo/optimist/update"
@@ -53,7 +53,7 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
-	if !bytes.Contains(body, []byte(h.match)) || !bytes.Contains(body, []byte(unitlock.Attr)) || !h.taken.CompareAndSwap(false, true) {
+	if !bytes.Contains(body, []byte(h.match)) || !bytes.Contains(body, []byte(unitproto.Attr)) || !h.taken.CompareAndSwap(false, true) {
 		return http.DefaultTransport.RoundTrip(req)
 	}
 	select {
@@ -136,7 +136,7 @@ func lockedBy(t *testing.T, e *env, id string) int {
 	t.Helper()
 	n := 0
 	for _, it := range raw(t, e.c, e.accounts.Name()) {
-		if l, ok := unitlock.Parse(it); ok && l.Unit == id {
+		if l, ok := unitproto.Parse(it); ok && l.Unit == id {
 			n++
 		}
 	}
@@ -278,7 +278,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 		rc.rounds.Load()+rc.again.Load()/accounts, rc.rounds.Load(), rc.again.Load(), rc.records.Load(), rc.pages.Load())
 	// A read that met a committed unit's lock on some items and nothing of
 	// the unit on others it had locked since is read again (see
-	// unitlock.Resolve), so no read shows a unit half applied.
+	// unitproto.Resolve), so no read shows a unit half applied.
 	assert.Zero(t, halfSeen.Load(), "reads that showed a committed unit half applied")
 	assert.Less(t, busy.Load(), max(reads.Load()/10, 1), "reads given up as busy (ErrLocked) are rare")
 	assert.Zero(t, locked, "items left locked after every unit ended")
@@ -307,7 +307,7 @@ func (r *readCounter) TransactGetItems(ctx context.Context, in *dynamodb.Transac
 }
 
 func (r *readCounter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	switch id, _ := in.Key[unitlock.RecID].(*types.AttributeValueMemberS); {
+	switch id, _ := in.Key[unitproto.RecID].(*types.AttributeValueMemberS); {
 	case aws.ToString(in.TableName) == r.table:
 		r.again.Add(1)
 	case id != nil && strings.Contains(id.Value, "#"):
