@@ -179,7 +179,7 @@ func (g *getAll[T]) call(ctx context.Context, batch []int) ([]int, error) {
 		}
 	}
 	// The batch's items are resolved together, so that no unit is shown
-	// half applied among them (see unitlock.Resolve), and with them the
+	// half applied among them (see unitproto.Resolve), and with them the
 	// keys read and not found (nil, by key: a unit may be creating them).
 	read := res.Responses[t.name]
 	shown := append([]map[string]types.AttributeValue(nil), read...)

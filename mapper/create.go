@@ -15,7 +15,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 // TableClient has the control-plane calls [CreateTable] makes, with the
@@ -250,10 +250,10 @@ func (ix *index) def(o *CreateOptions) (tabledef.Index, error) {
 		return di, nil
 	}
 	if p, ok := o.Projections[ix.name]; ok {
-		if p.ProjectionType == types.ProjectionTypeInclude && !slices.Contains(p.NonKeyAttributes, unitlock.Attr) {
+		if p.ProjectionType == types.ProjectionTypeInclude && !slices.Contains(p.NonKeyAttributes, unitproto.Attr) {
 			// Readers need the lock of units (package unit) to show a held
 			// item in its committed state.
-			p.NonKeyAttributes = append(slices.Clone(p.NonKeyAttributes), unitlock.Attr)
+			p.NonKeyAttributes = append(slices.Clone(p.NonKeyAttributes), unitproto.Attr)
 		}
 		di.Projection = &p
 	}

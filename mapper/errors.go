@@ -8,7 +8,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/errs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -35,10 +35,12 @@ var (
 
 	// ErrLocked is the class of [*LockedError]: a write refused because a
 	// unit of work (package unit) holds the item, alive. unit.ErrLocked is
-	// the same value. See "Items held by a unit" in the package doc for
+	// the same value. A read (Get, GetAll, Query, Scan, txn.Get) that met
+	// units committing on its items every time it read them again also
+	// matches it: try it again. See "Items held by a unit" in the package doc for
 	// when a write settles the lock of a unit that is over or dead
 	// instead.
-	ErrLocked = unitlock.ErrLocked
+	ErrLocked = unitproto.ErrLocked
 
 	// ErrUnknownOutcome is [version.ErrUnknownOutcome] (the same value):
 	// a write may or may not have been applied. See the package doc
@@ -126,7 +128,7 @@ var (
 // the unit. It matches [ErrLocked] with errors.Is and unwraps to the error
 // underneath (usually the SDK's *types.ConditionalCheckFailedException).
 // unit.LockedError is the same type.
-type LockedError = unitlock.LockedError
+type LockedError = unitproto.LockedError
 
 // ConditionError reports a conditional write refused by the caller's own
 // condition ([If]) or by a [Fence], while the version (if any) matched. It

@@ -10,7 +10,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/cond"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 // projection returns the attribute names of a ProjectionExpression: the
@@ -44,7 +44,7 @@ func (t *Table[T]) projection(c *readConfig, extra []string) (names []string, us
 	for _, n := range extra {
 		add(n)
 	}
-	add(unitlock.Attr) // to show an item a unit locked in its committed state
+	add(unitproto.Attr) // to show an item a unit locked in its committed state
 	return out, user
 }
 
@@ -108,7 +108,7 @@ func readFilter(c *readConfig) (filter expression.ConditionBuilder, names []stri
 		user = expression.And(c.filters[0], c.filters[1], c.filters[2:]...)
 	}
 	if c.count {
-		notHeldMissing := unitlock.NotPlaceholder()
+		notHeldMissing := unitproto.NotPlaceholder()
 		if user.IsSet() {
 			notHeldMissing = user.And(notHeldMissing)
 		}
@@ -121,7 +121,7 @@ func readFilter(c *readConfig) (filter expression.ConditionBuilder, names []stri
 	// DynamoDB evaluates it on the item as stored, and the reader evaluates
 	// it again on the committed state it shows (recheck). On that state,
 	// stripped of the lock, the second term is false.
-	filter = user.Or(unitlock.PreparedCond())
+	filter = user.Or(unitproto.PreparedCond())
 	if len(c.project) > 0 {
 		// The reader needs the attributes the filter reads.
 		fe, err := expression.NewBuilder().WithFilter(user).Build()

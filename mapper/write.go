@@ -12,7 +12,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -185,8 +185,8 @@ func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, r
 	s, err := t.sendObserved(ctx, r, o, rv, 1)
 	var le *LockedError
 	if err != nil && errors.As(err, &le) && !errors.Is(err, ErrUnknownOutcome) && le.Coordinator != "" {
-		l := &unitlock.Lock{Unit: le.Unit, Coordinator: le.Coordinator, Owner: le.Owner}
-		if ok, committed, serr := unitlock.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
+		l := &unitproto.Lock{Unit: le.Unit, Coordinator: le.Coordinator, Owner: le.Owner}
+		if ok, committed, serr := unitproto.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
 			if ob := t.opts.Observer; ob != nil {
 				obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: w.Kind.String(), Table: t.name,
 					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: obs.UnitOutcome(committed)})
@@ -315,7 +315,7 @@ func settledEvent(span *obs.Span, landed bool) {
 // lost its version check, or another part of its condition failed.
 func (t *Table[T]) refusal(w *plan.Write, item map[string]types.AttributeValue, err error) error {
 	key := t.keyOfWrite(w)
-	if le := unitlock.Locked(t.name, key, item, err); le != nil {
+	if le := unitproto.Locked(t.name, key, item, err); le != nil {
 		return le
 	}
 	if conflict, actual, has := w.Conflict(item); conflict {

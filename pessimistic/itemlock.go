@@ -13,7 +13,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
 )
@@ -188,7 +188,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 	case !res.won && len(res.item) == 0:
 		return nil, holder{}, fmt.Errorf("%w (an item lock never creates the item)", mapper.ErrNotFound)
 	case !res.won:
-		if le := unitlock.Locked(aws.ToString(rec.table), rec.key, res.item, nil); le != nil {
+		if le := unitproto.Locked(aws.ToString(rec.table), rec.key, res.item, nil); le != nil {
 			return nil, holder{}, le
 		}
 		return nil, rec.parse(res.item), nil

@@ -15,7 +15,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -173,13 +173,13 @@ func (tx *Tx) sleep(ctx context.Context, d time.Duration) error {
 func (tx *Tx) settleUnits(ctx context.Context, tce *types.TransactionCanceledException) bool {
 	held := false
 	for i, cr := range tce.CancellationReasons {
-		l, ok := unitlock.Parse(cr.Item)
+		l, ok := unitproto.Parse(cr.Item)
 		if !ok || i >= len(tx.ops) {
 			continue
 		}
 		held = true
 		op := tx.ops[i]
-		ok, _, err := unitlock.Settle(ctx, unitlock.ViaTransactions(tx.client), op.Table(), op.Key(), l, lease.SystemClock{})
+		ok, _, err := unitproto.Settle(ctx, unitproto.ViaTransactions(tx.client), op.Table(), op.Key(), l, lease.SystemClock{})
 		if err != nil || !ok {
 			return false
 		}

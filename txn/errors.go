@@ -10,7 +10,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/errs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -120,9 +120,9 @@ func (e *CanceledError) Error() string {
 // Is reports whether target is version.ErrConflict and an op failed its
 // version check.
 func (e *CanceledError) Is(target error) bool {
-	if target == unitlock.ErrLocked { // an op's item is held by a unit of work
+	if target == unitproto.ErrLocked { // an op's item is held by a unit of work
 		for _, r := range e.Reasons {
-			if _, ok := unitlock.Parse(r.Item); ok {
+			if _, ok := unitproto.Parse(r.Item); ok {
 				return true
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 // GetOp is one read of a [Get]: which item, and what to do with it. Make
@@ -89,7 +89,7 @@ func Get(ctx context.Context, c Client, ops ...GetOp) error {
 	}
 	// Items held by units of work (package unit) are shown in their last
 	// committed state, and the snapshot is one the database held.
-	items, err := unitlock.Snapshot(ctx, get, unitlock.TransactReader(c), unitlock.ViaTransactions(c),
+	items, err := unitproto.Snapshot(ctx, get, unitproto.TransactReader(c), unitproto.ViaTransactions(c),
 		func(i int) (string, map[string]types.AttributeValue) {
 			return aws.ToString(ops[i].Get.TableName), ops[i].Get.Key
 		})

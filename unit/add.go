@@ -5,7 +5,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 )
@@ -28,18 +28,18 @@ func (u *Unit) Add(ops ...txn.Op) error {
 		if err != nil {
 			return fmt.Errorf("unit: Add: op %d: %w", i, err)
 		}
-		if _, ok := w.Item[unitlock.Attr]; ok {
-			return fmt.Errorf("%w: unit: Add: op %d writes the lock attribute %q", ErrInvalidOption, i, unitlock.Attr)
+		if _, ok := w.Item[unitproto.Attr]; ok {
+			return fmt.Errorf("%w: unit: Add: op %d writes the lock attribute %q", ErrInvalidOption, i, unitproto.Attr)
 		}
 		for _, a := range w.Actions {
-			if a.Path.Attribute() == unitlock.Attr {
-				return fmt.Errorf("%w: unit: Add: op %d updates the lock attribute %q", ErrInvalidOption, i, unitlock.Attr)
+			if a.Path.Attribute() == unitproto.Attr {
+				return fmt.Errorf("%w: unit: Add: op %d updates the lock attribute %q", ErrInvalidOption, i, unitproto.Attr)
 			}
 		}
 		if err := usableKey(w); err != nil {
 			return fmt.Errorf("unit: Add: op %d: %w", i, err)
 		}
-		id := unitlock.ItemID(w.T.Name, w.Key)
+		id := unitproto.ItemID(w.T.Name, w.Key)
 		if seen[id] || (u.items[id] != nil && u.items[id].w != nil) {
 			return fmt.Errorf("%w: %s %s in unit %s", txn.ErrDuplicateItem, w.T.Name, attrs.FormatKey(w.Key), u.id)
 		}
@@ -60,7 +60,7 @@ func (u *Unit) Add(ops ...txn.Op) error {
 // point, and recovery goes past it.) Logged, such a key would make every
 // recovery of the unit fail.
 func usableKey(w *plan.Write) error {
-	if err := unitlock.CheckKey(w.Key); err != nil {
+	if err := unitproto.CheckKey(w.Key); err != nil {
 		return fmt.Errorf("%w: %s: %w", mapper.ErrInvalidItem, w.T.Name, err)
 	}
 	if w.Kind == plan.WritePut {

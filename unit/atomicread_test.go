@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
 	"github.com/optimist-dynamo/optimist/update"
@@ -81,7 +81,7 @@ func TestScanNeverShowsAUnitHalfApplied(t *testing.T) {
 	// A holds its intent, B only the read lock (its prepare is held).
 	require.Eventually(t, func() bool {
 		for _, it := range raw(t, e.c, e.accounts.Name()) {
-			if l, ok := unitlock.Parse(it); ok && keyIs(it, a) && l.Prepared {
+			if l, ok := unitproto.Parse(it); ok && keyIs(it, a) && l.Prepared {
 				return true
 			}
 		}
@@ -96,8 +96,8 @@ func TestScanNeverShowsAUnitHalfApplied(t *testing.T) {
 		once.Do(func() {
 			close(h.release)
 			require.Eventually(t, func() bool {
-				rec, err := unitlock.ReadRecord(ctx, e.c, e.coord, u.ID())
-				return err == nil && rec.State == unitlock.StateCommitted
+				rec, err := unitproto.ReadRecord(ctx, e.c, e.coord, u.ID())
+				return err == nil && rec.State == unitproto.StateCommitted
 			}, 10*time.Second, 5*time.Millisecond)
 		})
 	}
@@ -185,7 +185,7 @@ func TestPageReadBeforeTheUnitLockedAnItem(t *testing.T) {
 	// GetAll knows the keys it asked for: an item the unit creates, which
 	// did not exist when the batch was read, counts as an item of the
 	// batch too. (A Scan or Query cannot know of an item it did not find;
-	// see unitlock.Resolve.)
+	// see unitproto.Resolve.)
 	t.Run("GetAll/Add+create", func(t *testing.T) { testPageReadBeforeLock(t, "GetAll", "Add+create") })
 }
 
@@ -245,14 +245,14 @@ func testPageReadBeforeLock(t *testing.T, read, via string) {
 	// write is held).
 	require.Eventually(t, func() bool {
 		for _, it := range raw(t, e.c, table) {
-			if l, ok := unitlock.Parse(it); ok && l.Prepared && l.Unit == u.ID() {
+			if l, ok := unitproto.Parse(it); ok && l.Prepared && l.Unit == u.ID() {
 				return true
 			}
 		}
 		return false
 	}, 10*time.Second, 5*time.Millisecond)
 	for _, it := range raw(t, e.c, table) {
-		l, ok := unitlock.Parse(it)
+		l, ok := unitproto.Parse(it)
 		require.True(t, !ok || l.Prepared, "one item prepared, the other untouched")
 		require.False(t, keyIs(it, "acct-new"), "the created item not there yet")
 	}
@@ -265,8 +265,8 @@ func testPageReadBeforeLock(t *testing.T, read, via string) {
 		once.Do(func() {
 			close(h.release)
 			require.Eventually(t, func() bool {
-				rec, err := unitlock.ReadRecord(ctx, e.c, e.coord, u.ID())
-				return err == nil && rec.State == unitlock.StateCommitted
+				rec, err := unitproto.ReadRecord(ctx, e.c, e.coord, u.ID())
+				return err == nil && rec.State == unitproto.StateCommitted
 			}, 10*time.Second, 5*time.Millisecond)
 		})
 	}

@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -75,7 +75,7 @@ func (u *Unit) commit(ctx context.Context) error {
 	}
 	u.stopHeartbeats()
 	u.done = true
-	st, err := u.coord.SetState(ctx, u.id, unitlock.StateCommitted, "")
+	st, err := u.coord.SetState(ctx, u.id, unitproto.StateCommitted, "")
 	if err != nil {
 		// The outcome is not known: read the record back.
 		rec, rerr := u.coord.Read(ctx, u.id)
@@ -83,13 +83,13 @@ func (u *Unit) commit(ctx context.Context) error {
 			return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 		}
 		st = rec.State
-		if st == unitlock.StateActive {
-			if st, err = u.coord.SetState(ctx, u.id, unitlock.StateCommitted, ""); err != nil {
+		if st == unitproto.StateActive {
+			if st, err = u.coord.SetState(ctx, u.id, unitproto.StateCommitted, ""); err != nil {
 				return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 			}
 		}
 	}
-	if st != unitlock.StateCommitted {
+	if st != unitproto.StateCommitted {
 		u.done = false
 		return u.abort(ctx, "Commit", fmt.Errorf("%w: unit %s found its record %q at its commit point", ErrAborted, u.id, st))
 	}
@@ -148,7 +148,7 @@ func (u *Unit) prepare(ctx context.Context, it *item) error {
 		if it.locked && (it.prepared || it.checked) {
 			return nil
 		}
-		var holder *unitlock.Lock
+		var holder *unitproto.Lock
 		var err error
 		if it.locked {
 			err = u.prepareHeld(ctx, it)
@@ -186,7 +186,7 @@ func (u *Unit) finish(ctx context.Context, commit bool) error {
 	errs := make([]error, len(held))
 	parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
 		it := held[i]
-		_, errs[i] = unitlock.Finish(ctx, u.c, it.table, it.key, u.id, commit, it.lockState(u))
+		_, errs[i] = unitproto.Finish(ctx, u.c, it.table, it.key, u.id, commit, it.lockState(u))
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -25,7 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -380,7 +380,7 @@ func TestReadersOfAStoppedUnit(t *testing.T) {
 		var prepared int
 		for _, it := range raw(t, e.c, e.accounts.Name()) {
 			id, _ := it["id"].(*types.AttributeValueMemberS)
-			if l, ok := unitlock.Parse(it); ok && l.Prepared && strings.HasPrefix(id.Value, s.prefix) {
+			if l, ok := unitproto.Parse(it); ok && l.Prepared && strings.HasPrefix(id.Value, s.prefix) {
 				prepared++
 			}
 		}

@@ -62,7 +62,7 @@
 // "delete". The item's own attributes are not changed until the write is
 // applied, after the commit point: until then, what the item stores is its
 // committed state, whatever the unit does. The format lives in
-// internal/unitlock, shared with package mapper and package txn.
+// internal/unitproto, shared with package mapper and package txn.
 //
 //   - Get (a locking read): one conditional UpdateItem sets the lock
 //     (attribute_not_exists(lock) OR lock.unit = mine) and returns the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -140,13 +140,13 @@ func (u *Unit) lockForRead(ctx context.Context, it *item) error {
 
 // tryLockForRead makes one attempt; it returns the other unit's lock that
 // holds the item, if any.
-func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitlock.Lock, error) {
+func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitproto.Lock, error) {
 	k := expression.NameNoDotSplit(anyKey(it.key))
-	lk := expression.NameNoDotSplit(unitlock.Attr)
+	lk := expression.NameNoDotSplit(unitproto.Attr)
 	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(it.table, "", ""), Key: it.key,
-		Actions: []plan.Action{{Kind: plan.SetIfNotExists, Path: plan.Top(unitlock.Attr),
-			Value: &types.AttributeValueMemberM{Value: unitlock.NewLock(u.id, u.o.coord, u.o.owner, false)}}},
-		Conds: []expression.ConditionBuilder{expression.AttributeExists(k).And(expression.AttributeNotExists(lk).Or(unitlock.Mine(u.id)))}}
+		Actions: []plan.Action{{Kind: plan.SetIfNotExists, Path: plan.Top(unitproto.Attr),
+			Value: &types.AttributeValueMemberM{Value: unitproto.NewLock(u.id, u.o.coord, u.o.owner, false)}}},
+		Conds: []expression.ConditionBuilder{expression.AttributeExists(k).And(expression.AttributeNotExists(lk).Or(unitproto.Mine(u.id)))}}
 	for range 10 {
 		in, err := w.UpdateInput(types.ReturnValueAllNew)
 		if err != nil {
@@ -154,7 +154,7 @@ func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitlock.Lock, er
 		}
 		out, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, in) })
 		if err == nil {
-			l, _ := unitlock.Parse(out.Attributes)
+			l, _ := unitproto.Parse(out.Attributes)
 			u.heldFor(it, out.Attributes, l)
 			return nil, nil
 		}
@@ -162,7 +162,7 @@ func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitlock.Lock, er
 			return nil, err
 		}
 		if len(e.Item) > 0 {
-			if l, _ := unitlock.Parse(e.Item); l != nil && l.Unit != u.id {
+			if l, _ := unitproto.Parse(e.Item); l != nil && l.Unit != u.id {
 				return l, nil
 			}
 			continue // changed under us; try again
@@ -177,14 +177,14 @@ func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitlock.Lock, er
 }
 
 // heldFor records that it holds our lock l, as item shows it.
-func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unitlock.Lock) {
+func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unitproto.Lock) {
 	it.locked, it.uncertain = true, false
 	it.placeholder = l != nil && l.Placeholder
 	it.prepared = l != nil && l.Prepared
 	it.checked = l != nil && l.Checked
 	it.stored = nil
 	if !it.placeholder {
-		it.stored = unitlock.Strip(stored)
+		it.stored = unitproto.Strip(stored)
 	}
 }
 
@@ -193,7 +193,7 @@ func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unit
 // true when the item is ours now; holder is another unit's lock found on
 // an item created meanwhile; neither, when an item without a lock
 // appeared: try again.
-func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]types.AttributeValue) (holder *unitlock.Lock, done bool, err error) {
+func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]types.AttributeValue) (holder *unitproto.Lock, done bool, err error) {
 	ph := u.placeholder(it, intent)
 	w := &plan.Write{Kind: plan.WritePut, T: plan.NewTable(it.table, "", ""), Key: it.key, Item: ph,
 		Conds: []expression.ConditionBuilder{expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key)))}}
@@ -203,14 +203,14 @@ func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]t
 	}
 	_, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.PutItemOutput, error) { return u.c.PutItem(ctx, in) })
 	if err == nil {
-		l, _ := unitlock.Parse(ph)
+		l, _ := unitproto.Parse(ph)
 		u.heldFor(it, ph, l)
 		return nil, true, nil
 	}
 	if e == nil {
 		return nil, false, err
 	}
-	if l, ok := unitlock.Parse(e.Item); ok {
+	if l, ok := unitproto.Parse(e.Item); ok {
 		if l.Unit == u.id { // our own placeholder: a retry after a lost response
 			u.heldFor(it, e.Item, l)
 			return nil, true, nil
@@ -223,7 +223,7 @@ func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]t
 // placeholder is the item that locks a missing item: its key and our lock,
 // with the fields of intent.
 func (u *Unit) placeholder(it *item, intent map[string]types.AttributeValue) map[string]types.AttributeValue {
-	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, true)
+	lock := unitproto.NewLock(u.id, u.o.coord, u.o.owner, true)
 	for k, v := range intent {
 		lock[k] = v
 	}
@@ -231,6 +231,6 @@ func (u *Unit) placeholder(it *item, intent map[string]types.AttributeValue) map
 	for k, v := range it.key {
 		ph[k] = v
 	}
-	ph[unitlock.Attr] = &types.AttributeValueMemberM{Value: lock}
+	ph[unitproto.Attr] = &types.AttributeValueMemberM{Value: lock}
 	return ph
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -44,7 +44,7 @@ func (u *Unit) beat(ctx context.Context) (bool, error) {
 	case alive:
 		u.confirmed.Store(sent.UnixNano())
 		return true, nil
-	case state != unitlock.StateCommitted:
+	case state != unitproto.StateCommitted:
 		u.aborted.Store(true)
 		return false, ErrAborted
 	}
@@ -80,5 +80,5 @@ func (u *Unit) beatSince(t time.Time) bool {
 func (u *Unit) stopHeartbeats() {
 	u.stop()
 	u.beating.Wait()
-	live.Delete(unitlock.StateKey(u.o.coord, u.id))
+	live.Delete(unitproto.StateKey(u.o.coord, u.id))
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
 )
@@ -89,7 +89,7 @@ func raw(t *testing.T, c *dynamodb.Client, table string) []map[string]types.Attr
 func lockedItems(t *testing.T, c *dynamodb.Client, table string) int {
 	n := 0
 	for _, it := range raw(t, c, table) {
-		if _, ok := it[unitlock.Attr]; ok {
+		if _, ok := it[unitproto.Attr]; ok {
 			n++
 		}
 	}

@@ -12,19 +12,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 // States of a unit, as [Info].State reports them.
 const (
 	// StateActive: begun, neither committed nor aborted. Recover undoes it
 	// once its heartbeat counter stays unchanged for its lease.
-	StateActive = unitlock.StateActive
+	StateActive = unitproto.StateActive
 	// StateCommitted: past its commit point; its writes stand (Recover
 	// finishes them if the owner died before it did).
-	StateCommitted = unitlock.StateCommitted
+	StateCommitted = unitproto.StateCommitted
 	// StateAborted: rolled back; Recover finishes the undoing if needed.
-	StateAborted = unitlock.StateAborted
+	StateAborted = unitproto.StateAborted
 )
 
 // Info is a unit's record in the coordinator table, as [List] reads it:
@@ -74,8 +74,8 @@ func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, er
 			// references can be large.
 			ProjectionExpression: aws.String("#id, #st, #o, #s, #l, #b, #f"),
 			ExpressionAttributeNames: map[string]string{
-				"#id": unitlock.RecID, "#st": unitlock.RecState, "#o": unitlock.RecOwner, "#s": unitlock.RecStarted,
-				"#l": unitlock.RecLease, "#b": unitlock.RecBeat, "#f": unitlock.RecFinished,
+				"#id": unitproto.RecID, "#st": unitproto.RecState, "#o": unitproto.RecOwner, "#s": unitproto.RecStarted,
+				"#l": unitproto.RecLease, "#b": unitproto.RecBeat, "#f": unitproto.RecFinished,
 			},
 		}
 		for {
@@ -85,11 +85,11 @@ func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, er
 				return
 			}
 			for _, item := range out.Items {
-				id, _ := item[unitlock.RecID].(*types.AttributeValueMemberS)
+				id, _ := item[unitproto.RecID].(*types.AttributeValueMemberS)
 				if id != nil && strings.Contains(id.Value, "#") { // a page of a unit's item list
 					continue
 				}
-				if _, rec := item[unitlock.RecState]; id == nil || !rec {
+				if _, rec := item[unitproto.RecState]; id == nil || !rec {
 					yield(nil, fmt.Errorf("unit: List: %w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, coordinator))
 					return
 				}
@@ -106,11 +106,11 @@ func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, er
 }
 
 func infoOf(id string, item map[string]types.AttributeValue) *Info {
-	r := unitlock.ParseRecord(item)
+	r := unitproto.ParseRecord(item)
 	info := &Info{ID: id, State: r.State, Owner: r.Owner, Finished: r.Done, Lease: r.Lease}
 	if r.Started != 0 {
 		info.Started = time.Unix(0, r.Started)
 	}
-	info.Beat, _ = attrs.Int64(item[unitlock.RecBeat])
+	info.Beat, _ = attrs.Int64(item[unitproto.RecBeat])
 	return info
 }

@@ -4,19 +4,19 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 // Limits of a unit's pages (the lists of its items in the coordinator
 // table): shared with readers, which tell a unit's last page by them.
 const (
-	pageItems = unitlock.PageItems
-	pageBytes = unitlock.PageBytes
+	pageItems = unitproto.PageItems
+	pageBytes = unitproto.PageBytes
 )
 
 // log writes the items not yet logged to the unit's pages, before they are
 // locked: recovery finds every lock the unit may hold there. One
-// UpdateItem per page touched (unitlock.Coordinator.Log).
+// UpdateItem per page touched (unitproto.Coordinator.Log).
 func (u *Unit) log(ctx context.Context, items []*item) error {
 	var refs []string
 	var which []*item
@@ -24,7 +24,7 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 		if it.logged {
 			continue
 		}
-		ref, err := unitlock.EncodeKey(it.table, it.key)
+		ref, err := unitproto.EncodeKey(it.table, it.key)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidOption, err)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/cond"
 	"github.com/optimist-dynamo/optimist/internal/plan"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -30,9 +30,9 @@ func opWrite(op *plan.Write) *plan.Write {
 // check), and for a check the "checked" mark.
 func intent(op *plan.Write) (map[string]types.AttributeValue, error) {
 	if op.Kind == plan.WriteCheck {
-		return map[string]types.AttributeValue{unitlock.FChecked: avTrue}, nil
+		return map[string]types.AttributeValue{unitproto.FChecked: avTrue}, nil
 	}
-	return unitlock.Intent(op)
+	return unitproto.Intent(op)
 }
 
 // lockAndPrepare takes the lock of an item the unit does not hold, with
@@ -40,7 +40,7 @@ func intent(op *plan.Write) (map[string]types.AttributeValue, error) {
 // conditional on the op's condition and on no lock, or, for an item that
 // does not exist, a PutItem of the key and the lock. It returns the lock
 // of another unit that holds the item.
-func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitlock.Lock, error) {
+func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitproto.Lock, error) {
 	op := it.w
 	in, err := intent(op)
 	if err != nil {
@@ -53,23 +53,23 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitlock.Lock, er
 	if err := u.fitsAlone(it); err != nil {
 		return nil, err
 	}
-	lock := unitlock.NewLock(u.id, u.o.coord, u.o.owner, false)
+	lock := unitproto.NewLock(u.id, u.o.coord, u.o.owner, false)
 	for k, v := range in {
 		lock[k] = v
 	}
 	w := opWrite(op)
 	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
-	w.Actions = []plan.Action{{Kind: plan.Set, Path: plan.Top(unitlock.Attr), Value: &types.AttributeValueMemberM{Value: lock}}}
+	w.Actions = []plan.Action{{Kind: plan.Set, Path: plan.Top(unitproto.Attr), Value: &types.AttributeValueMemberM{Value: lock}}}
 	w.Conds = append(w.Conds,
 		expression.AttributeExists(expression.NameNoDotSplit(anyKey(it.key))),
-		expression.AttributeNotExists(expression.NameNoDotSplit(unitlock.Attr)))
+		expression.AttributeNotExists(expression.NameNoDotSplit(unitproto.Attr)))
 	req, err := w.UpdateInput(types.ReturnValueAllNew)
 	if err != nil {
 		return nil, err
 	}
 	out, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, req) })
 	if err == nil {
-		l, _ := unitlock.Parse(out.Attributes)
+		l, _ := unitproto.Parse(out.Attributes)
 		u.heldFor(it, out.Attributes, l)
 		return nil, u.fitsApplied(it)
 	}
@@ -84,7 +84,7 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitlock.Lock, er
 		}
 		return u.createPrepared(ctx, it, in)
 	}
-	if l, ok := unitlock.Parse(stored); ok {
+	if l, ok := unitproto.Parse(stored); ok {
 		if l.Unit != u.id {
 			return l, nil
 		}
@@ -98,7 +98,7 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitlock.Lock, er
 // of its key and our lock, conditional on the item not existing and on
 // the op's own condition, which DynamoDB evaluates on no item. It returns
 // the lock of another unit that made the item meanwhile.
-func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types.AttributeValue) (*unitlock.Lock, error) {
+func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types.AttributeValue) (*unitproto.Lock, error) {
 	if err := u.fitsAlone(it); err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 	}
 	_, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.PutItemOutput, error) { return u.c.PutItem(ctx, req) })
 	if err == nil {
-		l, _ := unitlock.Parse(ph)
+		l, _ := unitproto.Parse(ph)
 		u.heldFor(it, ph, l)
 		return nil, nil
 	}
@@ -128,7 +128,7 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 		// The op's own condition is false on no item.
 		return nil, refusal(it, nil, err)
 	}
-	if l, ok := unitlock.Parse(stored); ok {
+	if l, ok := unitproto.Parse(stored); ok {
 		if l.Unit != u.id {
 			return l, nil
 		}
@@ -169,11 +169,11 @@ func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
 	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
 	w.Actions = nil
 	for k, v := range in {
-		w.Actions = append(w.Actions, plan.Action{Kind: plan.Set, Path: plan.Path{{Name: unitlock.Attr}, {Name: k}}, Value: v})
+		w.Actions = append(w.Actions, plan.Action{Kind: plan.Set, Path: plan.Path{{Name: unitproto.Attr}, {Name: k}}, Value: v})
 	}
-	w.Conds = append(w.Conds, unitlock.Mine(u.id))
+	w.Conds = append(w.Conds, unitproto.Mine(u.id))
 	if op.Kind != plan.WriteCheck {
-		w.Conds = append(w.Conds, unitlock.NotPrepared())
+		w.Conds = append(w.Conds, unitproto.NotPrepared())
 	}
 	req, err := w.UpdateInput(types.ReturnValueNone)
 	if err != nil {
@@ -187,7 +187,7 @@ func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
 	if e == nil {
 		return err
 	}
-	l, locked := unitlock.Parse(e.Item)
+	l, locked := unitproto.Parse(e.Item)
 	switch {
 	case !locked || l.Unit != u.id:
 		it.locked = false // undone by recovery

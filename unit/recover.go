@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/obs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/txn"
 )
@@ -62,7 +62,7 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	if err := checkCoordinator(ctx, c, name); err != nil {
 		return 0, fmt.Errorf("unit: Recover: %w", err)
 	}
-	r := &recovery{c: c, co: unitlock.NewCoordinator(c, name), o: o, began: o.clock.Now()}
+	r := &recovery{c: c, co: unitproto.NewCoordinator(c, name), o: o, began: o.clock.Now()}
 	watch, strays, err := r.scan(ctx)
 	if err != nil {
 		return r.n, errors.Join(append(r.errs, err)...)
@@ -75,11 +75,11 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 }
 
 // recovery is one call of Recover: its steps are scan, finishStrays and
-// watch; each unit is judged by unitlock's one judgement (Fate for a
+// watch; each unit is judged by unitproto's one judgement (Fate for a
 // record as read, Judge for one watched) and finished by finish.
 type recovery struct {
 	c     Client
-	co    unitlock.Coordinator
+	co    unitproto.Coordinator
 	o     options
 	began time.Time // when Recover began, on o.clock
 	n     int       // units finished
@@ -89,7 +89,7 @@ type recovery struct {
 // pending is an active unit being watched.
 type pending struct {
 	id    string
-	rec   unitlock.Record
+	rec   unitproto.Record
 	moved bool // its counter changed once while watched
 }
 
@@ -126,9 +126,9 @@ func (r *recovery) scan(ctx context.Context) (watch []pending, strays []string, 
 			return nil, nil, fmt.Errorf("unit: Recover: scanning %s: %w", r.co.Table, err)
 		}
 		for _, it := range out.Items {
-			id, _ := it[unitlock.RecID].(*types.AttributeValueMemberS)
-			_, isPage := it[unitlock.RecItems]
-			_, isRecord := it[unitlock.RecState]
+			id, _ := it[unitproto.RecID].(*types.AttributeValueMemberS)
+			_, isPage := it[unitproto.RecItems]
+			_, isRecord := it[unitproto.RecState]
 			if id == nil || !isPage && !isRecord {
 				return nil, nil, fmt.Errorf("unit: Recover: %w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, r.co.Table)
 			}
@@ -136,13 +136,13 @@ func (r *recovery) scan(ctx context.Context) (watch []pending, strays []string, 
 				strays = append(strays, id.Value)
 				continue
 			}
-			rec := unitlock.ParseRecord(it)
-			switch v := unitlock.Fate(rec); {
+			rec := unitproto.ParseRecord(it)
+			switch v := unitproto.Fate(rec); {
 			case v.Over: // finished: nothing to do
-			case v.Action == unitlock.Wait:
+			case v.Action == unitproto.Wait:
 				watch = append(watch, pending{id: id.Value, rec: rec})
 			default:
-				r.finish(ctx, id.Value, v.Action == unitlock.Forward)
+				r.finish(ctx, id.Value, v.Action == unitproto.Forward)
 			}
 		}
 		if len(out.LastEvaluatedKey) == 0 {
@@ -164,11 +164,11 @@ func (r *recovery) finishStrays(ctx context.Context, strays []string) {
 			r.errs = append(r.errs, err)
 			continue
 		}
-		v := unitlock.Fate(rec)
+		v := unitproto.Fate(rec)
 		if !v.Over {
 			continue // its unit is being finished (or watched) by scan
 		}
-		if err := r.finishPage(ctx, id, page, v.Action == unitlock.Forward); err != nil {
+		if err := r.finishPage(ctx, id, page, v.Action == unitproto.Forward); err != nil {
 			r.errs = append(r.errs, err)
 		}
 	}
@@ -208,11 +208,11 @@ func (r *recovery) watchOne(ctx context.Context, p *pending) bool {
 		r.errs = append(r.errs, err)
 		return false
 	}
-	switch v := unitlock.Fate(rec); {
+	switch v := unitproto.Fate(rec); {
 	case v.Over:
 		return false
-	case v.Action != unitlock.Wait:
-		r.finish(ctx, p.id, v.Action == unitlock.Forward)
+	case v.Action != unitproto.Wait:
+		r.finish(ctx, p.id, v.Action == unitproto.Forward)
 		return false
 	case aliveHere(r.co.Table, p.id, r.began):
 		return false
@@ -232,17 +232,17 @@ func (r *recovery) watchOne(ctx context.Context, p *pending) bool {
 		return false
 	case v.Revived:
 		return false // it beat in the meantime: alive
-	case v.Action == unitlock.Wait:
+	case v.Action == unitproto.Wait:
 		return true // not seen dead yet
 	}
-	r.finish(ctx, p.id, v.Action == unitlock.Forward)
+	r.finish(ctx, p.id, v.Action == unitproto.Forward)
 	return false
 }
 
 // aliveHere reports whether unit id runs in this process and made a
 // heartbeat since since.
 func aliveHere(coord, id string, since time.Time) bool {
-	v, ok := live.Load(unitlock.StateKey(coord, id))
+	v, ok := live.Load(unitproto.StateKey(coord, id))
 	return ok && v.(*Unit).beatSince(since)
 }
 
@@ -283,15 +283,15 @@ func (r *recovery) finishRefs(ctx context.Context, id string, refs []string, com
 	errs = make([]error, len(refs))
 	bad := make([]error, len(refs))
 	parallel(ctx, len(refs), r.o.workers, func(ctx context.Context, i int) {
-		table, key, err := unitlock.DecodeKey(refs[i])
+		table, key, err := unitproto.DecodeKey(refs[i])
 		if err == nil {
-			err = unitlock.CheckKey(key)
+			err = unitproto.CheckKey(key)
 		}
 		if err != nil {
 			bad[i] = fmt.Errorf("%w: unit %s logged an unusable item %s, passed over: %v", txn.ErrInvalidItem, id, refs[i], err)
 			return
 		}
-		_, errs[i] = unitlock.Finish(ctx, r.c, table, key, id, commit, nil)
+		_, errs[i] = unitproto.Finish(ctx, r.c, table, key, id, commit, nil)
 	})
 	for _, e := range bad {
 		if e != nil {

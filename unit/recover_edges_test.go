@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/fakeclock"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -72,8 +72,8 @@ func TestABadOpDoesNotBlockRecovery(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "no lock is left")
 	for _, r := range raw(t, e.c, e.coord) {
-		if _, isRecord := r[unitlock.RecState]; isRecord {
-			assert.Contains(t, r, unitlock.RecFinished, "every unit is finished: %v", r[unitlock.RecID])
+		if _, isRecord := r[unitproto.RecState]; isRecord {
+			assert.Contains(t, r, unitproto.RecFinished, "every unit is finished: %v", r[unitproto.RecID])
 		}
 	}
 }
@@ -162,7 +162,7 @@ type pageDeleter struct {
 }
 
 func (p *pageDeleter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	if id, _ := in.Key[unitlock.RecID].(*types.AttributeValueMemberS); id != nil && strings.Contains(id.Value, "#") {
+	if id, _ := in.Key[unitproto.RecID].(*types.AttributeValueMemberS); id != nil && strings.Contains(id.Value, "#") {
 		if p.deletes.Add(1) > 1 {
 			p.paused.Store(true)
 		}
@@ -190,9 +190,9 @@ func TestNoPageOutlivesAUnit(t *testing.T) {
 	require.True(t, pd.paused.Load(), "the crash came after the first page delete")
 	pages := func() (n int) {
 		for _, r := range raw(t, e.c, e.coord) {
-			if id, _ := r[unitlock.RecID].(*types.AttributeValueMemberS); id != nil && strings.Contains(id.Value, "#") {
+			if id, _ := r[unitproto.RecID].(*types.AttributeValueMemberS); id != nil && strings.Contains(id.Value, "#") {
 				n++
-				assert.Contains(t, r, unitlock.RecTTL, "every page expires")
+				assert.Contains(t, r, unitproto.RecTTL, "every page expires")
 			}
 		}
 		return n
@@ -329,7 +329,7 @@ func TestAStrayLockIsRecovered(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "Recover released the stray lock")
 	for _, r := range raw(t, e.c, e.coord) {
-		id := r[unitlock.RecID].(*types.AttributeValueMemberS).Value
+		id := r[unitproto.RecID].(*types.AttributeValueMemberS).Value
 		assert.NotContains(t, id, "#", "no page is left")
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -47,7 +47,7 @@ func TestNilClientAndNilOptionAreRefused(t *testing.T) {
 func pages(t *testing.T, e *env) int {
 	n := 0
 	for _, it := range raw(t, e.c, e.coord) {
-		if _, ok := it[unitlock.RecItems]; ok {
+		if _, ok := it[unitproto.RecItems]; ok {
 			n++
 		}
 	}
@@ -99,19 +99,19 @@ func TestRecoverPassesOverAnUnusableLoggedKey(t *testing.T) {
 	u := begin(t, e, e.c)
 	_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
 	require.NoError(t, err)
-	bad, err := unitlock.EncodeKey(e.accounts.Name(), map[string]types.AttributeValue{})
+	bad, err := unitproto.EncodeKey(e.accounts.Name(), map[string]types.AttributeValue{})
 	require.NoError(t, err)
 	_, err = e.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(e.coord), Key: unitlock.PageKey(u.ID(), 0),
+		TableName: aws.String(e.coord), Key: unitproto.PageKey(u.ID(), 0),
 		UpdateExpression:          aws.String("ADD #items :r"),
-		ExpressionAttributeNames:  map[string]string{"#items": unitlock.RecItems},
+		ExpressionAttributeNames:  map[string]string{"#items": unitproto.RecItems},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberSS{Value: []string{bad}}},
 	})
 	require.NoError(t, err)
 	// The unit's process gives up: its record says aborted, its locks stay.
-	st, err := unitlock.NewCoordinator(e.c, e.coord).SetState(ctx, u.ID(), unitlock.StateAborted, "")
+	st, err := unitproto.NewCoordinator(e.c, e.coord).SetState(ctx, u.ID(), unitproto.StateAborted, "")
 	require.NoError(t, err)
-	require.Equal(t, unitlock.StateAborted, st)
+	require.Equal(t, unitproto.StateAborted, st)
 	require.Equal(t, 1, lockedItems(t, e.c, e.accounts.Name()))
 
 	n, err := unit.Recover(ctx, e.c, e.coord)
@@ -119,7 +119,7 @@ func TestRecoverPassesOverAnUnusableLoggedKey(t *testing.T) {
 	assert.Contains(t, err.Error(), u.ID())
 	assert.Equal(t, 1, n, "the unit is finished")
 	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
-	rec, err := unitlock.ReadRecord(ctx, e.c, e.coord, u.ID())
+	rec, err := unitproto.ReadRecord(ctx, e.c, e.coord, u.ID())
 	require.NoError(t, err)
 	assert.True(t, rec.Done, "record finished")
 	n, err = unit.Recover(ctx, e.c, e.coord)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -44,11 +44,11 @@ func (u *Unit) rollback(ctx context.Context, cause error) error {
 	u.stopHeartbeats()
 	u.done = true
 	ctx = context.WithoutCancel(ctx)
-	st, err := u.coord.SetState(ctx, u.id, unitlock.StateAborted, "")
+	st, err := u.coord.SetState(ctx, u.id, unitproto.StateAborted, "")
 	if err != nil {
 		return errors.Join(cause, fmt.Errorf("unit %s: rolling back: %w", u.id, err))
 	}
-	if st == unitlock.StateCommitted { // cannot be: only Commit commits
+	if st == unitproto.StateCommitted { // cannot be: only Commit commits
 		return errors.Join(cause, fmt.Errorf("unit %s: rolling back a committed unit", u.id))
 	}
 	if err := u.finish(ctx, false); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -33,7 +33,7 @@ var (
 )
 
 // coordinatorRecord describes the coordinator table's key and TTL for
-// mapper.CreateTable: the attributes unitlock.RecID and unitlock.RecTTL.
+// mapper.CreateTable: the attributes unitproto.RecID and unitproto.RecTTL.
 // The record's other attributes are written by hand.
 type coordinatorRecord struct {
 	ID  string `dynamo:"id,hash"`
@@ -68,7 +68,7 @@ func isNilClient(c Client) bool {
 }
 
 // checkCoordinator refuses a table that is not a coordinator table: one
-// whose key is not exactly the hash key unitlock.RecID of type S, as
+// whose key is not exactly the hash key unitproto.RecID of type S, as
 // [CreateTable] makes it (one DescribeTable, with the caller's ctx). A
 // client without DescribeTable is not checked here; List then refuses
 // the first item that is neither a unit's record nor one of its pages.
@@ -85,12 +85,12 @@ func checkCoordinator(ctx context.Context, c Client, name string) error {
 		return fmt.Errorf("%w: %s: DescribeTable returned no table", ErrNotCoordinator, name)
 	}
 	ks := out.Table.KeySchema
-	if len(ks) != 1 || aws.ToString(ks[0].AttributeName) != unitlock.RecID || ks[0].KeyType != types.KeyTypeHash {
-		return fmt.Errorf("%w: %s: its key is %s, where a coordinator table's is the hash key %q (made by unit.CreateTable)", ErrNotCoordinator, name, keySchema(ks), unitlock.RecID)
+	if len(ks) != 1 || aws.ToString(ks[0].AttributeName) != unitproto.RecID || ks[0].KeyType != types.KeyTypeHash {
+		return fmt.Errorf("%w: %s: its key is %s, where a coordinator table's is the hash key %q (made by unit.CreateTable)", ErrNotCoordinator, name, keySchema(ks), unitproto.RecID)
 	}
 	for _, a := range out.Table.AttributeDefinitions {
-		if aws.ToString(a.AttributeName) == unitlock.RecID && a.AttributeType != types.ScalarAttributeTypeS {
-			return fmt.Errorf("%w: %s: its key %q is of type %s, not S", ErrNotCoordinator, name, unitlock.RecID, a.AttributeType)
+		if aws.ToString(a.AttributeName) == unitproto.RecID && a.AttributeType != types.ScalarAttributeTypeS {
+			return fmt.Errorf("%w: %s: its key %q is of type %s, not S", ErrNotCoordinator, name, unitproto.RecID, a.AttributeType)
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
 )
@@ -38,21 +38,21 @@ func TestCreateTable(t *testing.T) {
 	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	require.NoError(t, err)
 	require.Len(t, out.Table.KeySchema, 1)
-	assert.Equal(t, unitlock.RecID, aws.ToString(out.Table.KeySchema[0].AttributeName))
+	assert.Equal(t, unitproto.RecID, aws.ToString(out.Table.KeySchema[0].AttributeName))
 	assert.Equal(t, types.ScalarAttributeTypeS, out.Table.AttributeDefinitions[0].AttributeType)
 	assert.Equal(t, types.BillingModePayPerRequest, out.Table.BillingModeSummary.BillingMode)
 	attr, status := ttlOf(t, c, name)
-	assert.Equal(t, unitlock.RecTTL, attr)
+	assert.Equal(t, unitproto.RecTTL, attr)
 	assert.Equal(t, types.TimeToLiveStatusEnabled, status)
 	require.NoError(t, unit.CreateTable(ctx, c, name), "an existing table is not an error")
 
 	// An existing table with the key but TTL off gets TTL on.
-	bare := ddbtest.CreateTable(t, c, unitlock.RecID, types.ScalarAttributeTypeS, "", "")
+	bare := ddbtest.CreateTable(t, c, unitproto.RecID, types.ScalarAttributeTypeS, "", "")
 	_, status = ttlOf(t, c, bare)
 	require.Equal(t, types.TimeToLiveStatusDisabled, status)
 	require.NoError(t, unit.CreateTable(ctx, c, bare))
 	attr, status = ttlOf(t, c, bare)
-	assert.Equal(t, unitlock.RecTTL, attr)
+	assert.Equal(t, unitproto.RecTTL, attr)
 	assert.Equal(t, types.TimeToLiveStatusEnabled, status)
 
 	// An existing table with another key is refused, not taken as a

@@ -13,7 +13,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -22,7 +22,7 @@ import (
 // [Unit.Rollback]. A Unit is for one goroutine.
 type Unit struct {
 	c     Client
-	coord unitlock.Coordinator // the unit's record and pages
+	coord unitproto.Coordinator // the unit's record and pages
 	o     options
 	id    string
 	start int64 // o.clock's time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
@@ -58,15 +58,15 @@ type item struct {
 	uncertain   bool                            // a lock's outcome is unknown: read the item before finishing it
 }
 
-// lockState is the unit's idea of the item's lock, for unitlock.Finish;
+// lockState is the unit's idea of the item's lock, for unitproto.Finish;
 // nil when the unit does not know it.
-func (it *item) lockState(u *Unit) *unitlock.Lock {
+func (it *item) lockState(u *Unit) *unitproto.Lock {
 	if it.uncertain || !it.locked {
 		return nil
 	}
-	m := unitlock.NewLock(u.id, u.o.coord, u.o.owner, it.placeholder)
+	m := unitproto.NewLock(u.id, u.o.coord, u.o.owner, it.placeholder)
 	if it.prepared {
-		in, err := unitlock.Intent(it.w)
+		in, err := unitproto.Intent(it.w)
 		if err != nil {
 			return nil
 		}
@@ -74,7 +74,7 @@ func (it *item) lockState(u *Unit) *unitlock.Lock {
 			m[k] = v
 		}
 	}
-	l, _ := unitlock.Parse(map[string]types.AttributeValue{unitlock.Attr: &types.AttributeValueMemberM{Value: m}})
+	l, _ := unitproto.Parse(map[string]types.AttributeValue{unitproto.Attr: &types.AttributeValueMemberM{Value: m}})
 	return l
 }
 
@@ -109,8 +109,8 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 		u.start = o.started.UnixNano()
 	}
 	ctx, u.span = obs.Start(ctx, o.observer, observe.Event{Kind: observe.Unit, Op: "Begin", Table: o.coord, Name: u.id})
-	u.coord = unitlock.NewCoordinator(c, o.coord)
-	err = u.coord.Create(ctx, u.id, unitlock.Record{Owner: o.owner, Lease: o.lease, Started: u.start})
+	u.coord = unitproto.NewCoordinator(c, o.coord)
+	err = u.coord.Create(ctx, u.id, unitproto.Record{Owner: o.owner, Lease: o.lease, Started: u.start})
 	if err != nil {
 		err = fmt.Errorf("unit: Begin: writing the record in %s: %w", o.coord, err)
 		u.end("Begin", err)
@@ -120,7 +120,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	u.stop = cancel
 	u.beating.Add(1)
-	live.Store(unitlock.StateKey(o.coord, u.id), u)
+	live.Store(unitproto.StateKey(o.coord, u.id), u)
 	go u.heartbeats(hctx)
 	return u, nil
 }
@@ -141,7 +141,7 @@ func (u *Unit) check() error {
 
 // itemFor returns the unit's entry for an item, making it if needed.
 func (u *Unit) itemFor(table string, key map[string]types.AttributeValue) *item {
-	id := unitlock.ItemID(table, key)
+	id := unitproto.ItemID(table, key)
 	if it, ok := u.items[id]; ok {
 		return it
 	}

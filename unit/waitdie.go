@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/optimist-dynamo/optimist/internal/obs"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -17,17 +17,17 @@ type contention struct {
 }
 
 // contend deals with another unit's lock on it, as the unit's judgement
-// says (unitlock.Coordinator.Judge): a finished holder's lock is applied
+// says (unitproto.Coordinator.Judge): a finished holder's lock is applied
 // or undone, a dead holder is aborted and its lock undone; a live one is
 // waited for, unless u is younger (wait-die) or its wait is over. It
 // returns nil to try the lock again.
-func (u *Unit) contend(ctx context.Context, it *item, h *unitlock.Lock, c *contention) error {
-	v, err := unitlock.NewCoordinator(u.c, h.Coordinator).JudgeUnit(ctx, h.Unit, u.o.clock)
+func (u *Unit) contend(ctx context.Context, it *item, h *unitproto.Lock, c *contention) error {
+	v, err := unitproto.NewCoordinator(u.c, h.Coordinator).JudgeUnit(ctx, h.Unit, u.o.clock)
 	switch {
 	case err != nil:
 		return err
-	case v.Action != unitlock.Wait:
-		return u.settleOther(ctx, c.op, it, h.Unit, v.Action == unitlock.Forward)
+	case v.Action != unitproto.Wait:
+		return u.settleOther(ctx, c.op, it, h.Unit, v.Action == unitproto.Forward)
 	case v.Revived:
 		return nil // it beat while being aborted: alive after all; try again
 	}
@@ -37,7 +37,7 @@ func (u *Unit) contend(ctx context.Context, it *item, h *unitlock.Lock, c *conte
 // waitDie waits for the live unit whose lock h holds it (started at
 // started), or gives up with a LockedError: at once when u is the younger
 // (wait-die rules out deadlocks), or when u's wait is over.
-func (u *Unit) waitDie(ctx context.Context, it *item, h *unitlock.Lock, started int64, c *contention) error {
+func (u *Unit) waitDie(ctx context.Context, it *item, h *unitproto.Lock, started int64, c *contention) error {
 	now := u.o.clock.Now()
 	if c.unit != h.Unit {
 		*c = contention{op: c.op, since: now, unit: h.Unit}
@@ -57,7 +57,7 @@ func (u *Unit) waitDie(ctx context.Context, it *item, h *unitlock.Lock, started 
 // settleOther rolls the item forward (commit) or back from the lock of
 // unit other, which is over or dead, met by u's call op.
 func (u *Unit) settleOther(ctx context.Context, op string, it *item, other string, commit bool) error {
-	if _, err := unitlock.Finish(ctx, u.c, it.table, it.key, other, commit, nil); err != nil {
+	if _, err := unitproto.Finish(ctx, u.c, it.table, it.key, other, commit, nil); err != nil {
 		return err
 	}
 	if ob := u.o.observer; ob != nil {

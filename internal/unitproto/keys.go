@@ -1,4 +1,4 @@
-package unitlock
+package unitproto
 
 import (
 	"context"

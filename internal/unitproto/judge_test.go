@@ -1,4 +1,4 @@
-package unitlock_test
+package unitproto_test
 
 import (
 	"context"
@@ -12,23 +12,23 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/fakeclock"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 func TestFate(t *testing.T) {
 	for _, tc := range []struct {
-		rec  unitlock.Record
-		want unitlock.Action
+		rec  unitproto.Record
+		want unitproto.Action
 		over bool
 	}{
-		{unitlock.Record{Found: true, State: unitlock.StateActive}, unitlock.Wait, false},
-		{unitlock.Record{Found: true, State: unitlock.StateCommitted}, unitlock.Forward, false},
-		{unitlock.Record{Found: true, State: unitlock.StateCommitted, Done: true}, unitlock.Forward, true},
-		{unitlock.Record{Found: true, State: unitlock.StateAborted}, unitlock.Back, false},
-		{unitlock.Record{Found: true, State: unitlock.StateAborted, Done: true}, unitlock.Back, true},
-		{unitlock.Record{}, unitlock.Back, true},
+		{unitproto.Record{Found: true, State: unitproto.StateActive}, unitproto.Wait, false},
+		{unitproto.Record{Found: true, State: unitproto.StateCommitted}, unitproto.Forward, false},
+		{unitproto.Record{Found: true, State: unitproto.StateCommitted, Done: true}, unitproto.Forward, true},
+		{unitproto.Record{Found: true, State: unitproto.StateAborted}, unitproto.Back, false},
+		{unitproto.Record{Found: true, State: unitproto.StateAborted, Done: true}, unitproto.Back, true},
+		{unitproto.Record{}, unitproto.Back, true},
 	} {
-		v := unitlock.Fate(tc.rec)
+		v := unitproto.Fate(tc.rec)
 		require.Equal(t, tc.want, v.Action, "%+v", tc.rec)
 		require.Equal(t, tc.over, v.Over, "%+v", tc.rec)
 		require.False(t, v.Revived)
@@ -52,15 +52,15 @@ func TestJudge(t *testing.T) {
 	defer cancel()
 	c := ddbtest.Server(t).Client()
 	cc := ddbtest.NewCounting(c)
-	co := unitlock.NewCoordinator(cc, ddbtest.CreateTable(t, c, unitlock.RecID, types.ScalarAttributeTypeS, "", ""))
+	co := unitproto.NewCoordinator(cc, ddbtest.CreateTable(t, c, unitproto.RecID, types.ScalarAttributeTypeS, "", ""))
 	clock := fakeclock.New(time.Unix(1_000_000, 0))
 	const lease = time.Second
 	begin := func() string {
 		id := newID(t)
-		require.NoError(t, co.Create(ctx, id, unitlock.Record{Owner: "test", Lease: lease, Started: 1}))
+		require.NoError(t, co.Create(ctx, id, unitproto.Record{Owner: "test", Lease: lease, Started: 1}))
 		return id
 	}
-	judge := func(id string) unitlock.Verdict {
+	judge := func(id string) unitproto.Verdict {
 		t.Helper()
 		v, err := co.JudgeUnit(ctx, id, clock)
 		require.NoError(t, err)
@@ -69,7 +69,7 @@ func TestJudge(t *testing.T) {
 
 	t.Run("over", func(t *testing.T) {
 		committed, aborted, finished := begin(), begin(), begin()
-		for id, st := range map[string]string{committed: unitlock.StateCommitted, aborted: unitlock.StateAborted, finished: unitlock.StateCommitted} {
+		for id, st := range map[string]string{committed: unitproto.StateCommitted, aborted: unitproto.StateAborted, finished: unitproto.StateCommitted} {
 			got, err := co.SetState(ctx, id, st, "")
 			require.NoError(t, err)
 			require.Equal(t, st, got)
@@ -77,16 +77,16 @@ func TestJudge(t *testing.T) {
 		require.NoError(t, co.Finish(ctx, finished, 0))
 		cc.Reset()
 		v := judge(committed)
-		require.Equal(t, unitlock.Forward, v.Action)
+		require.Equal(t, unitproto.Forward, v.Action)
 		require.False(t, v.Over)
 		v = judge(aborted)
-		require.Equal(t, unitlock.Back, v.Action)
+		require.Equal(t, unitproto.Back, v.Action)
 		require.False(t, v.Over)
 		v = judge(finished)
-		require.Equal(t, unitlock.Forward, v.Action)
+		require.Equal(t, unitproto.Forward, v.Action)
 		require.True(t, v.Over)
 		v = judge(newID(t)) // no record
-		require.Equal(t, unitlock.Back, v.Action)
+		require.Equal(t, unitproto.Back, v.Action)
 		require.True(t, v.Over)
 		require.Equal(t, int64(4), cc.Count("GetItem"))
 		require.Equal(t, int64(4), cc.Total(), "judging a unit that is over writes nothing")
@@ -94,30 +94,30 @@ func TestJudge(t *testing.T) {
 
 	t.Run("dead", func(t *testing.T) {
 		id := begin()
-		require.Equal(t, unitlock.Wait, judge(id).Action, "first sighting")
+		require.Equal(t, unitproto.Wait, judge(id).Action, "first sighting")
 		clock.Advance(lease - time.Millisecond)
-		require.Equal(t, unitlock.Wait, judge(id).Action, "not a full lease yet")
+		require.Equal(t, unitproto.Wait, judge(id).Action, "not a full lease yet")
 		clock.Advance(time.Millisecond)
 		cc.Reset()
 		v := judge(id)
-		require.Equal(t, unitlock.Back, v.Action)
-		require.Equal(t, unitlock.StateAborted, v.Rec.State)
+		require.Equal(t, unitproto.Back, v.Action)
+		require.Equal(t, unitproto.StateAborted, v.Rec.State)
 		require.False(t, v.Revived)
 		require.Equal(t, int64(1), cc.Count("UpdateItem"), "one write aborts it")
 		rec, err := co.Read(ctx, id)
 		require.NoError(t, err)
-		require.Equal(t, unitlock.StateAborted, rec.State)
+		require.Equal(t, unitproto.StateAborted, rec.State)
 	})
 
 	t.Run("beating", func(t *testing.T) {
 		id := begin()
-		require.Equal(t, unitlock.Wait, judge(id).Action)
+		require.Equal(t, unitproto.Wait, judge(id).Action)
 		alive, _, err := co.Beat(ctx, id)
 		require.NoError(t, err)
 		require.True(t, alive)
 		clock.Advance(lease)
 		cc.Reset()
-		require.Equal(t, unitlock.Wait, judge(id).Action, "its counter moved: a new sighting")
+		require.Equal(t, unitproto.Wait, judge(id).Action, "its counter moved: a new sighting")
 		require.Zero(t, cc.Count("UpdateItem"))
 	})
 
@@ -127,17 +127,17 @@ func TestJudge(t *testing.T) {
 		id := begin()
 		stale, err := co.Read(ctx, id)
 		require.NoError(t, err)
-		require.Equal(t, unitlock.Wait, judge(id).Action)
+		require.Equal(t, unitproto.Wait, judge(id).Action)
 		clock.Advance(lease)
 		alive, _, err := co.Beat(ctx, id)
 		require.NoError(t, err)
 		require.True(t, alive)
 		v, err := co.Judge(ctx, id, stale, clock)
 		require.NoError(t, err)
-		require.Equal(t, unitlock.Wait, v.Action)
+		require.Equal(t, unitproto.Wait, v.Action)
 		require.True(t, v.Revived)
 		rec, err := co.Read(ctx, id)
 		require.NoError(t, err)
-		require.Equal(t, unitlock.StateActive, rec.State)
+		require.Equal(t, unitproto.StateActive, rec.State)
 	})
 }

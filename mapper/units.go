@@ -7,7 +7,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/cond"
 	"github.com/optimist-dynamo/optimist/internal/lease"
-	"github.com/optimist-dynamo/optimist/internal/unitlock"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 // Items held by a unit of work (package unit).
@@ -43,7 +43,7 @@ import (
 //     is read again (TransactGetItems) when it may show the unit half applied:
 //     an item holds its lock without its write, or an item on its item
 //     list (read from the coordinator table) holds no lock of it (see
-//     unitlock.Resolve). A Filter, and the key condition of a Query of a
+//     unitproto.Resolve). A Filter, and the key condition of a Query of a
 //     secondary index, are evaluated again on what is shown, so items are
 //     filtered by their committed state.
 //   - Queries of a secondary index find items by their index key as stored.
@@ -66,7 +66,7 @@ var systemClock lease.Clock = lease.SystemClock{}
 // visible returns what a reader sees of item as stored: itself, or for an
 // item held by a unit its last committed state; nil for no item.
 func (t *Table[T]) visible(ctx context.Context, item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	if _, ok := item[unitlock.Attr]; !ok {
+	if _, ok := item[unitproto.Attr]; !ok {
 		return item, nil
 	}
 	items := []map[string]types.AttributeValue{item}
@@ -76,12 +76,12 @@ func (t *Table[T]) visible(ctx context.Context, item map[string]types.AttributeV
 	return items[0], nil
 }
 
-// resolve is unitlock.Resolve for items of this table.
+// resolve is unitproto.Resolve for items of this table.
 // The key of an item is taken from the item as read (Resolve asks before it
 // replaces items[i]), or for a nil entry (a key read and not found) from
 // key, if given.
 func (t *Table[T]) resolve(ctx context.Context, items []map[string]types.AttributeValue, key ...func(i int) map[string]types.AttributeValue) ([]bool, error) {
-	return unitlock.Resolve(ctx, items, unitlock.GetItemReader(t.client), t.client,
+	return unitproto.Resolve(ctx, items, unitproto.GetItemReader(t.client), t.client,
 		func(i int) (string, map[string]types.AttributeValue) {
 			if items[i] == nil && len(key) > 0 {
 				return t.name, key[0](i)
@@ -103,7 +103,7 @@ type recheck struct {
 func (t *Table[T]) visibleAll(ctx context.Context, items []map[string]types.AttributeValue, checks ...*recheck) ([]map[string]types.AttributeValue, error) {
 	locked := false
 	for _, it := range items {
-		if _, ok := it[unitlock.Attr]; ok {
+		if _, ok := it[unitproto.Attr]; ok {
 			locked = true
 			break
 		}

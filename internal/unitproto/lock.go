@@ -1,4 +1,4 @@
-// Package unitlock is the protocol of units of work (package unit) that
+// Package unitproto is the protocol of units of work (package unit) that
 // package mapper, txn and pessimistic share: the lock a unit keeps inside
 // each item it holds (lock.go), the unit's record and the pages of its
 // item list, owned by [Coordinator] (record.go, refs.go), the one
@@ -15,7 +15,7 @@
 // always the committed state, except between a unit's commit point and
 // the moment its apply reaches the item. Readers resolve that window by the
 // unit's record.
-package unitlock
+package unitproto
 
 import (
 	"errors"

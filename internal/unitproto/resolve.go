@@ -1,9 +1,10 @@
-package unitlock
+package unitproto
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // StateReader reads the state of units' records: ids maps a coordinator
@@ -71,7 +73,9 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 // stored then, which may be past U (other units wrote since): in a call
 // of more than one item, the items are then read again. Each round adds the units its record reads
 // found committed, and a sign needs a committed unit not yet added (or an
-// apply); after resolveRounds rounds Resolve gives up ("try again").
+// apply); from the third round on it waits a jittered moment first, and
+// after resolveRounds rounds it gives up with an error matching
+// [ErrLocked] (the items are busy with units: try again).
 //
 // Cost: nothing more unless an item shows the lock of a committed unit;
 // then one GetItem per page of that unit's item list (one for a list of
@@ -167,7 +171,7 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 			}
 		}
 		if round+1 == resolveRounds {
-			return nil, fmt.Errorf("unit: %d reads in a row met units committing; try again", resolveRounds)
+			return nil, fmt.Errorf("%w: %d reads in a row met units committing on these items; try again", ErrLocked, resolveRounds)
 		}
 		if c == nil {
 			return nil, errors.New("unit: items need reading again, and the reader has no client for it")
@@ -175,6 +179,13 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 		for k, st := range states {
 			if fateOf(st) == Forward {
 				before[k] = true
+			}
+		}
+		if round >= 2 {
+			// Units keep committing on these items: give them a moment,
+			// so that the next round is likelier to find them applied.
+			if err := retry.Sleep(ctx, retry.Backoff(round-1, time.Millisecond, 20*time.Millisecond)); err != nil {
+				return nil, err
 			}
 		}
 		if err := readAgain(ctx, c, refs, items); err != nil {
@@ -189,7 +200,7 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 }
 
 // resolveRounds bounds how many times Resolve reads the items.
-const resolveRounds = 8
+const resolveRounds = 12
 
 // readAgain reads the items of refs again into items (nil for none): with
 // TransactGetItems, 100 at a time, where c offers it, so that each hundred
@@ -514,7 +525,7 @@ func Snapshot(ctx context.Context, get func(context.Context) ([]map[string]types
 		}
 		return items, nil
 	}
-	return nil, fmt.Errorf("unit: %d snapshots in a row met units committing; try again", tries)
+	return nil, fmt.Errorf("%w: %d snapshots in a row met units committing on these items; try again", ErrLocked, tries)
 }
 
 // ViaTransactions makes the single-item calls of a transaction-only client: each call is
