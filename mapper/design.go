@@ -4,16 +4,20 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 )
 
 // CreateTable creates the design's table: the key d.PK (S), and d.SK (S)
 // if set, and a global secondary index for each of d.Indexes with its keys
-// (S) and projection ALL unless [ProjectKeysOnly] or [ProjectInclude] say
-// otherwise; on-demand billing unless [Provisioned]; TTL on d.TTL if set.
+// (S) and projection ALL, or [ProjectInclude]'s attributes and the type
+// attribute ([ProjectKeysOnly] is refused: a collection could not tell the
+// types of its items); on-demand billing unless [Provisioned]; TTL on d.TTL
+// if set.
 // It behaves as the generic [CreateTable] does otherwise: it waits until
 // the table and its indexes are ACTIVE, an existing table with the same
 // layout is not an error, and one with another layout is a
@@ -32,6 +36,23 @@ func (d Design) CreateTable(ctx context.Context, c TableClient, opts ...CreateOp
 			return fmt.Errorf("%w: CreateTable's option %d is nil", ErrInvalidOption, i+1)
 		}
 		fn(&o)
+	}
+	typeAttr := d.TypeAttr
+	if typeAttr == "" {
+		typeAttr = DefaultTypeAttr
+	}
+	for ix, p := range o.Projections {
+		switch p.ProjectionType {
+		case types.ProjectionTypeKeysOnly:
+			// Its items would lack the type attribute: a collection could
+			// decode none of them.
+			return fmt.Errorf("%w: CreateTable: ProjectKeysOnly(%q): an overloaded index must project the type attribute %q; use ProjectInclude, which adds it", ErrInvalidOption, ix, typeAttr)
+		case types.ProjectionTypeInclude:
+			if !slices.Contains(p.NonKeyAttributes, typeAttr) {
+				p.NonKeyAttributes = append(slices.Clone(p.NonKeyAttributes), typeAttr)
+				o.Projections[ix] = p
+			}
+		}
 	}
 	def, err := s.tableDef(d.Table, &o)
 	if err != nil {

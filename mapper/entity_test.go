@@ -492,6 +492,16 @@ func TestDesignCreateTableAndCheck(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorIs(t, badOrders.Check(ctx), mapper.ErrSchemaMismatch)
 
+	// A narrow overloaded index keeps the type attribute; keys only is refused.
+	narrow := shopDesign(ddbtest.TableName(t))
+	require.ErrorIs(t, narrow.CreateTable(ctx, c, mapper.ProjectKeysOnly("gsi1")), mapper.ErrInvalidOption)
+	require.NoError(t, narrow.CreateTable(ctx, c, mapper.ProjectInclude("gsi1", "status")))
+	ddbtest.DeleteAtCleanup(t, c, narrow.Table)
+	out, err = c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(narrow.Table)})
+	require.NoError(t, err)
+	require.Len(t, out.Table.GlobalSecondaryIndexes, 1)
+	assert.Subset(t, out.Table.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes, []string{"status", "_type"})
+
 	// A design whose table has no sort key.
 	flat := mapper.Design{Table: ddbtest.TableName(t), PK: "id"}
 	require.NoError(t, flat.CreateTable(ctx, c))
