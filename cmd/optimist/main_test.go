@@ -289,7 +289,7 @@ func TestUsageAndFailures(t *testing.T) {
 	notLocks := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
 	code, _, errOut = cmd(t, "-endpoint", ep, "locks", "show", notLocks, "x")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "wrong lock table schema")
+	assert.Contains(t, errOut, "a lock table needs pk (S) as hash key")
 	t.Setenv("AWS_REGION", "")
 	code, _, errOut = cmd(t, "units", "ls", "t")
 	assert.Equal(t, 1, code)
