@@ -35,6 +35,9 @@ var errorClasses = []struct {
 	{"schema mismatch", map[string]error{"mapper": mapper.ErrSchemaMismatch, "pessimistic": pessimistic.ErrSchemaMismatch}},
 	{"locked", map[string]error{"mapper": mapper.ErrLocked, "unit": unit.ErrLocked}},
 	{"unknown outcome", map[string]error{"version": version.ErrUnknownOutcome, "mapper": mapper.ErrUnknownOutcome}},
+	{"global table", map[string]error{
+		"mapper": mapper.ErrGlobalTable, "unit": unit.ErrGlobalTable, "pessimistic": pessimistic.ErrGlobalTable,
+	}},
 }
 
 // TestErrorClassesAreOneValue checks that every package's name of a shared

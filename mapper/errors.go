@@ -64,6 +64,17 @@ var (
 	// try them again later.
 	ErrUnprocessed = errors.New("mapper: DynamoDB left items unprocessed")
 
+	// ErrGlobalTable is returned, before anything is sent, by a write of a
+	// versioned type, or a conditional write (a fence, an [If]), to a global
+	// table in multi-Region eventual consistency, where no condition can
+	// protect an item from a concurrent write in another Region; and when
+	// DescribeTable, asked once to learn that, fails. The message says
+	// why and what to do: name the one Region every write goes to
+	// ([TableOptions].WriteRegion), or use multi-Region strong
+	// consistency. pessimistic.ErrGlobalTable and unit.ErrGlobalTable are
+	// the same value.
+	ErrGlobalTable = errs.ErrGlobalTable
+
 	// ErrSchemaMismatch is the class of the [*MismatchError] that
 	// [CreateTable] returns when the table exists with another schema, and
 	// that [Table.Check] returns when the table does not match the struct.

@@ -586,7 +586,7 @@ func TestModifyOfAnUnversionedItemStops(t *testing.T) {
 	_, err = f.Table.Modify(f.Ctx, Counter{ID: "legacy"}, func(c *Counter) error { c.N++; return nil })
 	require.True(t, version.IsConflict(err))
 	assert.Contains(t, err.Error(), "exists without a version attribute")
-	assert.Equal(t, int64(2), f.Calls.Total(), "one read, one write")
+	assert.Equal(t, int64(2), f.Calls.Total()-f.Calls.Count("DescribeTable"), "one read, one write")
 
 	// Adopted with an unversioned Put, it can be modified.
 	require.NoError(t, f.Table.Put(f.Ctx, &Counter{ID: "legacy", N: 7}, mapper.Unversioned()))

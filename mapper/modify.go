@@ -12,6 +12,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
@@ -208,6 +209,15 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
 		confirmed = true
+		if ce != nil && replica.IsReplicatedWriteConflict(ce.Err) {
+			// A strongly consistent global table refused the write for one
+			// in another Region: the stored item is unknown, so read it.
+			t.retrying(ctx, k, attempt, 0, err)
+			if cur, err = t.read(ctx, k, kv); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if c.owner != "" {
 			if owner, _, ok := turnOf(item); ok && owner == c.owner {
 				// A write of other code came in between, and the turn is

@@ -70,6 +70,22 @@ type TableOptions struct {
 	// for it (ReturnConsumedCapacity=TOTAL, at no cost).
 	Observer observe.Observer
 
+	// WriteRegion names the one AWS Region every write to the table goes
+	// to, for a global table (one with replicas) whose other Regions only
+	// read. Without it the table's first write of a versioned type, or
+	// first conditional write (a fence, an [If]), calls DescribeTable once,
+	// with that call's context, and refuses to write to a global table in
+	// multi-Region eventual consistency: there a condition is checked
+	// against the item in the writer's Region only, and concurrent writes
+	// in two Regions are settled by last writer wins, so no version check
+	// can protect it (see [ErrGlobalTable]). A table in multi-Region strong
+	// consistency passes, and DynamoDB's ReplicatedWriteConflictException
+	// is then a conflict that Modify retries. With WriteRegion set no
+	// DescribeTable is made, and a client configured for another Region is
+	// refused before it sends anything. A client without DescribeTable
+	// (a wrapper of yours) is not checked.
+	WriteRegion string
+
 	// Clock is the table's source of time (default the system clock):
 	// Modify's backoff sleeps and the item it keeps for the next call of a
 	// key, and the batch calls' backoff, run on it. Tests set a fake one

@@ -15,6 +15,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -33,6 +34,8 @@ type Table[T any] struct {
 	capacity bool // the observer asks for the capacity consumed
 
 	turns turns // Modify's turns per key
+
+	replicas *replica.Guard // refuses conditional writes to an eventually consistent global table
 }
 
 // NewTable returns a Table for items of type T stored in the table name.
@@ -98,6 +101,7 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 
 		capacity: observe.WantsCapacity(o.Observer),
 		turns:    turns{now: o.Clock.Now},
+		replicas: replica.NewGuard(name, o.WriteRegion),
 	}
 	t.c.table = name
 	return t, nil
@@ -207,11 +211,52 @@ func versionOf(v reflect.Value) (int64, error) {
 	return n, nil
 }
 
+// overflows reports whether the version n (the one after a version read
+// from v, so n < 0 means int64 wrapped) does not fit v's type.
 func overflows(v reflect.Value, n int64) bool {
+	if n < 0 {
+		return true
+	}
 	if isUnsigned(v.Kind()) {
 		return v.OverflowUint(uint64(n))
 	}
 	return v.OverflowInt(n)
+}
+
+// versionOverflow is the error of a version that cannot be incremented in
+// its field's type: the write is refused rather than wrapped.
+func versionOverflow(table string, key map[string]types.AttributeValue, f *field, v int64) error {
+	return fmt.Errorf("%w: version %d of %s %s cannot be incremented in %s (a %v): the next would not fit, so the write is refused rather than wrapped; widen the field (int64)",
+		ErrInvalidItem, v, table, attrs.FormatKey(key), f.goPath, f.typ)
+}
+
+// versionCeiling is the largest version a field of type typ holds, when it
+// is less than int64's: an Update with no version check adds 1 to the stored
+// version on the condition that it is below it. (int64 and uint64 fields
+// cannot be reached by increments.)
+func versionCeiling(typ reflect.Type) (int64, bool) {
+	switch typ.Kind() {
+	case reflect.Int8:
+		return math.MaxInt8, true
+	case reflect.Int16:
+		return math.MaxInt16, true
+	case reflect.Int32:
+		return math.MaxInt32, true
+	case reflect.Uint8:
+		return math.MaxUint8, true
+	case reflect.Uint16:
+		return math.MaxUint16, true
+	case reflect.Uint32:
+		return math.MaxUint32, true
+	case reflect.Int, reflect.Uint, reflect.Uintptr:
+		if typ.Size() == 4 {
+			if typ.Kind() == reflect.Int {
+				return math.MaxInt32, true
+			}
+			return math.MaxUint32, true
+		}
+	}
+	return 0, false
 }
 
 func setVersion(v reflect.Value, n int64) {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
@@ -135,6 +136,14 @@ func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptio
 		}
 		if w.Expected != 0 && !o.Unversioned {
 			w.Check = plan.MustBeVersion
+			if overflows(kv.FieldByIndex(vf.index), w.Expected+1) {
+				return nil, versionOverflow(t.name, key, vf, w.Expected)
+			}
+		} else if ceiling, ok := versionCeiling(vf.typ); ok {
+			// The stored version is unknown: add to it only below the
+			// field's ceiling (a refusal is a ConditionError).
+			v := plan.Top(vf.name).Name()
+			w.Conds = append(w.Conds[:len(w.Conds):len(w.Conds)], expression.AttributeNotExists(v).Or(v.LessThan(expression.Value(ceiling))))
 		}
 		w.Actions = append(w.Actions, plan.TopAction(plan.Add, vf.name, numberOne))
 	}

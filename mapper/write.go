@@ -12,6 +12,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
@@ -82,7 +83,7 @@ func (t *Table[T]) nextVersion(v reflect.Value, w *plan.Write, o *WriteOptions) 
 	}
 	next := w.Expected + 1
 	if overflows(fv, next) {
-		return 0, fmt.Errorf("mapper: version %d of %s %s cannot be incremented in a %v", w.Expected, t.name, attrs.FormatKey(t.keyOfWrite(w)), vf.typ)
+		return 0, versionOverflow(t.name, t.keyOfWrite(w), vf, w.Expected)
 	}
 	if !o.Unversioned {
 		w.Check = plan.MustBeVersion
@@ -182,6 +183,11 @@ type sent struct {
 // settled and the write made once more.
 func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, rv types.ReturnValue) (sent, error) {
 	w := r.W
+	if t.s.version != nil || conditional(w) {
+		if err := t.replicas.Check(ctx, t.client); err != nil {
+			return sent{}, fmt.Errorf("mapper: %v on %s: %w", w.Kind, t.name, err)
+		}
+	}
 	s, err := t.sendObserved(ctx, r, o, rv, 1)
 	var le *LockedError
 	if err != nil && errors.As(err, &le) && !errors.Is(err, ErrUnknownOutcome) && le.Coordinator != "" {
@@ -195,6 +201,15 @@ func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, r
 		}
 	}
 	return s, err
+}
+
+// conditional reports whether w relies on a condition DynamoDB checks: a
+// version check, a fence or a condition of the caller's. Those, and every
+// write of a versioned type (whose version an Update adds to, which two
+// Regions would each do on their own copy), are what a global table in
+// eventual consistency cannot protect.
+func conditional(w *plan.Write) bool {
+	return w.Check != plan.NoCheck || w.Fence != nil || len(w.Conds) > 0
 }
 
 // sendObserved is one try of send (attempt: which), in a Write span when
@@ -292,6 +307,12 @@ func (t *Table[T]) settled(w *plan.Write, res *plan.Result, span *obs.Span) (sen
 			last = t.refusal(w, res.Item, res.Err)
 		}
 		return sent{}, t.unknown(w, res.LostErr, last)
+	}
+	if replica.IsReplicatedWriteConflict(res.Err) && w.Check != plan.NoCheck {
+		// A strongly consistent global table refused the write for one in
+		// another Region: nothing was written, and the item may have
+		// changed. The stored item is unknown.
+		return sent{}, &version.ConflictError{Table: t.name, Key: t.keyOfWrite(w), Expected: w.Expected, Err: res.Err}
 	}
 	return sent{}, fmt.Errorf("mapper: %v on %s %s: %w", w.Kind, t.name, attrs.FormatKey(t.keyOfWrite(w)), res.Err)
 }

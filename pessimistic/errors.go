@@ -51,6 +51,13 @@ var (
 	// CreateTable, errors.As with *mapper.MismatchError lists the
 	// differences.
 	ErrSchemaMismatch = errs.ErrSchemaMismatch
+
+	// ErrGlobalTable: the lock table is a global table in multi-Region
+	// eventual consistency, where two Regions could each grant the same
+	// lock, and no [WriteRegion] was named (or DescribeTable failed).
+	// Returned by [Locker.Check] and the first call that reaches DynamoDB.
+	// mapper.ErrGlobalTable and unit.ErrGlobalTable are the same value.
+	ErrGlobalTable = errs.ErrGlobalTable
 )
 
 // ErrHolderChanged is the class of [*HolderChangedError]:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -33,8 +34,9 @@ type Locker struct {
 
 	memory memory
 
-	checkMu sync.Mutex  // one table check at a time
-	checked atomic.Bool // the table was found to be a lock table
+	checkMu  sync.Mutex     // one table check at a time
+	checked  atomic.Bool    // the table was found to be a lock table
+	replicas *replica.Guard // and one a lease can protect (not an eventually consistent global table)
 }
 
 // New returns a Locker for the lock table (see [CreateTable]). It makes
@@ -60,7 +62,8 @@ func New(c Client, table string, opts ...Option) (*Locker, error) {
 	if isNil(c) || table == "" {
 		return nil, fmt.Errorf("%w: New needs a client and a table name", ErrInvalidOption)
 	}
-	return &Locker{client: c, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{}}, nil
+	return &Locker{client: c, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{},
+		replicas: replica.NewGuard(table, base.WriteRegion)}, nil
 }
 
 // isNil reports whether c is nil, or holds a nil pointer (a typed nil such
@@ -80,7 +83,8 @@ func isNil(c Client) bool {
 // Check makes sure the Locker's table is a lock table (pk S hash key, sk S
 // range key): one DescribeTable with ctx. A missing table is the SDK's
 // *types.ResourceNotFoundException, another schema an error matching
-// [ErrSchemaMismatch]. Once a check has passed, the Locker's calls do not
+// [ErrSchemaMismatch], and a global table in multi-Region eventual
+// consistency an error matching [ErrGlobalTable] (see [WriteRegion]). Once a check has passed, the Locker's calls do not
 // check again; until then, the first call of each that reaches DynamoDB
 // checks first. Check always asks.
 func (l *Locker) Check(ctx context.Context) error {
@@ -89,7 +93,7 @@ func (l *Locker) Check(ctx context.Context) error {
 	}
 	l.checkMu.Lock()
 	defer l.checkMu.Unlock()
-	if err := checkTable(ctx, l.client, aws.ToString(l.tableP)); err != nil {
+	if err := checkTable(ctx, l.client, aws.ToString(l.tableP), l.replicas); err != nil {
 		return err
 	}
 	l.checked.Store(true)
@@ -112,7 +116,7 @@ func (l *Locker) ready(ctx context.Context) error {
 	if l.checked.Load() { // another call checked meanwhile
 		return nil
 	}
-	if err := checkTable(ctx, l.client, aws.ToString(l.tableP)); err != nil {
+	if err := checkTable(ctx, l.client, aws.ToString(l.tableP), l.replicas); err != nil {
 		return err
 	}
 	l.checked.Store(true)

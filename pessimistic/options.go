@@ -78,6 +78,18 @@ func defaultOptions() Options {
 	return Options{Config: lease.Defaults(), ItemOwnerAttr: "lockOwner", ItemLeaseAttr: "lockLease"}
 }
 
+// WriteRegion names the one AWS Region every write to a lock table goes to,
+// for a global table whose other Regions only read. Without it, the first
+// call that reaches DynamoDB learns from DescribeTable whether the table is
+// global, and refuses one in multi-Region eventual consistency with an
+// error matching [ErrGlobalTable]: there two Regions could each grant the
+// same lock (a condition is checked only against the writer's Region, and
+// last writer wins). A client configured for another Region than the one
+// named is refused.
+func WriteRegion(region string) Option {
+	return func(o *Options) { o.WriteRegion = region }
+}
+
 // LeaseDuration sets how long a lock is held without a heartbeat (default
 // 20s). A holder that cannot renew it gives it up (its context is
 // canceled) before it runs out; a waiter takes an abandoned lock over only

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -75,13 +76,18 @@ func lockTableDef(name string) *tabledef.Def {
 // checkTable makes sure the table has the lock table's key schema, with
 // the comparison mapper.CreateTable and Table.Check make (package
 // tabledef).
-func checkTable(ctx context.Context, c ddbapi.Describer, name string) error {
+func checkTable(ctx context.Context, c ddbapi.Describer, name string, g *replica.Guard) error {
 	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	if err != nil {
 		return fmt.Errorf("pessimistic: describe lock table %s: %w", name, err)
 	}
 	diffs := tabledef.Compare(out.Table, lockTableDef(name), false)
 	if len(diffs) == 0 {
+		// The same answer says whether the table is global.
+		g.Learn(out.Table)
+		if err := g.Check(ctx, c); err != nil {
+			return fmt.Errorf("pessimistic: lock table %s: %w", name, err)
+		}
 		return nil
 	}
 	text := make([]string, len(diffs))

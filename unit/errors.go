@@ -24,6 +24,14 @@ var (
 	// Nothing of the unit was applied.
 	ErrAborted = errors.New("unit: aborted (rolled back by recovery)")
 
+	// ErrGlobalTable is returned by [Begin], [Get], [GetAll] and
+	// [Unit.Commit], before the write it stops, when the coordinator table
+	// or a table the unit writes is a global table in multi-Region
+	// eventual consistency and no [WriteRegion] was named (or
+	// DescribeTable failed). mapper.ErrGlobalTable and
+	// pessimistic.ErrGlobalTable are the same value.
+	ErrGlobalTable = errs.ErrGlobalTable
+
 	// ErrInvalidOption is returned, before anything is sent, for options
 	// and arguments that cannot work: Begin without a Coordinator, a lease
 	// that is not positive, a heartbeat of half the lease or more, an

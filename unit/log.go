@@ -3,7 +3,9 @@ package unit
 import (
 	"context"
 	"fmt"
+	"sync"
 
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
@@ -23,6 +25,9 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 	for _, it := range items {
 		if it.logged {
 			continue
+		}
+		if err := u.checkReplicas(ctx, it.table); err != nil {
+			return err
 		}
 		ref, err := unitproto.EncodeKey(it.table, it.key)
 		if err != nil {
@@ -54,6 +59,25 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 		u.pageLen += n
 		u.pageBytes += size
 		refs, which = refs[n:], which[n:]
+	}
+	return nil
+}
+
+// replicaGuards holds one guard per table and write Region for the
+// process: whether a table is global is learnt once, not once per unit.
+var replicaGuards sync.Map // table + "\x00" + region -> *replica.Guard
+
+// checkReplicas refuses to write to table if it is a global table in
+// multi-Region eventual consistency (see [WriteRegion]). Every item is
+// logged before it is locked, and the coordinator checked at Begin, so
+// nothing of the unit is written to such a table.
+func (u *Unit) checkReplicas(ctx context.Context, table string) error {
+	g, ok := replicaGuards.Load(table + "\x00" + u.o.region)
+	if !ok {
+		g, _ = replicaGuards.LoadOrStore(table+"\x00"+u.o.region, replica.NewGuard(table, u.o.region))
+	}
+	if err := g.(*replica.Guard).Check(ctx, u.c); err != nil {
+		return fmt.Errorf("unit: %w", err)
 	}
 	return nil
 }

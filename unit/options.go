@@ -52,6 +52,7 @@ type options struct {
 	workers   int
 	started   time.Time
 	observer  observe.Observer
+	region    string // WriteRegion
 }
 
 // Defaults.
@@ -65,6 +66,19 @@ const (
 // holds the unit's record. Begin requires it.
 func Coordinator(name string) Option {
 	return func(o *Options) { o.Coordinator = name }
+}
+
+// WriteRegion names the one AWS Region every write to the coordinator
+// table and the tables a unit writes goes to, for global tables whose
+// other Regions only read. Without it, a unit learns from DescribeTable
+// (once per table and process, with the call's context) whether each
+// table it writes is global, and refuses one in multi-Region eventual
+// consistency with an error matching [ErrGlobalTable]: there units in two
+// Regions could each lock the same item (a condition is checked only
+// against the writer's Region, and last writer wins). A client configured
+// for another Region than the one named is refused.
+func WriteRegion(region string) Option {
+	return func(o *Options) { o.WriteRegion = region }
 }
 
 // LeaseDuration sets how long the unit's record may go without a
@@ -175,7 +189,7 @@ func newOptions(opts []Option) (options, error) {
 	return options{
 		coord: o.Coordinator, lease: cfg.LeaseDuration, heartbeat: cfg.Heartbeat,
 		wait: wait, waitSet: bounded, owner: cfg.Owner, clock: cfg.Clock, workers: defaultWorkers,
-		started: o.Started, observer: o.Observer,
+		started: o.Started, observer: o.Observer, region: cfg.WriteRegion,
 	}, nil
 }
 

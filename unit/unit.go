@@ -110,7 +110,10 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	}
 	ctx, u.span = obs.Start(ctx, o.observer, observe.Event{Kind: observe.Unit, Op: "Begin", Table: o.coord, Name: u.id})
 	u.coord = unitproto.NewCoordinator(c, o.coord)
-	err = u.coord.Create(ctx, u.id, unitproto.Record{Owner: o.owner, Lease: o.lease, Started: u.start})
+	err = u.checkReplicas(ctx, o.coord)
+	if err == nil {
+		err = u.coord.Create(ctx, u.id, unitproto.Record{Owner: o.owner, Lease: o.lease, Started: u.start})
+	}
 	if err != nil {
 		err = fmt.Errorf("unit: Begin: writing the record in %s: %w", o.coord, err)
 		u.end("Begin", err)

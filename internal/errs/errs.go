@@ -32,6 +32,13 @@ var (
 	// failed or rolled back.
 	ErrDone = errors.New("optimist: already committed, failed or rolled back")
 
+	// ErrGlobalTable: a table whose writes the library cannot protect,
+	// because it is a global table in multi-Region eventual consistency
+	// (a condition is checked only against the writer's Region, and
+	// concurrent writes in two Regions are settled by last writer wins),
+	// or whose replication could not be learnt.
+	ErrGlobalTable = errors.New("optimist: global table: conditional writes cannot be trusted")
+
 	// ErrSchemaMismatch: a table that exists with another key schema (or TTL
 	// attribute) than the one a call needs.
 	ErrSchemaMismatch = errors.New("optimist: table does not match its schema")

@@ -82,6 +82,12 @@ type Config struct {
 	// (the default) until the context ends, 0 not at all, d > 0 at most d.
 	// It must not be negative.
 	Wait *time.Duration
+	// WriteRegion names the one AWS Region every write to the tables goes
+	// to, for a global table whose other Regions only read: without it, a
+	// global table in multi-Region eventual consistency is refused (a
+	// lease in two Regions at once protects nothing). "" (the default):
+	// learn it from DescribeTable.
+	WriteRegion string
 }
 
 // Defaults returns the default settings, with a new [DefaultOwner].

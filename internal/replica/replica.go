@@ -28,6 +28,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/optimist-dynamo/optimist/internal/errs"
+
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
@@ -80,8 +82,9 @@ func Of(d *types.TableDescription) Info {
 	return in
 }
 
-// ErrUnsafe is the class of the errors a Guard returns when it refuses.
-var ErrUnsafe = errors.New("global table: conditional writes cannot be trusted")
+// ErrUnsafe is the class of the errors a Guard returns when it refuses:
+// errs.ErrGlobalTable, which the public packages export.
+var ErrUnsafe = errs.ErrGlobalTable
 
 // Error is a Guard's refusal, or its failure to learn the table's
 // replication. It matches ErrUnsafe.
@@ -95,7 +98,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := fmt.Sprintf("%s: table %s: %s", ErrUnsafe, e.Table, e.Problem)
+	s := fmt.Sprintf("%s: table %s: %s", ErrUnsafe.Error(), e.Table, e.Problem)
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
@@ -142,8 +145,10 @@ func NewGuard(table, home string) *Guard {
 // checked, and passes), and remembers the answer: a table with no
 // replicas, or in strong consistency, passes; an eventually consistent
 // global table is refused, with an error that says why and what to do. A
-// failed DescribeTable is returned (matching ErrUnsafe) and asked again
-// by the next Check.
+// DescribeTable refused for want of permission is refused too (matching
+// ErrUnsafe, with a hint); a missing table passes (the write will say it
+// is missing); any other failure is returned as is. A check that did not
+// learn the answer is made again by the next Check.
 func (g *Guard) Check(ctx context.Context, client any) error {
 	region := RegionOf(client)
 	if g.home != "" {
@@ -165,6 +170,14 @@ func (g *Guard) Check(ctx context.Context, client any) error {
 		"it is a global table (replicas in %s) in %v: a condition is checked against the item in the writer's Region only, and concurrent writes in two Regions are settled by last writer wins, so a version check, a lease or a unit cannot protect it; "+
 			"if every write to it goes to one Region, name that Region (the WriteRegion option), or use multi-Region strong consistency",
 		strings.Join(info.Regions, ", "), info.Mode)}
+}
+
+// Learn records what a DescribeTable of the table the caller made says, so
+// that Check makes no call of its own.
+func (g *Guard) Learn(d *types.TableDescription) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.info, g.learned = Of(d), true
 }
 
 // Info returns what the guard learned, and whether it learned it.
@@ -189,12 +202,19 @@ func (g *Guard) learn(ctx context.Context, client any) (Info, error) {
 	}
 	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(g.table)})
 	if err != nil {
-		problem := "DescribeTable failed, so whether it is a global table is unknown"
 		var ae smithy.APIError
-		if errors.As(err, &ae) && ae.ErrorCode() == "AccessDeniedException" {
-			problem = "the client may not call DescribeTable, so whether it is a global table is unknown; grant dynamodb:DescribeTable on it, or name the one Region every write goes to (the WriteRegion option)"
+		if errors.As(err, &ae) {
+			switch ae.ErrorCode() {
+			case "ResourceNotFoundException":
+				// No table: the write fails on its own, saying so. Ask
+				// again next time (it may be created).
+				return Info{}, nil
+			case "AccessDeniedException":
+				return Info{}, &Error{Table: g.table, Err: err, Problem: "the client may not call DescribeTable, so whether it is a global table is unknown; " +
+					"grant dynamodb:DescribeTable on it, or name the one Region every write goes to (the WriteRegion option)"}
+			}
 		}
-		return Info{}, &Error{Table: g.table, Problem: problem, Err: err}
+		return Info{}, fmt.Errorf("learning whether table %s is a global table: DescribeTable: %w", g.table, err)
 	}
 	g.info, g.learned = Of(out.Table), true
 	return g.info, nil
