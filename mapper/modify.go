@@ -95,22 +95,9 @@ import (
 // kept item); each conflict one more PutItem; under contention, one
 // UpdateItem to take the turn and one per refused try while waiting.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	if fn == nil {
-		return nil, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
-	}
-	o, err := t.writeOptions(callModify, opts)
+	o, policy, err := t.modifyOptions(fn, opts)
 	if err != nil {
 		return nil, err
-	}
-	policy := t.policy(o)
-	if err := policy.Check(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidOption, err)
-	}
-	if t.s.version == nil {
-		return nil, fmt.Errorf("%w: Modify needs a versioned type, and %v has no `dynamo:\",version\"` field", ErrInvalidOption, t.s.typ)
 	}
 	kv := reflect.ValueOf(&key).Elem()
 	k, err := t.c.keyOf(kv)
@@ -124,15 +111,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 	defer t.turns.done(turn)
 	// cur is the item fn runs on; confirmed says it was read, or came with
 	// a conflict, rather than handed over from an earlier write.
-	var cur *T
-	confirmed, kept := false, false
-	if item := turn.handOver(t.turns.clock()); item != nil {
-		kept = idle // kept from an earlier call, not handed over by a waiting one
-		cur, err = decodeItem[T](t.c, item)
-	} else {
-		cur, err = t.read(ctx, k, kv)
-		confirmed = true
-	}
+	cur, confirmed, kept, err := t.modifyStart(ctx, turn, idle, k, kv)
 	if err != nil {
 		return nil, err
 	}
@@ -174,76 +153,122 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 			turn.wrote(written, attempt == 1, kept, t.turns.clock())
 			return cur, nil
 		}
-		var ce *version.ConflictError
-		var cde *ConditionError
-		var item map[string]types.AttributeValue
-		switch {
-		case errors.Is(err, ErrUnknownOutcome):
+		if cur, err = c.next(attempt, err, now); err != nil {
 			return nil, err
-		case errors.As(err, &ce):
-			item = ce.Item
-		case errors.As(err, &cde):
-			// The version matched: the turn refused the write, or the
-			// caller's own condition did.
-			item = cde.Item
-			if owner, _, ok := turnOf(item); c.owner != "" && ok && owner == c.owner {
-				return nil, err
-			}
-			if c.owner == "" && !liveTurn(item, "", now) {
-				return nil, err
-			}
-		default:
-			return nil, err
-		}
-		if ce != nil && ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
-			// Every retry would try to create the item again.
-			if ce.ActualMissing {
-				// Written by other code.
-				return nil, fmt.Errorf("mapper: Modify: %s %s exists without a version attribute %q; write it once with Put(..., Unversioned()) to version it: %w",
-					t.name, attrs.FormatKey(k), t.s.version.name, err)
-			}
-			return nil, fmt.Errorf("mapper: Modify: %s %s stores version 0 (as mappers that count from 0 write, such as Java's DynamoDBMapper v1), which this table takes for \"no item\"; set TableOptions.VersionZeroExists: %w",
-				t.name, attrs.FormatKey(k), err)
-		}
-		if !policy.More(attempt) {
-			return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
 		}
 		confirmed = true
-		if ce != nil && replica.IsReplicatedWriteConflict(ce.Err) {
-			// A strongly consistent global table refused the write for one
-			// in another Region: the stored item is unknown, so read it.
-			t.retrying(ctx, k, attempt, 0, err)
-			if cur, err = t.read(ctx, k, kv); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if c.owner != "" {
-			if owner, _, ok := turnOf(item); ok && owner == c.owner {
-				// A write of other code came in between, and the turn is
-				// still ours: write again at once on the item it left.
-				t.retrying(ctx, k, attempt, 0, err)
-				if cur, err = c.decode(item); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			// The turn expired and was taken, or a write of other code
-			// removed it: wait for it again.
-			c.owner = ""
-		}
-		if attempt < turnAfter && !liveTurn(item, "", now) {
-			t.retrying(ctx, k, attempt, 0, err)
-			// The conflict's item is as fresh as a read: write again at once.
-			if cur, err = c.decode(item); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if cur, err = c.await(attempt, item, err); err != nil {
-			return nil, err
-		}
 	}
+}
+
+// modifyOptions checks a Modify call's arguments: its options (and the
+// retry policy they make), fn, and that T is versioned.
+func (t *Table[T]) modifyOptions(fn func(*T) error, opts []RetryOption) (*WriteOptions, retry.Policy, error) {
+	if err := t.usable(); err != nil {
+		return nil, retry.Policy{}, err
+	}
+	if fn == nil {
+		return nil, retry.Policy{}, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
+	}
+	o, err := t.writeOptions(callModify, opts)
+	if err != nil {
+		return nil, retry.Policy{}, err
+	}
+	policy := t.policy(o)
+	if err := policy.Check(); err != nil {
+		return nil, retry.Policy{}, fmt.Errorf("%w: %w", ErrInvalidOption, err)
+	}
+	if t.s.version == nil {
+		return nil, retry.Policy{}, fmt.Errorf("%w: Modify needs a versioned type, and %v has no `dynamo:\",version\"` field", ErrInvalidOption, t.s.typ)
+	}
+	return o, policy, nil
+}
+
+// modifyStart is the item a Modify call starts from: the one the turn
+// hands over (kept: from an earlier call rather than a waiting one), or
+// one consistent read (confirmed).
+func (t *Table[T]) modifyStart(ctx context.Context, turn *turn, idle bool, k map[string]types.AttributeValue, kv reflect.Value) (cur *T, confirmed, kept bool, err error) {
+	if item := turn.handOver(t.turns.clock()); item != nil {
+		cur, err = decodeItem[T](t.c, item)
+		return cur, false, idle, err
+	}
+	cur, err = t.read(ctx, k, kv)
+	return cur, true, false, err
+}
+
+// next is what follows a refused write of attempt (err, at now): the item
+// the next attempt starts from, at once or after waiting for the turn; or
+// the error that ends the call (an unknown outcome, a refusal of the
+// caller's condition, a create that can never succeed, the last attempt).
+func (c *modifyCall[T]) next(attempt int, err error, now int64) (*T, error) {
+	t := c.t
+	ce, item, stop := c.refusal(err, now)
+	if stop != nil {
+		return nil, stop
+	}
+	if !c.policy.More(attempt) {
+		return nil, fmt.Errorf("mapper: Modify gave up after %d attempts: %w", attempt, err)
+	}
+	if ce != nil && replica.IsReplicatedWriteConflict(ce.Err) {
+		// A strongly consistent global table refused the write for one
+		// in another Region: the stored item is unknown, so read it.
+		t.retrying(c.ctx, c.k, attempt, 0, err)
+		return t.read(c.ctx, c.k, c.kv)
+	}
+	if c.owner != "" {
+		if owner, _, ok := turnOf(item); ok && owner == c.owner {
+			// A write of other code came in between, and the turn is
+			// still ours: write again at once on the item it left.
+			t.retrying(c.ctx, c.k, attempt, 0, err)
+			return c.decode(item)
+		}
+		// The turn expired and was taken, or a write of other code
+		// removed it: wait for it again.
+		c.owner = ""
+	}
+	if attempt < turnAfter && !liveTurn(item, "", now) {
+		t.retrying(c.ctx, c.k, attempt, 0, err)
+		// The conflict's item is as fresh as a read: write again at once.
+		return c.decode(item)
+	}
+	return c.await(attempt, item, err)
+}
+
+// refusal sorts the error of a refused write: a version conflict (ce) or
+// a refusal by a turn, with the item stored; or, returned as the error,
+// what ends the call.
+func (c *modifyCall[T]) refusal(err error, now int64) (ce *version.ConflictError, item map[string]types.AttributeValue, _ error) {
+	t := c.t
+	var cde *ConditionError
+	switch {
+	case errors.Is(err, ErrUnknownOutcome):
+		return nil, nil, err
+	case errors.As(err, &ce):
+		item = ce.Item
+	case errors.As(err, &cde):
+		// The version matched: the turn refused the write, or the
+		// caller's own condition did.
+		item = cde.Item
+		if owner, _, ok := turnOf(item); c.owner != "" && ok && owner == c.owner {
+			return nil, nil, err
+		}
+		if c.owner == "" && !liveTurn(item, "", now) {
+			return nil, nil, err
+		}
+		return nil, item, nil
+	default:
+		return nil, nil, err
+	}
+	if ce.Expected == 0 && ce.Item != nil && ce.Actual == 0 {
+		// Every retry would try to create the item again.
+		if ce.ActualMissing {
+			// Written by other code.
+			return nil, nil, fmt.Errorf("mapper: Modify: %s %s exists without a version attribute %q; write it once with Put(..., Unversioned()) to version it: %w",
+				t.name, attrs.FormatKey(c.k), t.s.version.name, err)
+		}
+		return nil, nil, fmt.Errorf("mapper: Modify: %s %s stores version 0 (as mappers that count from 0 write, such as Java's DynamoDBMapper v1), which this table takes for \"no item\"; set TableOptions.VersionZeroExists: %w",
+			t.name, attrs.FormatKey(c.k), err)
+	}
+	return ce, item, nil
 }
 
 // modifyCall is one Modify call's dealings with the turn across processes.

@@ -104,5 +104,21 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 		return err
 	}
 	fmt.Fprintf(w, "%d orders in the table, %d in the index: an empty status leaves the order out of it\n", all, indexed)
+
+	// A table whose writes all go to one Region may be a global table:
+	// said so, no DescribeTable is asked to check.
+	region := client.Options().Region
+	// readme:begin global-tables
+	orders, err = mapper.NewTable[Order](client, table, func(o *mapper.TableOptions) {
+		o.WriteRegion = region // every write goes to this Region; a client elsewhere is refused
+	})
+	// readme:end global-tables
+	if err != nil {
+		return err
+	}
+	if err := orders.Put(ctx, &Order{Customer: "carol", ID: "o-5", Status: "open", Placed: 5, Expires: expires}); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "written with WriteRegion set to the client's Region")
 	return nil
 }

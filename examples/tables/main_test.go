@@ -23,5 +23,6 @@ func TestTables(t *testing.T) {
 CreateTable again on the table as it is: no error
 open orders by index by-status, in order of Placed: o-3 o-1
 4 orders in the table, 3 in the index: an empty status leaves the order out of it
+written with WriteRegion set to the client's Region
 `, out.String())
 }

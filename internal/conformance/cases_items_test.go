@@ -275,5 +275,40 @@ func itemCases() []tcase {
 			return &dynamodb.QueryInput{TableName: str(n.T("r")), IndexName: str("gAll"), KeyConditionExpression: str("g = :g"), ExpressionAttributeValues: it(":g", S("g0"))}
 		}))...),
 	)
+	// Modify's turn (mapper/turn.go): taken with a conditional UpdateItem
+	// that returns the item, refused to a second taker with the item as
+	// stored, honoured by a Put that names its holder and drops it, and
+	// taken over once expired.
+	turnNames := map[string]string{"#h": "pk", "#lk": "optimist_unit", "#t": "optimist_turn", "#u": "u"}
+	take := func(owner, until, now, want string) step {
+		return st(want, func(n namer) any {
+			return &dynamodb.UpdateItemInput{TableName: str(n.T("h")), Key: it("pk", S("a")),
+				UpdateExpression:                    str("SET #t = :t"),
+				ConditionExpression:                 str("attribute_exists(#h) AND attribute_not_exists(#lk) AND (attribute_not_exists(#t) OR #t.#u < :now)"),
+				ExpressionAttributeNames:            turnNames,
+				ExpressionAttributeValues:           it(":t", M("o", S(owner), "u", N(until)), ":now", N(now)),
+				ReturnValues:                        types.ReturnValueAllNew,
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}
+		})
+	}
+	cs = append(cs, hcase("update/modify-turn",
+		ok(func(n namer) any { return putIn(n, it("pk", S("a"), "v", N("1"))) }),
+		take("w1", "2000", "1000", ""),
+		take("w2", "2500", "1500", ccf),
+		st(ccf, func(n namer) any {
+			return putIn(n, it("pk", S("a"), "v", N("2")), putCond("#v = :v AND #t.#o = :me",
+				map[string]string{"#v": "v", "#t": "optimist_turn", "#o": "o"}, it(":v", N("1"), ":me", S("w2"))),
+				func(in *dynamodb.PutItemInput) {
+					in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+				})
+		}),
+		take("w2", "3500", "2500", ""),
+		ok(func(n namer) any {
+			return putIn(n, it("pk", S("a"), "v", N("2")), putCond("#v = :v AND #t.#o = :me",
+				map[string]string{"#v": "v", "#t": "optimist_turn", "#o": "o"}, it(":v", N("1"), ":me", S("w2"))))
+		}),
+		getKey("h", it("pk", S("a"))),
+	))
 	return cs
 }
