@@ -192,32 +192,60 @@ func slicesContains(list []string, s string) bool {
 // newEntity checks d and e against the schema s and completes s with the
 // synthetic key fields and indexes of the design.
 func newEntity(s *schema, d Design, e Entity) (*entity, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: NewEntity[%v]: "+format, append([]any{ErrInvalidOption, s.typ}, args...)...)
+	if err := checkEntity(s, d, e); err != nil {
+		return nil, err
 	}
-	fail := func(format string, args ...any) error {
-		return &SchemaError{Type: s.typ, Problem: fmt.Sprintf(format, args...)}
+	designIx, err := claimDesign(s, d)
+	if err != nil {
+		return nil, err
 	}
+	ent := &entity{d: d, typ: e.Type, typeAV: &types.AttributeValueMemberS{Value: e.Type}, fixed: map[string]string{}}
+	isKey, err := ent.setKeys(s, d, e)
+	if err != nil {
+		return nil, err
+	}
+	if err := ent.setIndexes(s, d, e, designIx, isKey); err != nil {
+		return nil, err
+	}
+	s.ent = ent
+	return ent, nil
+}
+
+// badEntity is NewEntity's refusal of an option or argument.
+func badEntity(s *schema, format string, args ...any) error {
+	return fmt.Errorf("%w: NewEntity[%v]: "+format, append([]any{ErrInvalidOption, s.typ}, args...)...)
+}
+
+// checkEntity checks that the design and the entity name what an entity
+// needs: a table, a PK attribute, a type, and a template for each key
+// attribute the design has.
+func checkEntity(s *schema, d Design, e Entity) error {
 	switch {
 	case d.Table == "" || d.PK == "":
-		return nil, bad("the design needs a table name and a PK attribute")
+		return badEntity(s, "the design needs a table name and a PK attribute")
 	case e.Type == "":
-		return nil, bad("the entity needs a Type")
+		return badEntity(s, "the entity needs a Type")
 	case e.Key.PK == "":
-		return nil, bad("entity %s needs a PK template", e.Type)
+		return badEntity(s, "entity %s needs a PK template", e.Type)
 	case d.SK != "" && e.Key.SK == "":
-		return nil, bad("entity %s needs an SK template: the table has the sort key %q", e.Type, d.SK)
+		return badEntity(s, "entity %s needs an SK template: the table has the sort key %q", e.Type, d.SK)
 	case d.SK == "" && e.Key.SK != "":
-		return nil, bad("entity %s has an SK template, but the design has no sort key", e.Type)
+		return badEntity(s, "entity %s has an SK template, but the design has no sort key", e.Type)
 	}
-	// Attribute names of the design: distinct, and none a field of T.
+	return nil
+}
+
+// claimDesign checks the design's attribute names: distinct, none a field
+// of T, and T's ttl field stored under the design's TTL attribute. It
+// returns the design's indexes by name.
+func claimDesign(s *schema, d Design) (map[string]OverloadedIndex, error) {
 	used := map[string]string{}
 	claim := func(name, what string) error {
 		if name == "" {
 			return nil
 		}
 		if prev, dup := used[name]; dup {
-			return fail("design attribute %q is both %s and %s", name, prev, what)
+			return &SchemaError{Type: s.typ, Problem: fmt.Sprintf("design attribute %q is both %s and %s", name, prev, what)}
 		}
 		used[name] = what
 		if f := s.byName[name]; f != nil {
@@ -231,10 +259,10 @@ func newEntity(s *schema, d Design, e Entity) (*entity, error) {
 	designIx := map[string]OverloadedIndex{}
 	for _, ix := range d.Indexes {
 		if ix.Name == "" || ix.PK == "" {
-			return nil, bad("an overloaded index needs a name and a PK attribute")
+			return nil, badEntity(s, "an overloaded index needs a name and a PK attribute")
 		}
 		if _, dup := designIx[ix.Name]; dup {
-			return nil, bad("index %q declared twice", ix.Name)
+			return nil, badEntity(s, "index %q declared twice", ix.Name)
 		}
 		designIx[ix.Name] = ix
 		if err := errors.Join(claim(ix.PK, "PK of index "+ix.Name), claim(ix.SK, "SK of index "+ix.Name)); err != nil {
@@ -244,32 +272,40 @@ func newEntity(s *schema, d Design, e Entity) (*entity, error) {
 	if s.ttl != nil && s.ttl.name != d.TTL {
 		return nil, &SchemaError{Type: s.typ, Field: s.ttl.goPath, Problem: fmt.Sprintf("the ttl field is stored as %q, but the design's TTL attribute is %q", s.ttl.name, d.TTL)}
 	}
+	return designIx, nil
+}
 
-	ent := &entity{d: d, typ: e.Type, typeAV: &types.AttributeValueMemberS{Value: e.Type}, fixed: map[string]string{}}
-	parse := func(src, what string) (*keytmpl.Template, []*field, error) {
-		if src == "" {
-			return nil, nil, nil
-		}
-		tm, err := keytmpl.Parse(src)
-		if err != nil {
-			return nil, nil, fail("%s: %v", what, err)
-		}
-		var fs []*field
-		for _, name := range tm.Fields() {
-			f, err := s.templateField(name)
-			if err != nil {
-				return nil, nil, fail("%s %q: %v", what, src, err)
-			}
-			fs = append(fs, f)
-		}
-		return tm, fs, nil
+// parseTemplate parses the template src (what names it in errors) and
+// finds the fields of T its placeholders name; nil for an empty src.
+func (s *schema) parseTemplate(src, what string) (*keytmpl.Template, []*field, error) {
+	if src == "" {
+		return nil, nil, nil
 	}
+	tm, err := keytmpl.Parse(src)
+	if err != nil {
+		return nil, nil, &SchemaError{Type: s.typ, Problem: fmt.Sprintf("%s: %v", what, err)}
+	}
+	var fs []*field
+	for _, name := range tm.Fields() {
+		f, err := s.templateField(name)
+		if err != nil {
+			return nil, nil, &SchemaError{Type: s.typ, Problem: fmt.Sprintf("%s %q: %v", what, src, err)}
+		}
+		fs = append(fs, f)
+	}
+	return tm, fs, nil
+}
+
+// setKeys parses the key templates and makes the design's key attributes
+// the schema's keys (stand-in fields, rendered from the templates). It
+// returns the fields the key templates use.
+func (ent *entity) setKeys(s *schema, d Design, e Entity) (map[*field]bool, error) {
 	var pkF, skF []*field
 	var err error
-	if ent.pk, pkF, err = parse(e.Key.PK, "the PK template"); err != nil {
+	if ent.pk, pkF, err = s.parseTemplate(e.Key.PK, "the PK template"); err != nil {
 		return nil, err
 	}
-	if ent.sk, skF, err = parse(e.Key.SK, "the SK template"); err != nil {
+	if ent.sk, skF, err = s.parseTemplate(e.Key.SK, "the SK template"); err != nil {
 		return nil, err
 	}
 	isKey := map[*field]bool{}
@@ -286,16 +322,21 @@ func newEntity(s *schema, d Design, e Entity) (*entity, error) {
 		ent.rngF = &field{name: d.SK, goPath: "key template " + strconv.Quote(e.Key.SK), typ: stringType, tag: tag{name: d.SK, rng: true}}
 		s.rng, s.keys = ent.rngF, append(s.keys, ent.rngF)
 	}
-
 	ent.extra = append(ent.extra, d.TypeAttr)
+	return isKey, nil
+}
+
+// setIndexes adds every index of the design to the schema (Check compares
+// them all, whether or not this entity is in one), and parses the
+// templates of those the entity is in. isKey holds the fields of the key
+// templates: an index whose templates use only those is filled by Update.
+func (ent *entity) setIndexes(s *schema, d Design, e Entity, designIx map[string]OverloadedIndex, isKey map[*field]bool) error {
 	for name := range e.Indexes {
 		if _, ok := designIx[name]; !ok {
-			return nil, bad("entity %s names index %q, which the design does not declare", e.Type, name)
+			return badEntity(s, "entity %s names index %q, which the design does not declare", e.Type, name)
 		}
 	}
 	for _, dix := range d.Indexes {
-		// Every index of the design is part of the table's layout (Check
-		// compares them all), whether or not this entity is in it.
 		ix := &index{name: dix.Name,
 			hash: &field{name: dix.PK, goPath: "index " + dix.Name + " PK", typ: stringType, tag: tag{name: dix.PK}}}
 		if dix.SK != "" {
@@ -312,19 +353,20 @@ func newEntity(s *schema, d Design, e Entity) (*entity, error) {
 		}
 		switch {
 		case k.PK == "":
-			return nil, bad("entity %s: index %s needs a PK template", e.Type, dix.Name)
+			return badEntity(s, "entity %s: index %s needs a PK template", e.Type, dix.Name)
 		case dix.SK != "" && k.SK == "":
-			return nil, bad("entity %s: index %s needs an SK template (its sort key is %q)", e.Type, dix.Name, dix.SK)
+			return badEntity(s, "entity %s: index %s needs an SK template (its sort key is %q)", e.Type, dix.Name, dix.SK)
 		case dix.SK == "" && k.SK != "":
-			return nil, bad("entity %s: index %s has no sort key, but an SK template is given", e.Type, dix.Name)
+			return badEntity(s, "entity %s: index %s has no sort key, but an SK template is given", e.Type, dix.Name)
 		}
 		ei := entIndex{name: dix.Name, pkAttr: dix.PK, skAttr: dix.SK, keyOnly: true}
 		var fs, fs2 []*field
-		if ei.pk, fs, err = parse(k.PK, "index "+dix.Name+" PK template"); err != nil {
-			return nil, err
+		var err error
+		if ei.pk, fs, err = s.parseTemplate(k.PK, "index "+dix.Name+" PK template"); err != nil {
+			return err
 		}
-		if ei.sk, fs2, err = parse(k.SK, "index "+dix.Name+" SK template"); err != nil {
-			return nil, err
+		if ei.sk, fs2, err = s.parseTemplate(k.SK, "index "+dix.Name+" SK template"); err != nil {
+			return err
 		}
 		for _, f := range append(fs, fs2...) {
 			if !isKey[f] {
@@ -334,8 +376,7 @@ func newEntity(s *schema, d Design, e Entity) (*entity, error) {
 		}
 		ent.indexes = append(ent.indexes, ei)
 	}
-	s.ent = ent
-	return ent, nil
+	return nil
 }
 
 var stringType = reflect.TypeOf("")
