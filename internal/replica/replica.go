@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -126,6 +127,8 @@ type Guard struct {
 	table string
 	home  string
 
+	safe atomic.Bool // learned, and not an eventually consistent global table: nothing more to ask
+
 	mu      sync.Mutex
 	learned bool
 	info    Info
@@ -150,9 +153,11 @@ func NewGuard(table, home string) *Guard {
 // is missing); any other failure is returned as is. A check that did not
 // learn the answer is made again by the next Check.
 func (g *Guard) Check(ctx context.Context, client any) error {
-	region := RegionOf(client)
+	if g.safe.Load() {
+		return nil // the common case, on every write: no lock, no call
+	}
 	if g.home != "" {
-		if region != "" && region != g.home {
+		if region := RegionOf(client); region != "" && region != g.home {
 			return &Error{Table: g.table, Home: g.home, Region: region, Problem: fmt.Sprintf(
 				"every write to it was declared to go to %s, and this client is in %s; write from a client in %s",
 				g.home, region, g.home)}
@@ -166,10 +171,18 @@ func (g *Guard) Check(ctx context.Context, client any) error {
 	if info.Mode != Eventual {
 		return nil
 	}
-	return &Error{Table: g.table, Info: info, Region: region, Problem: fmt.Sprintf(
+	return &Error{Table: g.table, Info: info, Region: RegionOf(client), Problem: fmt.Sprintf(
 		"it is a global table (replicas in %s) in %v: a condition is checked against the item in the writer's Region only, and concurrent writes in two Regions are settled by last writer wins, so a version check, a lease or a unit cannot protect it; "+
 			"if every write to it goes to one Region, name that Region (the WriteRegion option), or use multi-Region strong consistency",
 		strings.Join(info.Regions, ", "), info.Mode)}
+}
+
+// remember records what the guard learned (g.mu held): a table that is
+// not an eventually consistent global table needs no further check, unless
+// a home Region was named (then each client's Region is checked).
+func (g *Guard) remember(info Info) {
+	g.info, g.learned = info, true
+	g.safe.Store(info.Mode != Eventual && g.home == "")
 }
 
 // Learn records what a DescribeTable of the table the caller made says, so
@@ -177,7 +190,7 @@ func (g *Guard) Check(ctx context.Context, client any) error {
 func (g *Guard) Learn(d *types.TableDescription) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.info, g.learned = Of(d), true
+	g.remember(Of(d))
 }
 
 // Info returns what the guard learned, and whether it learned it.
@@ -197,7 +210,7 @@ func (g *Guard) learn(ctx context.Context, client any) (Info, error) {
 	if !ok {
 		// Nothing to ask: a client wrapper without DescribeTable. The
 		// caller's docs say so.
-		g.learned = true
+		g.remember(Info{})
 		return g.info, nil
 	}
 	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(g.table)})
@@ -216,7 +229,7 @@ func (g *Guard) learn(ctx context.Context, client any) (Info, error) {
 		}
 		return Info{}, fmt.Errorf("learning whether table %s is a global table: DescribeTable: %w", g.table, err)
 	}
-	g.info, g.learned = Of(out.Table), true
+	g.remember(Of(out.Table))
 	return g.info, nil
 }
 
