@@ -19,18 +19,6 @@ import (
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-// makeGlobal gives the table replicas, as UpdateTable does on DynamoDB (the
-// embedded engine keeps them; DynamoDB Local has none).
-func makeGlobal(t *testing.T, c *dynamodb.Client, table string, consistency types.MultiRegionConsistency, regions ...string) {
-	t.Helper()
-	var ups []types.ReplicationGroupUpdate
-	for _, r := range regions {
-		ups = append(ups, types.ReplicationGroupUpdate{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String(r)}})
-	}
-	_, err := c.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(table), ReplicaUpdates: ups, MultiRegionConsistency: consistency})
-	require.NoError(t, err)
-}
-
 // TestGlobalTableGuard: on an eventually consistent global table a
 // versioned write is refused before anything is sent, once DescribeTable
 // (asked once) says so; naming the one write Region lets the writes of a
@@ -43,9 +31,9 @@ func TestGlobalTableGuard(t *testing.T) {
 	raw := srv.Client()
 	region := raw.Options().Region
 	eventual := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
-	makeGlobal(t, raw, eventual, "", "eu-west-1")
+	ddbtest.MakeGlobal(t, raw, eventual, "", "eu-west-1")
 	strong := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
-	makeGlobal(t, raw, strong, types.MultiRegionConsistencyStrong, "us-east-2", "us-west-2")
+	ddbtest.MakeGlobal(t, raw, strong, types.MultiRegionConsistencyStrong, "us-east-2", "us-west-2")
 	single := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 
 	counted := ddbtest.NewCounting(raw)
@@ -108,7 +96,7 @@ func TestReplicatedWriteConflict(t *testing.T) {
 	srv := dynamolocal.NewEngine(t)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
-	makeGlobal(t, raw, name, types.MultiRegionConsistencyStrong, "us-east-2", "us-west-2")
+	ddbtest.MakeGlobal(t, raw, name, types.MultiRegionConsistencyStrong, "us-east-2", "us-west-2")
 	tb, err := mapper.NewTable[Counter](raw, name)
 	require.NoError(t, err)
 	require.NoError(t, tb.Put(ctx, &Counter{ID: "a", N: 1}))

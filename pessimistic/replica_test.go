@@ -26,12 +26,7 @@ func TestGlobalLockTable(t *testing.T) {
 	global := func(consistency types.MultiRegionConsistency, regions ...string) string {
 		name := ddbtest.TableName(t)
 		require.NoError(t, pessimistic.CreateTable(ctx, raw, name))
-		var ups []types.ReplicationGroupUpdate
-		for _, r := range regions {
-			ups = append(ups, types.ReplicationGroupUpdate{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String(r)}})
-		}
-		_, err := raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), ReplicaUpdates: ups, MultiRegionConsistency: consistency})
-		require.NoError(t, err)
+		ddbtest.MakeGlobal(t, raw, name, consistency, regions...)
 		return name
 	}
 	eventual := global("", "eu-west-1")

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,11 +29,7 @@ func TestUnitOnGlobalTables(t *testing.T) {
 	ctx := context.Background()
 	srv := dynamolocal.NewEngine(t)
 	raw := srv.Client()
-	replicate := func(name string) {
-		_, err := raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
-			ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("eu-west-1")}}}})
-		require.NoError(t, err)
-	}
+	replicate := func(name string) { ddbtest.MakeGlobal(t, raw, name, "", "eu-west-1") }
 	coord := ddbtest.TableName(t)
 	require.NoError(t, unit.CreateTable(ctx, raw, coord))
 	accounts := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")

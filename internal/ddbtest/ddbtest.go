@@ -117,3 +117,20 @@ func DeleteAtCleanup(t testing.TB, c *dynamodb.Client, name string) {
 		}
 	})
 }
+
+// MakeGlobal gives table replicas in regions, with the consistency mode
+// given ("" for DynamoDB's default, EVENTUAL), as UpdateTable's
+// ReplicaUpdates do on DynamoDB. The embedded engine keeps them and
+// describes them; DynamoDB Local has none (it answers "Nothing to
+// update", and the test fails here).
+func MakeGlobal(t testing.TB, c *dynamodb.Client, table string, consistency types.MultiRegionConsistency, regions ...string) {
+	t.Helper()
+	var ups []types.ReplicationGroupUpdate
+	for _, r := range regions {
+		ups = append(ups, types.ReplicationGroupUpdate{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String(r)}})
+	}
+	_, err := c.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(table), ReplicaUpdates: ups, MultiRegionConsistency: consistency})
+	if err != nil {
+		t.Fatalf("ddbtest: MakeGlobal %s: %v", table, err)
+	}
+}

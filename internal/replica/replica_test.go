@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -30,17 +29,6 @@ func (c *counting) DescribeTable(ctx context.Context, in *dynamodb.DescribeTable
 	return c.Client.DescribeTable(ctx, in, o...)
 }
 
-// replicate makes the table global, with the given consistency.
-func replicate(t *testing.T, c *dynamodb.Client, table string, consistency types.MultiRegionConsistency, regions ...string) {
-	t.Helper()
-	var ups []types.ReplicationGroupUpdate
-	for _, r := range regions {
-		ups = append(ups, types.ReplicationGroupUpdate{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String(r)}})
-	}
-	_, err := c.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(table), ReplicaUpdates: ups, MultiRegionConsistency: consistency})
-	require.NoError(t, err)
-}
-
 // TestGuard: on tables the engine describes as DynamoDB does, the guard
 // passes a single-Region table and a strongly consistent global table,
 // and refuses an eventually consistent one, unless a home Region is named
@@ -52,9 +40,9 @@ func TestGuard(t *testing.T) {
 	region := raw.Options().Region
 	single := ddbtest.CreateTable(t, raw, "pk", types.ScalarAttributeTypeS, "", "")
 	eventual := ddbtest.CreateTable(t, raw, "pk", types.ScalarAttributeTypeS, "", "")
-	replicate(t, raw, eventual, "", "eu-west-1")
+	ddbtest.MakeGlobal(t, raw, eventual, "", "eu-west-1")
 	strong := ddbtest.CreateTable(t, raw, "pk", types.ScalarAttributeTypeS, "", "")
-	replicate(t, raw, strong, types.MultiRegionConsistencyStrong, "us-east-2", "us-west-2")
+	ddbtest.MakeGlobal(t, raw, strong, types.MultiRegionConsistencyStrong, "us-east-2", "us-west-2")
 
 	for _, c := range []struct {
 		table, home string
