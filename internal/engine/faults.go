@@ -163,6 +163,21 @@ func (f *Faults) decide(op string, tg []target) (Fault, *ruleState) {
 	return FaultNone, nil
 }
 
+// needTargets reports whether a rule for op looks at what a request
+// touches: one that names a table or a key, or one that answers a
+// transaction with a conflict (whose reasons list its items). Reading the
+// targets parses the body once more, which every other request is spared.
+func (f *Faults) needTargets(op string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.rules {
+		if (r.Op == "" || r.Op == op) && (r.Table != "" || r.Key != nil || r.Fault == FaultTransactionConflict) {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *ruleState) matches(op string, tg []target) bool {
 	if r.Op != "" && r.Op != op {
 		return false
@@ -278,7 +293,10 @@ func targets(op string, body []byte) []target {
 // serve runs one request under the schedule; it reports whether the answer
 // is to be dropped.
 func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, bool) {
-	tg := targets(req.op, req.body)
+	var tg []target
+	if f.needTargets(req.op) {
+		tg = targets(req.op, req.body)
+	}
 	fault, r := f.decide(req.op, tg)
 	switch fault {
 	case FaultLoseResponse:
