@@ -22,6 +22,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 	"github.com/guregu/dynamo/v2/dynamodbiface"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -50,6 +51,12 @@ const (
 // contenders picks the contenders of BenchmarkContention to run (comma
 // separated names; all if empty), for quicker runs of a few.
 var contenders = flag.String("contenders", "", "BenchmarkContention: the contenders to run, comma separated (default all)")
+
+// latency delays every request to the embedded engine by this much, as a
+// network would: in process a call's round trip is only CPU, so a chain of
+// calls that must follow each other (every write of one item) costs next
+// to nothing, where on a network it costs a round trip each.
+var latency = flag.Duration("latency", 0, "BenchmarkContention: delay every request to the embedded engine by this much (a network's round trip)")
 
 // incrementer makes one increment of the item with the given id, retrying
 // until it lands, and returns how many writes it tried.
@@ -248,6 +255,13 @@ func BenchmarkContention(b *testing.B) {
 	srv := ddbtest.Server(b)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(b, raw, "id", types.ScalarAttributeTypeS, "", "")
+	if *latency > 0 {
+		remove, err := srv.Inject(dynamolocal.Rule{Table: name, Fault: dynamolocal.FaultDelayed, Delay: *latency})
+		if err != nil {
+			b.Fatalf("-latency: %v", err)
+		}
+		b.Cleanup(remove)
+	}
 	counted := ddbtest.NewCounting(raw)
 	newTable := func() *mapper.Table[Counter] {
 		t, err := mapper.NewTable[Counter](counted, name)

@@ -47,14 +47,13 @@ func runVirtual(t *testing.T, clock *fakeclock.Clock, f func()) {
 	}
 }
 
-// Modify's backoff runs on TableOptions.Clock. It sleeps only when it
-// cannot take the turn (see Table.Modify), which needs an item: here
-// another process deletes the item, or creates it, between each read and
-// write of Modify's, so that conflicts 1 to 3 are retried at once (the
-// third by taking the turn), and conflicts 4 and 6, which find the item
-// gone, back off. With a backoff of hours, the call returns at once in real
-// time, having slept exactly those two backoffs, each within its bound,
-// and the virtual clock has moved by exactly their sum.
+// Modify's backoff runs on TableOptions.Clock. Another process deletes
+// the item, or creates it, between each read and write of Modify's, so
+// that conflicts 1 and 2 are retried at once and conflicts 3 to 6 back off
+// (before the turn, which comes after the eighth). With a backoff of
+// hours, the call returns at once in real time, having slept exactly
+// those four backoffs, each within its bound, and the virtual clock has
+// moved by exactly their sum.
 func TestModifyBackoffRunsOnTheTableClock(t *testing.T) {
 	f := newFixture(t)
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -98,11 +97,11 @@ func TestModifyBackoffRunsOnTheTableClock(t *testing.T) {
 	clock.mu.Lock()
 	sleeps := append([]time.Duration(nil), clock.sleeps...)
 	clock.mu.Unlock()
-	require.Len(t, sleeps, 2, "a sleep after each conflict that found no item to take the turn on")
+	require.Len(t, sleeps, 4, "a sleep after each conflict from the third")
 	var sum time.Duration
-	for i, after := range []int{4, 6} {
+	for i, after := range []int{3, 4, 5, 6} {
 		d := sleeps[i]
-		bound := min(maxWait, base<<(after-2)) // after conflict k (k >= 2): [0, min(max, base<<(k-2)))
+		bound := min(maxWait, base<<(after-3)) // after conflict k (k >= 3): [0, min(max, base<<(k-3)))
 		assert.GreaterOrEqual(t, d, time.Duration(0), "sleep %d", i+1)
 		assert.Less(t, d, bound, "sleep %d", i+1)
 		sum += d

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
@@ -36,19 +38,22 @@ import (
 //     conflict with each other; each turn starts from the item the previous
 //     one wrote, with no read. Conflicts then come only from other
 //     processes (or other Tables).
-//   - After a call whose write met no conflict, the Table keeps the item it
-//     wrote for a second (for up to 64 keys), and the next Modify of that
-//     key starts from it instead of reading: one PutItem in all if no one
-//     wrote the item since. If another process did, the write is refused
-//     on its version and the conflict brings back the stored item, in place
-//     of the read. Under contention, changes so land in runs of one call
-//     each. After a conflict, and after 8 calls in a row that started from
-//     a kept item, the next call reads, which leaves other processes a
-//     chance between a process's back-to-back calls.
+//   - After a call writes, the Table keeps the item it wrote for a second
+//     (for up to 64 keys), and the next Modify of that key starts from it
+//     instead of reading: one PutItem in all if no one wrote the item
+//     since. If another process did, the write is refused on its version
+//     and the conflict brings back the stored item, in place of the read.
+//     Under contention, changes so land in runs of one call each. After 8
+//     calls in a row that started from a kept item and met no conflict,
+//     the next call reads, which leaves other processes a chance between a
+//     process's back-to-back calls.
 //   - A conflict carries the stored item (ALL_OLD), as fresh as a read: the
 //     first two conflicts of a call are retried at once on that item, with
 //     no read and no sleep.
-//   - After a third conflict, the call takes the item's turn across
+//   - Later conflicts back off first: a jittered, exponentially growing
+//     sleep (see [Backoff]; defaults 20ms to 200ms), then one consistent
+//     read, so that fewer writers race for each version.
+//   - After its eighth refused write, the call takes the item's turn across
 //     processes: one UpdateItem that stores {o: owner, u: until} in the
 //     attribute [TurnAttribute] of the item, if no live turn is there, and
 //     returns the item (ALL_NEW, in place of a read). It changes neither
@@ -56,12 +61,19 @@ import (
 //     Modify write of the item is refused (each carries "no turn, or an
 //     expired one"), so the holder's next write, which is conditional on
 //     its turn, meets no conflict from Modify: a change made by Modify
-//     alone runs fn at most four times. The holder's write removes the
-//     turn. A writer refused by a live turn, or refused the turn, sleeps
-//     about as long as this Table's turns last, longer after each few
-//     tries, and asks for the turn again; it runs no fn while it waits.
-//     The turn is optimistic's fallback, not a lock: a write that lands
-//     always passed its version check, whoever held the turn.
+//     alone runs fn at most nine times. The holder's write removes the
+//     turn. A writer refused the turn sleeps about as long as this Table's
+//     turns last, longer after each few tries, and asks for it again. The
+//     turn is for the tail, the change that keeps losing: taken after
+//     fewer conflicts, it would stop every other writer of a busy item
+//     again and again, each paying a refused write and a read for it.
+//   - A writer that has not come to its turn and meets another's live
+//     turn (its write refused by it, or the item of a conflict carrying
+//     it) sleeps about as long as a turn lasts and reads the item again,
+//     for as long as the turn is live; that refusal counts toward its own
+//     eight. Neither kind of waiter runs fn while it waits. The turn is
+//     optimistic's fallback, not a lock: a write that lands always passed
+//     its version check, whoever held the turn.
 //   - A turn is a lease the holder cannot extend: it expires a second after
 //     it was taken (on the clock of the writer that took it, compared with
 //     the clocks of the others: skewed clocks only move when an abandoned
@@ -76,9 +88,8 @@ import (
 //     with it, still in its turn; a Put replaces the item and so removes
 //     the turn, and the holder then asks for it again.
 //   - The turn needs a stored item that no unit of work holds. Where there
-//     is none, a conflict after the second sleeps a jittered, exponentially
-//     growing time (see [Backoff]; defaults 20ms to 200ms), reads the item
-//     again and writes without a turn.
+//     is none, conflicts from the eighth on back off and read as the
+//     earlier ones did, and the write is made without a turn.
 //
 // fn may run several times and must not have other side effects; it must not
 // change the key or the version. An error from fn ends Modify and is
@@ -92,8 +103,10 @@ import (
 // every write.
 //
 // Cost: calm, one GetItem and one PutItem (one PutItem when it starts from a
-// kept item); each conflict one more PutItem; under contention, one
-// UpdateItem to take the turn and one per refused try while waiting.
+// kept item); each conflict one more PutItem, and from the third on one
+// GetItem after the backoff; one GetItem per sleep while another's turn is
+// live; for the change that comes to its turn, one UpdateItem to take it
+// and one per refused try while waiting.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
 	o, policy, err := t.modifyOptions(fn, opts)
 	if err != nil {
@@ -225,12 +238,51 @@ func (c *modifyCall[T]) next(attempt int, err error, now int64) (*T, error) {
 		// removed it: wait for it again.
 		c.owner = ""
 	}
-	if attempt < turnAfter && !liveTurn(item, "", now) {
+	switch {
+	case attempt >= turnAfter:
+		return c.await(attempt, item, err)
+	case liveTurn(item, "", now):
+		// Another writer's turn refused the write, or will: wait until
+		// it is over, without running fn.
+		return c.waitOut(attempt, item, err)
+	case attempt <= retryAtOnce:
 		t.retrying(c.ctx, c.k, attempt, 0, err)
 		// The conflict's item is as fresh as a read: write again at once.
 		return c.decode(item)
 	}
-	return c.await(attempt, item, err)
+	// Contended: back off, so that fewer writers race for each version,
+	// and read the item as it is then.
+	wait := c.policy.Backoff(attempt - retryAtOnce)
+	t.retrying(c.ctx, c.k, attempt, wait, err)
+	if serr := t.sleep(c.ctx, wait); serr != nil {
+		return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, serr, err)
+	}
+	return t.read(c.ctx, c.k, c.kv)
+}
+
+// waitOut waits for the live turn on item (another writer's) to end: it
+// sleeps about one hold, reads the item, and sleeps again while the turn is
+// still live (longer each time, see turnWait). It returns the item as read
+// once no live turn is on it.
+func (c *modifyCall[T]) waitOut(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
+	t := c.t
+	for tries := 0; ; tries++ {
+		now := millis(t.turns.clock())
+		if !liveTurn(item, "", now) {
+			return c.decode(item)
+		}
+		wait := turnWait(t.turns.holdOf(c.call), tries, item, now)
+		if tries == 0 {
+			t.retrying(c.ctx, c.k, attempt, wait, err)
+		}
+		if serr := t.sleep(c.ctx, wait); serr != nil {
+			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for another's turn: %w (last: %v)", attempt, serr, err)
+		}
+		var rerr error
+		if item, rerr = t.readItem(c.ctx, c.k); rerr != nil {
+			return nil, rerr
+		}
+	}
 }
 
 // refusal sorts the error of a refused write: a version conflict (ce) or
@@ -343,6 +395,16 @@ func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue,
 	return t.read(c.ctx, c.k, c.kv)
 }
 
+// readItem is one consistent GetItem of the item with key, as stored
+// (with Modify's turn), nil if there is none.
+func (t *Table[T]) readItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.nameP, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, fmt.Errorf("mapper: Modify: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
+	}
+	return t.visible(ctx, out.Item)
+}
+
 // read is Modify's consistent read: the item, or a zero T with the key
 // fields of kv if there is none.
 func (t *Table[T]) read(ctx context.Context, k map[string]types.AttributeValue, kv reflect.Value) (*T, error) {
@@ -425,7 +487,7 @@ func (tn *turn) wrote(item map[string]types.AttributeValue, quiet, kept bool, no
 	} else {
 		tn.run = 0
 	}
-	tn.keep = quiet && tn.run < keepRun
+	tn.keep = tn.run < keepRun
 	if !tn.keep {
 		tn.run = 0
 	}

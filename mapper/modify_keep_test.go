@@ -131,12 +131,14 @@ func TestModifyKeptItemOutOfDate(t *testing.T) {
 	assert.Equal(t, int64(2), calls.Count("PutItem"))
 	assert.Equal(t, *got, f.stored(t, "a"))
 
-	// That call met a conflict, so the next one reads.
+	// That call met a conflict, and its item is kept all the same: it is
+	// the item as written, so the next call starts from it.
 	calls.Reset()
 	_, err = tb.Modify(f.ctx, tally{ID: "a"}, inc)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), calls.Count("GetItem"), "after a conflict, the next call reads")
+	assert.Equal(t, int64(0), calls.Count("GetItem"), "after a conflict, the next call starts from the item written")
 	assert.Equal(t, int64(1), calls.Count("PutItem"))
+	assert.Equal(t, tally{ID: "a", N: 13, Version: 4}, f.stored(t, "a"))
 }
 
 // TestModifyKeptItemExpires: a kept item starts the next call only within
@@ -301,13 +303,14 @@ func TestTurnsKeepFewItems(t *testing.T) {
 	_, kept := ts.m[fmt.Sprint(3*keepItems-1)]
 	assert.False(t, kept, "a turn whose holder wrote nothing is dropped")
 
-	// An item whose write met a conflict is not kept.
+	// An item whose write met a conflict is kept too: it is the item as
+	// written.
 	tn, _, err = ts.take(ctx, "conflicted")
 	require.NoError(t, err)
 	tn.wrote(item, false, false, now)
 	ts.done(tn)
 	_, kept = ts.m["conflicted"]
-	assert.False(t, kept)
+	assert.True(t, kept)
 
 	// A waiter that gives up last leaves the holder's item kept.
 	tn, _, err = ts.take(ctx, "k")

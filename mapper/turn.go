@@ -26,10 +26,19 @@ const (
 	// Unix milliseconds. Readers ignore it, and the write of the holder
 	// removes it.
 	TurnAttribute = plan.TurnAttr
-	// turnAfter is how many conflicts a call meets before it takes the
-	// turn: the first is retried at once on the item that came with it; a
-	// second says the item is contended.
-	turnAfter = 3
+	// retryAtOnce is how many conflicts a call retries at once, on the
+	// item that came with each; later ones back off first and read. A
+	// short race costs no more than a read would.
+	retryAtOnce = 2
+	// turnAfter is how many refused writes (conflicts, or refusals by
+	// another's turn) a call meets before it takes the turn. Until then
+	// writers back off, which keeps the races few without stopping
+	// anyone; the turn is for the tail, the one change in many that keeps
+	// losing. Taken sooner, it stops every other writer of the item for
+	// two calls many times over, and each of them pays a refused write and
+	// a read for it. So a change made by Modify alone runs fn at most
+	// turnAfter+1 times.
+	turnAfter = 8
 	// turnLease is how long a turn holds. The holder cannot extend it, so
 	// a writer that died in its turn blocks Modify's writes of the item
 	// for at most that long; a holder slower than that finds its turn

@@ -139,9 +139,9 @@ func TestModifyTurnSteps(t *testing.T) {
 }
 
 // A Modify that meets the turn of a writer that died waits for it to
-// expire, in virtual time, without running fn while it waits, and then
-// takes it over and writes: fn ran once refused by the turn, once in its
-// own turn.
+// expire, in virtual time, reading the item between ever longer sleeps and
+// running no fn while it waits, and then writes past the expired turn: fn
+// ran once refused by the turn, once after it.
 func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 	f := newKeepFixture(t)
 	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -179,11 +179,13 @@ func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 	}
 	require.NoError(t, err)
 	assert.Less(t, time.Since(began), time.Minute, "slept in real time")
-	assert.Equal(t, 2, runs, "refused by the live turn, then written in its own")
+	assert.Equal(t, 2, runs, "refused by the live turn, then written once it expired")
 	assert.Equal(t, tally{ID: "x", N: 2, Version: 2}, *got)
 	assert.GreaterOrEqual(t, clock.Now().Sub(start), turnLease, "waited for the lease to end")
 	assert.Equal(t, int64(2), calls.Count("PutItem"))
-	assert.Less(t, calls.Count("UpdateItem"), int64(60), "the waits grow: the turn is not polled every millisecond")
+	assert.Equal(t, int64(0), calls.Count("UpdateItem"), "one refusal is not the tail: no turn taken")
+	assert.Less(t, calls.Count("GetItem"), int64(60), "the waits grow: the turn is not polled every millisecond")
+	assert.Positive(t, calls.Count("GetItem"))
 	assert.Equal(t, tally{ID: "x", N: 2, Version: 2}, f.stored(t, "x"))
 }
 
@@ -204,14 +206,17 @@ func TestModifyCalmCost(t *testing.T) {
 	assert.Equal(t, int64(1), calls.Count("PutItem"))
 }
 
-// A Modify whose fn fails in its turn gives the turn back: the next writer
-// need not wait for it to expire.
+// A Modify that loses every race takes the turn at its eighth refused
+// write, not before: the first two conflicts are retried at once, the next
+// five after a backoff and a read. Its fn then fails in its turn, and it
+// gives the turn back: the next writer need not wait for it to expire.
 func TestModifyGivesBackAnUnusedTurn(t *testing.T) {
 	f := newKeepFixture(t)
-	tb, _ := f.table(t)
+	tb, calls := f.table(t)
 	other, _ := f.table(t)
 	_, err := tb.Modify(f.ctx, tally{ID: "g"}, inc)
 	require.NoError(t, err)
+	calls.Reset()
 	stop := errors.New("stop")
 	runs := 0
 	_, err = tb.Modify(f.ctx, tally{ID: "g"}, func(c *tally) error {
@@ -226,6 +231,9 @@ func TestModifyGivesBackAnUnusedTurn(t *testing.T) {
 	})
 	require.ErrorIs(t, err, stop)
 	assert.Equal(t, turnAfter+1, runs, "the last run was in the turn")
+	assert.Equal(t, int64(turnAfter), calls.Count("PutItem"), "every write before the turn was refused")
+	assert.Equal(t, int64(turnAfter-retryAtOnce-1), calls.Count("GetItem"), "a read after each backoff")
+	assert.Equal(t, int64(2), calls.Count("UpdateItem"), "the turn taken once, and given back")
 	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{TableName: aws.String(f.name), ConsistentRead: aws.Bool(true),
 		Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "g"}}})
 	require.NoError(t, err)
