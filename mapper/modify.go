@@ -71,7 +71,9 @@ import (
 //     turn (its write refused by it, or the item of a conflict carrying
 //     it) sleeps about as long as a turn lasts and reads the item again,
 //     for as long as the turn is live; that refusal counts toward its own
-//     eight. Neither kind of waiter runs fn while it waits. The turn is
+//     eight. If it finds three turns in a row, it queues for the turn
+//     itself, so that turns back to back cannot starve it. Neither
+//     kind of waiter runs fn while it waits. The turn is
 //     optimistic's fallback, not a lock: a write that lands always passed
 //     its version check, whoever held the turn.
 //   - A turn is a lease the holder cannot extend: it expires a second after
@@ -263,13 +265,23 @@ func (c *modifyCall[T]) next(attempt int, err error, now int64) (*T, error) {
 // waitOut waits for the live turn on item (another writer's) to end: it
 // sleeps about one hold, reads the item, and sleeps again while the turn is
 // still live (longer each time, see turnWait). It returns the item as read
-// once no live turn is on it.
+// once no live turn is on it. If it sees turnsWaitedOut turns in a row,
+// turns are coming back to back, and a writer that only waited them out
+// could wait for ever: it queues for the turn itself (await).
 func (c *modifyCall[T]) waitOut(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
 	t := c.t
+	last, _, _ := turnOf(item)
+	seen := 1
 	for tries := 0; ; tries++ {
 		now := millis(t.turns.clock())
 		if !liveTurn(item, "", now) {
 			return c.decode(item)
+		}
+		if owner, _, _ := turnOf(item); owner != last {
+			if seen++; seen >= turnsWaitedOut {
+				return c.await(attempt, item, err)
+			}
+			last = owner
 		}
 		wait := turnWait(t.turns.holdOf(c.call), tries, item, now)
 		if tries == 0 {

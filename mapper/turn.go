@@ -39,6 +39,12 @@ const (
 	// a read for it. So a change made by Modify alone runs fn at most
 	// turnAfter+1 times.
 	turnAfter = 8
+	// turnsWaitedOut is how many turns in a row a writer waits out before
+	// it queues for the turn itself. Turns are rare; several back to back
+	// say that others keep coming to theirs, and waiting them out could
+	// last for ever. Queueing at the second already stopped too many
+	// writers behind every turn.
+	turnsWaitedOut = 3
 	// turnLease is how long a turn holds. The holder cannot extend it, so
 	// a writer that died in its turn blocks Modify's writes of the item
 	// for at most that long; a holder slower than that finds its turn

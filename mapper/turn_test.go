@@ -189,6 +189,62 @@ func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 	assert.Equal(t, tally{ID: "x", N: 2, Version: 2}, f.stored(t, "x"))
 }
 
+// A Modify waiting out another's turn that finds a second turn after the
+// first queues for the turn itself, in virtual time: it takes it once the
+// second expires and writes in it, running fn once refused, once in its
+// turn. Turns back to back cannot keep it waiting for ever.
+func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
+	f := newKeepFixture(t)
+	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	tb, calls := f.table(t)
+	tb.opts.Clock = clock
+	tb.turns.now = clock.Now
+	_, err := tb.Modify(f.ctx, tally{ID: "b"}, inc)
+	require.NoError(t, err)
+	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "b"}}
+	others, _ := f.table(t)
+	granted, _, err := others.takeTurn(f.ctx, key, "first", clock.Now())
+	require.NoError(t, err)
+	require.True(t, granted)
+
+	calls.Reset()
+	runs := 0
+	var got *tally
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		got, err = tb.Modify(f.ctx, tally{ID: "b"}, func(c *tally) error { runs++; return inc(c) })
+	}()
+	// While it sleeps, the first turn is given back and a second taken.
+	require.True(t, clock.WaitForSleepers(1, time.Minute), "refused by the first turn, it sleeps")
+	others.releaseTurn(f.ctx, key, "first")
+	granted, _, err = others.takeTurn(f.ctx, key, "second", clock.Now())
+	require.NoError(t, err)
+	require.True(t, granted)
+	second := clock.Now()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		default:
+			if clock.WaitForSleepers(1, 10*time.Millisecond) {
+				if next, ok := clock.NextWake(); ok {
+					clock.Advance(next.Sub(clock.Now()))
+				}
+			}
+		}
+	}
+	require.NoError(t, err)
+	assert.Equal(t, 2, runs, "refused by the first turn, then written in its own")
+	assert.Equal(t, tally{ID: "b", N: 2, Version: 2}, *got)
+	assert.Greater(t, clock.Now().Sub(second), turnLease, "it waited for the second turn to expire")
+	assert.Positive(t, calls.Count("UpdateItem"), "it asked for the turn")
+	assert.Equal(t, int64(2), calls.Count("PutItem"))
+	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{TableName: aws.String(f.name), ConsistentRead: aws.Bool(true), Key: key})
+	require.NoError(t, err)
+	assert.NotContains(t, out.Item, TurnAttribute, "its write removed its turn")
+}
+
 // A calm Modify costs what it did before turns: a first call one GetItem
 // and one PutItem, the next one PutItem, and no UpdateItem.
 func TestModifyCalmCost(t *testing.T) {
