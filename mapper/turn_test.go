@@ -190,9 +190,10 @@ func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 }
 
 // A Modify waiting out another's turn that finds a second turn after the
-// first queues for the turn itself, in virtual time: it takes it once the
-// second expires and writes in it, running fn once refused, once in its
-// turn. Turns back to back cannot keep it waiting for ever.
+// first, and then a third, queues for the turn itself, in virtual time: it
+// takes it once the third expires and writes in it, running fn once
+// refused, once in its turn. Turns back to back cannot keep it waiting for
+// ever.
 func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
 	f := newKeepFixture(t)
 	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -215,13 +216,24 @@ func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
 		defer close(done)
 		got, err = tb.Modify(f.ctx, tally{ID: "b"}, func(c *tally) error { runs++; return inc(c) })
 	}()
-	// While it sleeps, the first turn is given back and a second taken.
+	// While it sleeps, the first turn is given back and a second taken;
+	// once it has woken, read the second and slept again, the second is
+	// given back and a third taken.
 	require.True(t, clock.WaitForSleepers(1, time.Minute), "refused by the first turn, it sleeps")
-	others.releaseTurn(f.ctx, key, "first")
-	granted, _, err = others.takeTurn(f.ctx, key, "second", clock.Now())
-	require.NoError(t, err)
-	require.True(t, granted)
-	second := clock.Now()
+	next := func(done, taken string) {
+		others.releaseTurn(f.ctx, key, done)
+		granted, _, err := others.takeTurn(f.ctx, key, taken, clock.Now())
+		require.NoError(t, err)
+		require.True(t, granted)
+	}
+	next("first", "second")
+	wake, ok := clock.NextWake()
+	require.True(t, ok)
+	clock.Advance(wake.Sub(clock.Now()))
+	require.True(t, clock.WaitForSleepers(1, time.Minute), "it read the second turn, and sleeps again")
+	assert.Equal(t, int64(0), calls.Count("UpdateItem"), "one turn after another is waited out")
+	next("second", "third")
+	third := clock.Now()
 	for waiting := true; waiting; {
 		select {
 		case <-done:
@@ -237,7 +249,7 @@ func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, runs, "refused by the first turn, then written in its own")
 	assert.Equal(t, tally{ID: "b", N: 2, Version: 2}, *got)
-	assert.Greater(t, clock.Now().Sub(second), turnLease, "it waited for the second turn to expire")
+	assert.Greater(t, clock.Now().Sub(third), turnLease, "it waited for the third turn to expire")
 	assert.Positive(t, calls.Count("UpdateItem"), "it asked for the turn")
 	assert.Equal(t, int64(2), calls.Count("PutItem"))
 	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{TableName: aws.String(f.name), ConsistentRead: aws.Bool(true), Key: key})
