@@ -140,11 +140,19 @@ func (f *Faults) Count(fault Fault) int {
 	return f.counts[fault]
 }
 
-// decide picks the fault of one request and the rule behind it.
-func (f *Faults) decide(op string, tg []target) (Fault, *ruleState) {
+// decide picks the fault of one request (op, with body) and the rule
+// behind it. It reads what the request touches from body only for a rule
+// that names a table or a key: that parses the body once more, which every
+// other request is spared.
+func (f *Faults) decide(op string, body []byte) (Fault, *ruleState) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	var tg []target
+	read := false
 	for _, r := range f.rules {
+		if !read && (r.Op == "" || r.Op == op) && (r.Table != "" || r.Key != nil) {
+			tg, read = targets(op, body), true
+		}
 		if !r.matches(op, tg) {
 			continue
 		}
@@ -161,21 +169,6 @@ func (f *Faults) decide(op string, tg []target) (Fault, *ruleState) {
 	}
 	f.counts[FaultNone]++
 	return FaultNone, nil
-}
-
-// needTargets reports whether a rule for op looks at what a request
-// touches: one that names a table or a key, or one that answers a
-// transaction with a conflict (whose reasons list its items). Reading the
-// targets parses the body once more, which every other request is spared.
-func (f *Faults) needTargets(op string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, r := range f.rules {
-		if (r.Op == "" || r.Op == op) && (r.Table != "" || r.Key != nil || r.Fault == FaultTransactionConflict) {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *ruleState) matches(op string, tg []target) bool {
@@ -293,11 +286,7 @@ func targets(op string, body []byte) []target {
 // serve runs one request under the schedule; it reports whether the answer
 // is to be dropped.
 func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, bool) {
-	var tg []target
-	if f.needTargets(req.op) {
-		tg = targets(req.op, req.body)
-	}
-	fault, r := f.decide(req.op, tg)
+	fault, r := f.decide(req.op, req.body)
 	switch fault {
 	case FaultLoseResponse:
 		e.handle(req)
@@ -323,7 +312,7 @@ func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, 
 			return response{}, true
 		}
 	case FaultTransactionConflict:
-		return errorResponse(conflict(req.op, tg, r)), false
+		return errorResponse(conflict(req.op, targets(req.op, req.body), r)), false
 	case FaultReplicatedWriteConflict:
 		return errorResponse(newError(http.StatusBadRequest, nsDynamo+"ReplicatedWriteConflictException",
 			"One or more items in this request are being modified by a request in another Region")), false
