@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
@@ -254,12 +252,33 @@ func (c *modifyCall[T]) next(attempt int, err error, now int64) (*T, error) {
 	}
 	// Contended: back off, so that fewer writers race for each version,
 	// and read the item as it is then.
-	wait := c.policy.Backoff(attempt - retryAtOnce)
-	t.retrying(c.ctx, c.k, attempt, wait, err)
-	if serr := t.sleep(c.ctx, wait); serr != nil {
+	return c.backOff(attempt, c.policy.Backoff(attempt-retryAtOnce), err)
+}
+
+// backOff sleeps wait after the attempt-th write was refused with err, and
+// reads the item as it is then.
+func (c *modifyCall[T]) backOff(attempt int, wait time.Duration, err error) (*T, error) {
+	c.t.retrying(c.ctx, c.k, attempt, wait, err)
+	if serr := c.t.sleep(c.ctx, wait); serr != nil {
 		return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, serr, err)
 	}
-	return t.read(c.ctx, c.k, c.kv)
+	return c.t.read(c.ctx, c.k, c.kv)
+}
+
+// sleepTurn sleeps while item carries another's live turn at now: about
+// one hold (call: how long this call's last call took), longer with tries
+// (see turnWait). The first sleep after the attempt-th write, refused
+// with err, is reported as a retry.
+func (c *modifyCall[T]) sleepTurn(attempt, tries int, item map[string]types.AttributeValue, now int64, call time.Duration, err error) error {
+	t := c.t
+	wait := turnWait(t.turns.holdOf(call), tries, item, now)
+	if tries == 0 {
+		t.retrying(c.ctx, c.k, attempt, wait, err)
+	}
+	if serr := t.sleep(c.ctx, wait); serr != nil {
+		return fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for a turn: %w (last: %v)", attempt, serr, err)
+	}
+	return nil
 }
 
 // waitOut waits for the live turn on item (another writer's) to end: it
@@ -283,15 +302,11 @@ func (c *modifyCall[T]) waitOut(attempt int, item map[string]types.AttributeValu
 			}
 			last = owner
 		}
-		wait := turnWait(t.turns.holdOf(c.call), tries, item, now)
-		if tries == 0 {
-			t.retrying(c.ctx, c.k, attempt, wait, err)
-		}
-		if serr := t.sleep(c.ctx, wait); serr != nil {
-			return nil, fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for another's turn: %w (last: %v)", attempt, serr, err)
+		if serr := c.sleepTurn(attempt, tries, item, now, c.call, err); serr != nil {
+			return nil, serr
 		}
 		var rerr error
-		if item, rerr = t.readItem(c.ctx, c.k); rerr != nil {
+		if item, rerr = t.getVisible(c.ctx, c.k, true, nil, nil); rerr != nil {
 			return nil, rerr
 		}
 	}
@@ -375,13 +390,9 @@ func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue,
 	t := c.t
 	call := c.call
 	for tries := 0; ; tries++ {
-		if now := t.turns.clock(); liveTurn(item, "", millis(now)) {
-			wait := turnWait(t.turns.holdOf(call), tries, item, millis(now))
-			if tries == 0 {
-				t.retrying(c.ctx, c.k, attempt, wait, err)
-			}
-			if serr := t.sleep(c.ctx, wait); serr != nil {
-				return nil, fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for its turn: %w (last: %v)", attempt, serr, err)
+		if now := millis(t.turns.clock()); liveTurn(item, "", now) {
+			if serr := c.sleepTurn(attempt, tries, item, now, call, err); serr != nil {
+				return nil, serr
 			}
 		} else if tries > 0 || item == nil || item[plan.LockAttr] != nil {
 			break
@@ -399,22 +410,7 @@ func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue,
 		item = got
 	}
 	// No turn to be had: back off and read, as writers did before turns.
-	wait := c.policy.Backoff(attempt - 1)
-	t.retrying(c.ctx, c.k, attempt, wait, err)
-	if serr := t.sleep(c.ctx, wait); serr != nil {
-		return nil, fmt.Errorf("mapper: Modify stopped after %d attempts: %w (last: %v)", attempt, serr, err)
-	}
-	return t.read(c.ctx, c.k, c.kv)
-}
-
-// readItem is one consistent GetItem of the item with key, as stored
-// (with Modify's turn), nil if there is none.
-func (t *Table[T]) readItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.nameP, Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return nil, fmt.Errorf("mapper: Modify: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
-	}
-	return t.visible(ctx, out.Item)
+	return c.backOff(attempt, c.policy.Backoff(attempt-1), err)
 }
 
 // read is Modify's consistent read: the item, or a zero T with the key

@@ -154,6 +154,21 @@ func (t *Table[T]) get(ctx context.Context, key map[string]types.AttributeValue,
 
 // getItem is get, adding the capacity consumed to ca if it is not nil.
 func (t *Table[T]) getItem(ctx context.Context, key map[string]types.AttributeValue, consistent bool, in *dynamodb.GetItemInput, ca *capacityAdder) (*T, error) {
+	item, err := t.getVisible(ctx, key, consistent, in, ca)
+	if err != nil {
+		return nil, err
+	}
+	if len(item) == 0 {
+		return nil, fmt.Errorf("%w: %s %s", ErrNotFound, t.name, attrs.FormatKey(key))
+	}
+	return decodeItem[T](t.c, item)
+}
+
+// getVisible makes one GetItem of the item with key (in, if not nil, may
+// carry a projection), adds the capacity consumed to ca if it is not nil,
+// and returns the item as readers see it (a unit of work's uncommitted
+// change resolved), nil if there is none.
+func (t *Table[T]) getVisible(ctx context.Context, key map[string]types.AttributeValue, consistent bool, in *dynamodb.GetItemInput, ca *capacityAdder) (map[string]types.AttributeValue, error) {
 	if in == nil {
 		in = &dynamodb.GetItemInput{}
 	}
@@ -164,14 +179,7 @@ func (t *Table[T]) getItem(ctx context.Context, key map[string]types.AttributeVa
 		return nil, fmt.Errorf("mapper: GetItem on %s %s: %w", t.name, attrs.FormatKey(key), err)
 	}
 	ca.add(out.ConsumedCapacity, false)
-	item, err := t.visible(ctx, out.Item)
-	if err != nil {
-		return nil, err
-	}
-	if len(item) == 0 {
-		return nil, fmt.Errorf("%w: %s %s", ErrNotFound, t.name, attrs.FormatKey(key))
-	}
-	return decodeItem[T](t.c, item)
+	return t.visible(ctx, out.Item)
 }
 
 // withKey returns a zero T with the key fields of kv.
