@@ -27,26 +27,6 @@ func (c *recordingClock) Sleep(ctx context.Context, d time.Duration) error {
 	return c.Clock.Sleep(ctx, d)
 }
 
-// runVirtual runs f while advancing clock to each sleeper's wake time, so
-// that f's sleeps take no real time; it returns once f has.
-func runVirtual(t *testing.T, clock *fakeclock.Clock, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	for {
-		select {
-		case <-done:
-			return
-		default:
-		}
-		if clock.WaitForSleepers(1, 10*time.Millisecond) {
-			if next, ok := clock.NextWake(); ok {
-				clock.Advance(next.Sub(clock.Now()))
-			}
-		}
-	}
-}
-
 // Modify's backoff runs on TableOptions.Clock. Another process deletes
 // the item, or creates it, between each read and write of Modify's, so
 // that conflicts 1 and 2 are retried at once and conflicts 3 to 6 back off
@@ -71,7 +51,7 @@ func TestModifyBackoffRunsOnTheTableClock(t *testing.T) {
 	runs := 0
 	var got *Counter
 	began := time.Now()
-	runVirtual(t, clock.Clock, func() {
+	clock.Run(func() {
 		got, err = table.Modify(f.Ctx, Counter{ID: "c"}, func(c *Counter) error {
 			runs++
 			if runs <= conflicts {

@@ -67,6 +67,15 @@ func TestModifyAttemptsBoundedAcrossTables(t *testing.T) {
 	}
 }
 
+// onFakeClock puts tb's sleeps, its turns and its kept items on a fake
+// clock, which it returns.
+func onFakeClock(tb *Table[tally]) *fakeclock.Clock {
+	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	tb.opts.Clock = clock
+	tb.turns.now = clock.Now
+	return clock
+}
+
 // turnAt is the turn condition of a write at clock's now.
 func turnAt(clock *fakeclock.Clock, owner string) plan.Turn {
 	return plan.Turn{Owner: owner, Now: millis(clock.Now())}
@@ -79,10 +88,8 @@ func turnAt(clock *fakeclock.Clock, owner string) plan.Turn {
 // and not a millisecond before.
 func TestModifyTurnSteps(t *testing.T) {
 	f := newKeepFixture(t)
-	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	tb, _ := f.table(t)
-	tb.opts.Clock = clock
-	tb.turns.now = clock.Now
+	clock := onFakeClock(tb)
 	_, err := tb.Modify(f.ctx, tally{ID: "s"}, inc)
 	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}
@@ -144,10 +151,8 @@ func TestModifyTurnSteps(t *testing.T) {
 // ran once refused by the turn, once after it.
 func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 	f := newKeepFixture(t)
-	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	tb, calls := f.table(t)
-	tb.opts.Clock = clock
-	tb.turns.now = clock.Now
+	clock := onFakeClock(tb)
 	_, err := tb.Modify(f.ctx, tally{ID: "x"}, inc)
 	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "x"}}
@@ -160,23 +165,9 @@ func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 	calls.Reset()
 	runs := 0
 	var got *tally
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	clock.Run(func() {
 		got, err = tb.Modify(f.ctx, tally{ID: "x"}, func(c *tally) error { runs++; return inc(c) })
-	}()
-	for waiting := true; waiting; {
-		select {
-		case <-done:
-			waiting = false
-		default:
-			if clock.WaitForSleepers(1, 10*time.Millisecond) {
-				if next, ok := clock.NextWake(); ok {
-					clock.Advance(next.Sub(clock.Now()))
-				}
-			}
-		}
-	}
+	})
 	require.NoError(t, err)
 	assert.Less(t, time.Since(began), time.Minute, "slept in real time")
 	assert.Equal(t, 2, runs, "refused by the live turn, then written once it expired")
@@ -196,10 +187,8 @@ func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 // ever.
 func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
 	f := newKeepFixture(t)
-	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	tb, calls := f.table(t)
-	tb.opts.Clock = clock
-	tb.turns.now = clock.Now
+	clock := onFakeClock(tb)
 	_, err := tb.Modify(f.ctx, tally{ID: "b"}, inc)
 	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "b"}}
@@ -234,18 +223,7 @@ func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
 	assert.Equal(t, int64(0), calls.Count("UpdateItem"), "one turn after another is waited out")
 	next("second", "third")
 	third := clock.Now()
-	for waiting := true; waiting; {
-		select {
-		case <-done:
-			waiting = false
-		default:
-			if clock.WaitForSleepers(1, 10*time.Millisecond) {
-				if next, ok := clock.NextWake(); ok {
-					clock.Advance(next.Sub(clock.Now()))
-				}
-			}
-		}
-	}
+	clock.Run(func() { <-done })
 	require.NoError(t, err)
 	assert.Equal(t, 2, runs, "refused by the first turn, then written in its own")
 	assert.Equal(t, tally{ID: "b", N: 2, Version: 2}, *got)

@@ -116,3 +116,22 @@ func (c *Clock) NextWake() (time.Time, bool) {
 	}
 	return first, !first.IsZero()
 }
+
+// Run runs f while advancing the clock to each sleeper's wake time, so
+// that f's sleeps take no real time; it returns once f has.
+func (c *Clock) Run(f func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if c.WaitForSleepers(1, 10*time.Millisecond) {
+			if next, ok := c.NextWake(); ok {
+				c.Advance(next.Sub(c.Now()))
+			}
+		}
+	}
+}
