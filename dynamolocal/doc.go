@@ -85,9 +85,11 @@
 // TTL; ReturnConsumedCapacity. Every request runs under one lock, so
 // every operation is atomic and transactions are serializable.
 //
-// It does not implement the legacy parameters (Expected,
-// AttributeUpdates, KeyConditions, QueryFilter, ScanFilter,
-// AttributesToGet, ConditionalOperator: a ValidationException says so),
+// It takes DynamoDB's legacy (pre-expression) parameters too, with
+// DynamoDB's semantics and messages: KeyConditions, QueryFilter,
+// ScanFilter, ConditionalOperator, AttributesToGet, Expected and
+// AttributeUpdates, so that code written against them (guregu/dynamo
+// sends KeyConditions on every Query) runs on it. It does not implement
 // streams, backups, PartiQL, global tables' replication, or throughput
 // limits (throttling is injected, never measured).
 //

@@ -32,6 +32,14 @@ const (
 // in the request (undefined placeholders, bad values, operand types,
 // overlapping paths, key attributes), then those the item causes.
 func (u *Update) Apply(item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue, keyNames []string) (map[string]types.AttributeValue, error) {
+	out, err := u.apply(item, names, values, keyNames)
+	if err != nil && u.legacy {
+		return nil, legacyError(err)
+	}
+	return out, err
+}
+
+func (u *Update) apply(item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue, keyNames []string) (map[string]types.AttributeValue, error) {
 	paths, err := u.check(names, values)
 	if err != nil {
 		return nil, err

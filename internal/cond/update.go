@@ -16,6 +16,9 @@ type Update struct {
 	// later is the first error of meaning found while parsing, reported
 	// only if the syntax is right, as DynamoDB reports syntax first.
 	later error
+	// legacy marks an update made by AttributeUpdates, whose errors on the
+	// item DynamoDB words otherwise.
+	legacy bool
 }
 
 // String returns the expression's text, as given to ParseUpdate.

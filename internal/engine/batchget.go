@@ -20,7 +20,7 @@ type (
 		// Accepted and ignored, as DynamoDB Local does: nothing in a
 		// BatchGetItem can use a value.
 		ExpressionAttributeValues json.RawMessage `json:",omitempty"`
-		AttributesToGet           json.RawMessage `json:",omitempty"`
+		AttributesToGet           []string        `json:",omitempty"`
 	}
 	batchGetInput struct {
 		RequestItems           map[string]*keysAndAttributes
@@ -74,8 +74,9 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		if ka == nil || len(ka.Keys) == 0 {
 			return nil, validation("The list of keys in RequestItems for BatchGetItem is required: %s has empty list", name)
 		}
-		if ka.AttributesToGet != nil {
-			return nil, validation("The engine does not support the legacy parameter AttributesToGet; use ProjectionExpression")
+		legacyProj, err := batchAttributesToGet(ka)
+		if err != nil {
+			return nil, err
 		}
 		bt := &batchTable{name: name, t: t, in: ka, consist: ka.ConsistentRead != nil && *ka.ConsistentRead}
 		x, err := newExprs(ka.ExpressionAttributeNames, nil)
@@ -90,6 +91,9 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		}
 		if err := x.done(); err != nil {
 			return nil, err
+		}
+		if legacyProj != nil {
+			bt.proj = legacyProj
 		}
 		seen := map[string]bool{}
 		for _, k := range ka.Keys {

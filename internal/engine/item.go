@@ -35,16 +35,12 @@ type (
 		ReturnValuesOnConditionCheckFailure string
 		ReturnConsumedCapacity              string
 		ReturnItemCollectionMetrics         string
-		Expected                            json_ `json:",omitempty"`
-		AttributeUpdates                    json_ `json:",omitempty"`
-		ConditionalOperator                 string
+		// Legacy parameters: see legacy.go.
+		Expected            map[string]legacyCond
+		AttributeUpdates    map[string]attributeUpdate
+		ConditionalOperator string
 	}
 )
-
-// json_ marks a legacy parameter the engine refuses (Expected,
-// AttributeUpdates, ...): the expression forms replaced them, and the SDK's
-// expression builder and this library use only those.
-type json_ = *struct{}
 
 func init() {
 	op("GetItem", (*Engine).getItem)
@@ -706,9 +702,6 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 	if len(legacy) > 0 && len(expr) > 0 {
 		return nil, bothKinds(legacy, expr)
 	}
-	if len(legacy) > 0 {
-		return nil, validation("The engine does not support the legacy parameters Expected, AttributeUpdates and ConditionalOperator; use ConditionExpression and UpdateExpression")
-	}
 	switch in.ReturnValuesOnConditionCheckFailure {
 	case "", "NONE", "ALL_OLD":
 	default:
@@ -749,6 +742,9 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
+	if err := w.legacy(in, false); err != nil {
+		return nil, err
+	}
 	return e.finish(w, in)
 }
 
@@ -768,6 +764,9 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
+		return nil, err
+	}
+	if err := w.legacy(in, false); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -791,6 +790,9 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if err := w.x.doneWrite("UpdateExpression and ConditionExpression are null"); err != nil {
+		return nil, err
+	}
+	if err := w.legacy(in, true); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)

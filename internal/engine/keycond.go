@@ -350,6 +350,12 @@ func (x *exprs) keySchemaConds(root *knode, hash, rng keyDef) (types.AttributeVa
 		seen[kc.name] = true
 		kcs = append(kcs, kc)
 	}
+	return schemaConds(kcs, hash, rng)
+}
+
+// schemaConds matches conditions, one per attribute, to a key schema: see
+// keySchemaConds.
+func schemaConds(kcs []*keyCond, hash, rng keyDef) (types.AttributeValue, *keyCond, error) {
 	if len(kcs) > 2 {
 		return nil, nil, validation("Conditions can be of length 1 or 2 only")
 	}

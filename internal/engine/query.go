@@ -26,11 +26,11 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	if err := r.expressions(in, "FilterExpression and KeyConditionExpression are null"); err != nil {
 		return nil, err
 	}
-	if root == nil {
+	if root == nil && in.KeyConditions == nil {
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	hk, rk := r.keysOf()
-	hv, rc, err := r.x.keySchemaConds(root, hk, rk)
+	hv, rc, err := r.keySchema(root, in.KeyConditions)
 	if err != nil {
 		return nil, err
 	}

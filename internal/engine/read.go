@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 
@@ -43,11 +42,11 @@ type readInput struct {
 	Segment                   *int
 	TotalSegments             *int
 
-	// Legacy parameters, refused.
-	AttributesToGet     json.RawMessage
-	KeyConditions       json.RawMessage
-	QueryFilter         json.RawMessage
-	ScanFilter          json.RawMessage
+	// Legacy parameters: see legacy.go.
+	AttributesToGet     []string
+	KeyConditions       map[string]legacyCond
+	QueryFilter         map[string]legacyCond
+	ScanFilter          map[string]legacyCond
 	ConditionalOperator string
 }
 
@@ -89,14 +88,6 @@ type read struct {
 	keyCheck func() error
 }
 
-// legacy refuses the parameters the expression forms replaced.
-func (in *readInput) legacy() error {
-	if in.AttributesToGet != nil || in.KeyConditions != nil || in.QueryFilter != nil || in.ScanFilter != nil || in.ConditionalOperator != "" {
-		return validation("The engine does not support the legacy parameters AttributesToGet, KeyConditions, QueryFilter, ScanFilter and ConditionalOperator; use the expression parameters")
-	}
-	return nil
-}
-
 // prepareRead runs the checks Query and Scan share that come before their
 // expressions. Each step of Query and Scan checks in DynamoDB Local's
 // order, so that a request with several faults gets its answer: table,
@@ -108,7 +99,7 @@ func (e *Engine) prepareRead(s *scope, in *readInput, scan bool) (*read, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := in.legacy(); err != nil {
+	if err := in.legacyMix(scan); err != nil {
 		return nil, err
 	}
 	r := &read{t: t, consist: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, scan: scan}
@@ -182,7 +173,10 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 	if r.x.values != nil && in.FilterExpression == nil && in.KeyConditionExpression == nil {
 		return validation("ExpressionAttributeValues can only be specified when using expressions: %s", nullParams)
 	}
-	return r.x.done()
+	if err := r.x.done(); err != nil {
+		return err
+	}
+	return r.legacyRead(in)
 }
 
 // selection checks Select against the projection and the index, and
@@ -194,15 +188,19 @@ func (r *read) selection(in *readInput) error {
 	default:
 		return validation("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
 	}
+	proj, projected := "ProjectionExpression", in.ProjectionExpression != nil
+	if in.AttributesToGet != nil {
+		proj, projected = "AttributesToGet", true
+	}
 	switch {
-	case sel == "SPECIFIC_ATTRIBUTES" && in.ProjectionExpression == nil:
+	case sel == "SPECIFIC_ATTRIBUTES" && !projected:
 		return validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
-	case sel == "ALL_ATTRIBUTES" && in.ProjectionExpression != nil:
-		return validation("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES")
-	case sel == "COUNT" && in.ProjectionExpression != nil:
-		return validation("Cannot specify the ProjectionExpression when choosing to get only the Count")
-	case sel == "ALL_PROJECTED_ATTRIBUTES" && in.ProjectionExpression != nil:
-		return validation("Cannot specify the ProjectionExpression when choosing to get ALL_PROJECTED_ATTRIBUTES")
+	case sel == "ALL_ATTRIBUTES" && projected:
+		return validation("Cannot specify the %s when choosing to get ALL_ATTRIBUTES", proj)
+	case sel == "COUNT" && projected:
+		return validation("Cannot specify the %s when choosing to get only the Count", proj)
+	case sel == "ALL_PROJECTED_ATTRIBUTES" && projected:
+		return validation("Cannot specify the %s when choosing to get ALL_PROJECTED_ATTRIBUTES", proj)
 	case sel == "ALL_PROJECTED_ATTRIBUTES" && r.ix == nil:
 		// Scan's answer too says Querying.
 		return validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
@@ -212,8 +210,12 @@ func (r *read) selection(in *readInput) error {
 	if ix == nil || ix.projType == "ALL" {
 		return nil
 	}
+	filtered := r.legacyFilterNames(in)
 	if in.FilterExpression != nil {
-		if missing := r.unprojected(r.resolve(exprRefs(*in.FilterExpression).tops)); len(missing) > 0 {
+		filtered = r.resolve(exprRefs(*in.FilterExpression).tops)
+	}
+	if len(filtered) > 0 {
+		if missing := r.unprojected(filtered); len(missing) > 0 {
 			// A Query refuses such a filter, even on an LSI. A Scan
 			// accepts it and evaluates it on the table's item, GSI or LSI
 			// (DynamoDB Local's behaviour: attribute_not_exists of an
