@@ -13,7 +13,7 @@ BENCHSTAT := $(GOBIN)/benchstat
 # A count has no deadline, so a loaded machine only makes the run slower.
 FUZZTIME ?= 100000x
 
-.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local
+.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local test-guregu
 
 ## demo: the voting example against the embedded DynamoDB engine (ARGS="-voters 200")
 demo:
@@ -42,6 +42,10 @@ conformance:
 ## test-dynamodb-local: the whole suite against AWS DynamoDB Local instead of the embedded engine
 test-dynamodb-local:
 	OPTIMIST_ENGINE=dynamodb-local $(GO) test -count=1 ./...
+
+## test-guregu: guregu/dynamo v2's own test suite (downloaded by the go command) against the embedded engine; OPTIMIST_ENGINE=dynamodb-local runs it against DynamoDB Local
+test-guregu:
+	$(GO) run ./internal/tools/guregutest $(ARGS)
 
 ## fuzz: run each fuzz target briefly (FUZZTIME executions each, default 100000x)
 fuzz:
