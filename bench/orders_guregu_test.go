@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
@@ -200,7 +197,7 @@ func TestOrdersGuregu(t *testing.T) {
 	}
 	defer srv.Close()
 	var out bytes.Buffer
-	if err := runOrdersGuregu(context.Background(), dynamo.NewFromIface(legacyKeys{srv.Client()}), fmt.Sprintf("orders-%d", time.Now().UnixNano()), &out); err != nil {
+	if err := runOrdersGuregu(context.Background(), dynamo.NewFromIface(srv.Client()), fmt.Sprintf("orders-%d", time.Now().UnixNano()), &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	want := `customer Ada <ada@example.com>
@@ -218,45 +215,4 @@ after the move, by index gsi1:
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
-}
-
-// legacyKeys passes guregu's Query to the engine: guregu sends the key
-// condition in the legacy KeyConditions parameter, which DynamoDB still
-// takes and the embedded engine refuses, so this rewrites it as the
-// KeyConditionExpression it stands for (EQ and BEGINS_WITH, what the test
-// uses). It is plumbing for the test, not part of the counted program.
-type legacyKeys struct{ *dynamodb.Client }
-
-func (c legacyKeys) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	if len(in.KeyConditions) == 0 {
-		return c.Client.Query(ctx, in, opts...)
-	}
-	q := *in
-	q.ExpressionAttributeNames = map[string]string{}
-	q.ExpressionAttributeValues = map[string]types.AttributeValue{}
-	for k, v := range in.ExpressionAttributeNames {
-		q.ExpressionAttributeNames[k] = v
-	}
-	for k, v := range in.ExpressionAttributeValues {
-		q.ExpressionAttributeValues[k] = v
-	}
-	expr := ""
-	i := 0
-	for attr, cond := range in.KeyConditions {
-		n, v := fmt.Sprintf("#lk%d", i), fmt.Sprintf(":lk%d", i)
-		q.ExpressionAttributeNames[n], q.ExpressionAttributeValues[v] = attr, cond.AttributeValueList[0]
-		part := n + " = " + v
-		if cond.ComparisonOperator == types.ComparisonOperatorBeginsWith {
-			part = "begins_with(" + n + ", " + v + ")"
-		} else if cond.ComparisonOperator != types.ComparisonOperatorEq {
-			return nil, fmt.Errorf("legacyKeys: operator %s not handled", cond.ComparisonOperator)
-		}
-		if expr != "" {
-			expr += " AND "
-		}
-		expr += part
-		i++
-	}
-	q.KeyConditions, q.KeyConditionExpression = nil, aws.String(expr)
-	return c.Client.Query(ctx, &q, opts...)
 }
