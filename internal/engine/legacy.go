@@ -200,9 +200,8 @@ func legacyConditions(m map[string]legacyCond, op string, check func(string, leg
 }
 
 // mixed is DynamoDB's refusal of a request that has both legacy
-// parameters and expression parameters, nil when it has not. DynamoDB
-// lists what it found of each kind; params alternates each parameter's
-// name with whether it was given.
+// parameters and expression parameters (the names of those it has, in
+// DynamoDB's order), nil when it has not.
 func mixed(legacy, expr []string) error {
 	if len(legacy) > 0 && len(expr) > 0 {
 		return bothKinds(legacy, expr)
