@@ -716,6 +716,7 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 }
 
 func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
+	in.AttributeUpdates = nil // not a member of PutItem: ignored, as DynamoDB ignores any
 	w, err := e.newWrite(s, in)
 	if err != nil {
 		return nil, err
@@ -749,6 +750,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 }
 
 func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
+	in.AttributeUpdates = nil // not a member of DeleteItem: ignored, as DynamoDB ignores any
 	w, err := e.newWrite(s, in)
 	if err != nil {
 		return nil, err

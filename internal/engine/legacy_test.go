@@ -115,4 +115,8 @@ func TestLegacyWrites(t *testing.T) {
 	expect(t, e, "DeleteItem", `{"TableName":"lh1","Key":{"pk":{"S":"b"}},"Expected":{"n":{"ComparisonOperator":"NOT_CONTAINS","AttributeValueList":[{"S":"z"}]}},"ReturnValues":"ALL_OLD"}`,
 		200, `{"Attributes":{"pk":{"S":"b"},"n":{"S":"1"}}}`)
 	expect(t, e, "PutItem", `{"TableName":"lh1","Item":{"pk":{"S":"b"}},"Expected":{"n":{"ComparisonOperator":"NOT_CONTAINS","AttributeValueList":[{"S":"z"}]}}}`, 400, ccf)
+	// AttributeUpdates is UpdateItem's: PutItem ignores it, as DynamoDB
+	// Local does, even beside a ConditionExpression.
+	expect(t, e, "PutItem", `{"TableName":"lh1","Item":{"pk":{"S":"c"}},"AttributeUpdates":{"a":{"Action":"PUT","Value":{"N":"1"}}},"ConditionExpression":"attribute_not_exists(pk)"}`, 200, `{}`)
+	expect(t, e, "GetItem", `{"TableName":"lh1","Key":{"pk":{"S":"c"}}}`, 200, `{"Item":{"pk":{"S":"c"}}}`)
 }
