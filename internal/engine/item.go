@@ -590,6 +590,9 @@ type write struct {
 	put       map[string]types.AttributeValue
 	delete    bool
 	check     bool // a transaction's ConditionCheck: nothing is written
+	// updateErr is the refusal of an UpdateItem's AttributeUpdates, which
+	// DynamoDB Local reports only once the condition holds.
+	updateErr error
 }
 
 // prepare resolves a write's new item against the current one, checking
@@ -613,6 +616,9 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 			}
 			return nil, nil, conditionFailed(item)
 		}
+	}
+	if w.updateErr != nil {
+		return nil, nil, w.updateErr
 	}
 	switch {
 	case w.check:

@@ -130,6 +130,10 @@ func expectedComparison(attr string, c legacyCond) (cond.Comparison, error) {
 		if c.Exists != nil {
 			return cond.Comparison{}, invalidParam("Exists and ComparisonOperator cannot be used together for Attribute: %s", attr)
 		}
+		op := *c.ComparisonOperator
+		if c.Value == nil && c.AttributeValueList == nil && op != "NULL" && op != "NOT_NULL" {
+			return cond.Comparison{}, invalidParam("Value or AttributeValueList must be used with ComparisonOperator: %s for Attribute: %s", op, attr)
+		}
 		list := c.AttributeValueList
 		if c.Value != nil {
 			if c.AttributeValueList != nil {
@@ -137,7 +141,7 @@ func expectedComparison(attr string, c legacyCond) (cond.Comparison, error) {
 			}
 			list = []av{*c.Value}
 		}
-		return comparison(attr, *c.ComparisonOperator, list)
+		return comparison(attr, op, list)
 	}
 	if c.AttributeValueList != nil {
 		return cond.Comparison{}, invalidParam("AttributeValueList can only be used with a ComparisonOperator for Attribute: %s", attr)
@@ -237,17 +241,13 @@ func (w *write) legacy(in *writeInput, update bool) error {
 	if !update || in.AttributeUpdates == nil {
 		return nil
 	}
-	us := make([]cond.AttributeUpdate, 0, len(in.AttributeUpdates))
-	for _, name := range sortedKeys(in.AttributeUpdates) {
-		u, err := w.t.attributeUpdate(name, in.AttributeUpdates[name])
-		if err != nil {
-			return err
-		}
-		us = append(us, u)
-	}
-	u, uvalues, err := cond.AttributeUpdates(us)
+	u, uvalues, err := w.t.attributeUpdates(in.AttributeUpdates)
 	if err != nil {
-		return validation("%s", cond.Message(err))
+		// DynamoDB Local checks AttributeUpdates only once the condition
+		// holds: a request with a failing Expected fails on it, whatever
+		// its AttributeUpdates.
+		w.updateErr = err
+		return nil
 	}
 	w.update = u
 	if w.x.values == nil {
@@ -259,15 +259,41 @@ func (w *write) legacy(in *writeInput, update bool) error {
 	return nil
 }
 
+// attributeUpdates checks AttributeUpdates and builds the update: first
+// that no key attribute is updated, then each entry, in the order of their
+// names. DynamoDB Local checks each entry in the order of the request's
+// JSON (the key, then the rest), which a map does not keep and the SDK
+// does not fix: with several faulty entries, either error is DynamoDB's.
+func (t *table) attributeUpdates(m map[string]attributeUpdate) (*cond.Update, map[string]types.AttributeValue, error) {
+	for _, name := range sortedKeys(m) {
+		if name == t.hash.name || (t.rng.name != "" && name == t.rng.name) {
+			return nil, nil, invalidParam("Cannot update attribute %s. This attribute is part of the key", name)
+		}
+	}
+	us := make([]cond.AttributeUpdate, 0, len(m))
+	for _, name := range sortedKeys(m) {
+		u, err := attributeUpdateOf(name, m[name])
+		if err != nil {
+			return nil, nil, err
+		}
+		us = append(us, u)
+	}
+	u, values, err := cond.AttributeUpdates(us)
+	if err != nil {
+		return nil, nil, validation("%s", cond.Message(err))
+	}
+	return u, values, nil
+}
+
 // longTypes are the names DynamoDB's messages about AttributeUpdates give
 // the types.
 var longTypes = map[string]string{"S": "STRING", "N": "NUMBER", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL", "L": "LIST", "M": "MAP",
 	"SS": "STRING_SET", "NS": "NUMBER_SET", "BS": "BINARY_SET"}
 
-// attributeUpdate checks one AttributeValueUpdate: its Action (PUT when
-// none), a Value unless it is a DELETE, no key attribute, a Value that the
-// Action takes (ADD: a number, a set or a list; DELETE: a set).
-func (t *table) attributeUpdate(name string, u attributeUpdate) (cond.AttributeUpdate, error) {
+// attributeUpdateOf checks one AttributeValueUpdate: its Action (PUT when
+// none), a Value unless it is a DELETE, a Value that the Action takes (ADD:
+// a number, a set or a list; DELETE: a set).
+func attributeUpdateOf(name string, u attributeUpdate) (cond.AttributeUpdate, error) {
 	action := "PUT"
 	if u.Action != nil {
 		action = *u.Action
@@ -282,9 +308,6 @@ func (t *table) attributeUpdate(name string, u attributeUpdate) (cond.AttributeU
 	}
 	if u.Value == nil && action != "DELETE" {
 		return cond.AttributeUpdate{}, invalidParam("Only DELETE action is allowed when no attribute value is specified")
-	}
-	if name == t.hash.name || name == t.rng.name {
-		return cond.AttributeUpdate{}, invalidParam("Cannot update attribute %s. This attribute is part of the key", name)
 	}
 	out := cond.AttributeUpdate{Attr: name, Action: action}
 	if u.Value == nil {
