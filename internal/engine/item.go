@@ -722,7 +722,7 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 }
 
 func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
-	in.AttributeUpdates = nil // not a member of PutItem: ignored, as DynamoDB ignores any
+	in.AttributeUpdates = nil // not a member of PutItem: ignored, as DynamoDB ignores unknown members
 	w, err := e.newWrite(s, in)
 	if err != nil {
 		return nil, err
@@ -756,7 +756,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 }
 
 func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
-	in.AttributeUpdates = nil // not a member of DeleteItem: ignored, as DynamoDB ignores any
+	in.AttributeUpdates = nil // not a member of DeleteItem: ignored, as DynamoDB ignores unknown members
 	w, err := e.newWrite(s, in)
 	if err != nil {
 		return nil, err
