@@ -304,7 +304,19 @@ func legacyQueryCases() []tcase {
 		q("conditional-operator-alone", vErr, "", hash("p1"), func(in *dynamodb.QueryInput) { in.ConditionalOperator = types.ConditionalOperatorOr }),
 		q("none", vErr, "", nil, nil),
 	}
-	return []tcase{group("legacy/query", fixR(), steps)}
+	hq := func(name, want string, kc map[string]types.Condition) step {
+		return named(name, st(want, func(n namer) any {
+			return &dynamodb.QueryInput{TableName: str(n.T("h")), KeyConditions: kc, AttributesToGet: []string{"pk", "s"}}
+		}))
+	}
+	hashOnly := []step{
+		hq("hash-only", "", map[string]types.Condition{"pk": cnd("EQ", S("a"))}),
+		hq("hash-only-missing", "", map[string]types.Condition{"pk": cnd("EQ", S("zz"))}),
+		hq("hash-only-two", vErr, map[string]types.Condition{"pk": cnd("EQ", S("a")), "s": cnd("EQ", S("x"))}),
+		hq("hash-only-other", vErr, map[string]types.Condition{"s": cnd("EQ", S("x"))}),
+		hq("hash-only-in", vErr, map[string]types.Condition{"pk": cnd("IN", S("a"), S("b"))}),
+	}
+	return []tcase{group("legacy/query", fixR(), steps), group("legacy/query-hash-only", fixH(), hashOnly)}
 }
 
 // exp is an ExpectedAttributeValue.
