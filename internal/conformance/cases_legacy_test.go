@@ -253,6 +253,12 @@ func legacyQueryCases() []tcase {
 		q("gsi-keys-only-filter", vErr, "gKeys", map[string]types.Condition{"g": cnd("EQ", S("g2"))}, func(in *dynamodb.QueryInput) {
 			in.QueryFilter = map[string]types.Condition{"a": cnd("GT", N("1"))}
 		}),
+		q("lsi-keys-only-filter", vErr, "lKeys", map[string]types.Condition{"pk": cnd("EQ", S("p1"))}, func(in *dynamodb.QueryInput) {
+			in.QueryFilter = map[string]types.Condition{"a": cnd("GT", N("25"))}
+		}),
+		q("lsi-keys-only-filter-all", vErr, "lKeys", map[string]types.Condition{"pk": cnd("EQ", S("p1"))}, func(in *dynamodb.QueryInput) {
+			in.QueryFilter, in.Select = map[string]types.Condition{"a": cnd("GT", N("25"))}, types.SelectAllAttributes
+		}),
 		q("lsi", "", "lAll", map[string]types.Condition{"pk": cnd("EQ", S("p1")), "l": cnd("BEGINS_WITH", S("l"))}, nil),
 		q("lsi-keys-attributes", "", "lKeys", map[string]types.Condition{"pk": cnd("EQ", S("p1"))}, func(in *dynamodb.QueryInput) {
 			in.AttributesToGet = []string{"a", "ln"}
