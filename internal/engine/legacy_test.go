@@ -122,4 +122,8 @@ func TestLegacyWrites(t *testing.T) {
 	// Local does, even beside a ConditionExpression.
 	expect(t, e, "PutItem", `{"TableName":"lh1","Item":{"pk":{"S":"c"}},"AttributeUpdates":{"a":{"Action":"PUT","Value":{"N":"1"}}},"ConditionExpression":"attribute_not_exists(pk)"}`, 200, `{}`)
 	expect(t, e, "GetItem", `{"TableName":"lh1","Key":{"pk":{"S":"c"}}}`, 200, `{"Item":{"pk":{"S":"c"}}}`)
+	// TransactGetItems has no AttributesToGet, nor TransactWriteItems
+	// Expected: both ignore them, as DynamoDB Local does.
+	expect(t, e, "TransactGetItems", `{"TransactItems":[{"Get":{"TableName":"lh1","Key":{"pk":{"S":"c"}},"AttributesToGet":["zz"]}}]}`, 200, `{"Responses":[{"Item":{"pk":{"S":"c"}}}]}`)
+	expect(t, e, "TransactWriteItems", `{"TransactItems":[{"Put":{"TableName":"lh1","Item":{"pk":{"S":"c"},"a":{"N":"1"}},"Expected":{"a":{"Value":{"N":"5"}}}}}]}`, 200, `{}`)
 }
