@@ -424,10 +424,6 @@ func legacyExpectedCases() []tcase {
 				AttributeUpdates: map[string]types.AttributeValueUpdate{"b": avu("ADD", S("z")), "pk": avu("PUT", S("k")), "c": avu("FOO", N("1")),
 					"d": avu("PUT", nil), "e": avu("PUT", SS()), "f": avu("PUT", N("x"))}}
 		})),
-		named("update-values-before-item", st(vErr, func(n namer) any {
-			return &dynamodb.UpdateItemInput{TableName: str(n.T("h")), Key: it("pk", S("a")), Expected: map[string]exp{"n": eq(N("1"))},
-				AttributeUpdates: map[string]types.AttributeValueUpdate{"b": avu("ADD", S("z")), "s": avu("ADD", N("1"))}}
-		})),
 		named("delete", ok(func(n namer) any {
 			return &dynamodb.DeleteItemInput{TableName: str(n.T("h")), Key: it("pk", S("a")), Expected: map[string]exp{"s": eq(S("x"))},
 				ReturnValues: types.ReturnValueAllOld}

@@ -261,9 +261,10 @@ func (w *write) legacy(in *writeInput, update bool) error {
 
 // attributeUpdates checks AttributeUpdates and builds the update: first
 // that no key attribute is updated, then each entry, in the order of their
-// names. DynamoDB Local checks each entry in the order of the request's
-// JSON (the key, then the rest), which a map does not keep and the SDK
-// does not fix: with several faulty entries, either error is DynamoDB's.
+// names. DynamoDB Local checks and applies each entry in turn, in the
+// order of the request's JSON, which a map does not keep and the SDK does
+// not fix (it writes a Go map's order): with several faulty entries, the
+// error it reports depends on that order, and any of them is DynamoDB's.
 func (t *table) attributeUpdates(m map[string]attributeUpdate) (*cond.Update, map[string]types.AttributeValue, error) {
 	for _, name := range sortedKeys(m) {
 		if name == t.hash.name || (t.rng.name != "" && name == t.rng.name) {
