@@ -107,6 +107,13 @@ func (r *read) keySchema(root *knode, kc map[string]legacyCond) (types.Attribute
 			case "NULL", "NOT_NULL":
 				return nil, nil, validation("Only scalar types can be used as Range Key values")
 			}
+			// The values' type comes first, as it does for the operators
+			// a range key takes.
+			for _, v := range c.Values {
+				if typeName(v) != rng.typ {
+					return nil, nil, invalidParam("Condition parameter type does not match schema type")
+				}
+			}
 			// DynamoDB Local fails NE with an internal error; DynamoDB
 			// refuses it as it refuses IN and CONTAINS.
 			return nil, nil, validation("Attempted conditional constraint is not an indexable operation")
