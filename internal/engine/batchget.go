@@ -64,6 +64,9 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 	if total > maxBatchGetKeys {
 		return nil, validation("Too many items requested for the BatchGetItem call")
 	}
+	if err := checkBatchGetShape(in); err != nil {
+		return nil, err
+	}
 	var parts []*batchTable
 	for _, name := range sortedKeys(in.RequestItems) {
 		ka := in.RequestItems[name]
@@ -78,6 +81,16 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 			return nil, validation("The engine does not support the legacy parameter AttributesToGet; use ProjectionExpression")
 		}
 		bt := &batchTable{name: name, t: t, in: ka, consist: ka.ConsistentRead != nil && *ka.ConsistentRead}
+		// The keys, against the table, before the projection: duplicates
+		// (keys of the same text: DynamoDB Local takes N "1" and N "01"
+		// for two keys, and returns the item twice) are refused earlier.
+		for _, k := range ka.Keys {
+			hash, rng, err := t.keyOf(k)
+			if err != nil {
+				return nil, err
+			}
+			bt.keys = append(bt.keys, [2]types.AttributeValue{hash, rng})
+		}
 		x, err := newExprs(ka.ExpressionAttributeNames, nil)
 		if err != nil {
 			return nil, err
@@ -90,21 +103,6 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		}
 		if err := x.done(); err != nil {
 			return nil, err
-		}
-		seen := map[string]bool{}
-		for _, k := range ka.Keys {
-			hash, rng, err := t.keyOf(k)
-			if err != nil {
-				return nil, err
-			}
-			// Duplicates are keys of the same text: DynamoDB Local takes
-			// N "1" and N "01" for two keys (and returns the item twice).
-			id := rawKey(k)
-			if seen[id] {
-				return nil, validation("Provided list of item keys contains duplicates")
-			}
-			seen[id] = true
-			bt.keys = append(bt.keys, [2]types.AttributeValue{hash, rng})
 		}
 		parts = append(parts, bt)
 	}

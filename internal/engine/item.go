@@ -162,8 +162,13 @@ func (t *table) checkIndexKeys(m map[string]types.AttributeValue) error {
 			if !ok {
 				continue
 			}
-			if typeName(v) != k.typ {
+			switch typeName(v) {
+			case k.typ:
+			case "S", "N", "B":
 				return invalidParam("Type mismatch for Index Key")
+			default:
+				// A set, list, map, BOOL or NULL, as for a table's key.
+				return validation("Invalid attribute value type")
 			}
 			limit := 1024
 			if k == ix.hash {
@@ -481,10 +486,6 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	if in.AttributesToGet != nil && in.ProjectionExpression != nil {
 		return nil, bothKinds([]string{"AttributesToGet"}, []string{"ProjectionExpression"})
 	}
-	hash, rng, err := t.keyOf(in.Key)
-	if err != nil {
-		return nil, err
-	}
 	x, err := newExprs(in.ExpressionAttributeNames, nil)
 	if err != nil {
 		return nil, err
@@ -499,6 +500,14 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 		}
 	}
 	if err := x.done(); err != nil {
+		return nil, err
+	}
+	// DynamoDB Local checks the projection before the key.
+	if err := t.scalarKeys(x.names, in.ProjectionExpression); err != nil {
+		return nil, err
+	}
+	hash, rng, err := t.keyOf(in.Key)
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]any{}
@@ -641,6 +650,9 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 		}
 		return nil, nil, exprError("UpdateExpression", err)
 	}
+	if err := checkUpdatedNesting(next); err != nil {
+		return nil, nil, err
+	}
 	if next, err = checkItem(next); err != nil {
 		return nil, nil, err
 	}
@@ -737,6 +749,9 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNesting(m); err != nil {
+		return nil, err
+	}
 	if w.put, w.hash, w.rng, err = w.t.checkNewItem(m); err != nil {
 		return nil, err
 	}
@@ -747,6 +762,9 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
+		return nil, err
+	}
+	if err := w.t.scalarKeys(w.x.names, in.ConditionExpression); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)
@@ -770,6 +788,9 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 	if err := w.x.doneWrite("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
+	if err := w.t.scalarKeys(w.x.names, in.ConditionExpression); err != nil {
+		return nil, err
+	}
 	return e.finish(w, in)
 }
 
@@ -791,6 +812,9 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if err := w.x.doneWrite("UpdateExpression and ConditionExpression are null"); err != nil {
+		return nil, err
+	}
+	if err := w.t.scalarKeys(w.x.names, in.ConditionExpression); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)

@@ -305,6 +305,9 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		if err := checkNesting(m); err != nil {
+			return nil, 0, err
+		}
 		if w.put, err = checkItem(m); err != nil {
 			return nil, 0, err
 		}
