@@ -159,6 +159,13 @@ var Known = []KnownDivergence{
 		Subject:   `"NS":["1","3"]`,
 		Reason: "DynamoDB Local stores the number set an ADD creates on an absent attribute as written (\"1.0\"); " +
 			"DynamoDB documents that leading and trailing zeroes are trimmed, and the engine stores 1",
+	}, {
+		Case:      "limits/txn-put-1-delete-1.0/*",
+		Reference: "OK {}",
+		Subject:   "ValidationException: Transaction request cannot include multiple operations on one item",
+		Reason: "DynamoDB Local takes the keys N \"1\" and N \"1.0\" of one TransactWriteItems for two items (it " +
+			"refuses them in one TransactGetItems); DynamoDB compares numbers by value, so both name one item, and " +
+			"its TransactWriteItems reference refuses several operations on one item, as the engine does",
 	},
 }
 

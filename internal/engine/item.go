@@ -817,6 +817,9 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 	if err := w.t.scalarKeys(w.x.names, in.ConditionExpression); err != nil {
 		return nil, err
 	}
+	if err := w.t.scalarKeyOperands(w.update, w.x.names); err != nil {
+		return nil, err
+	}
 	return e.finish(w, in)
 }
 

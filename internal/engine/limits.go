@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
 // Limits DynamoDB enforces on items, tables and requests, checked where
@@ -138,10 +140,10 @@ func checkUnits(p *throughput, whose, per string) error {
 	return nil
 }
 
-// checkGSIUpdates checks the shape of UpdateTable's GlobalSecondaryIndexUpdates
-// before anything else of the request, in DynamoDB Local's order: one
-// update per index, one index created or deleted, no entry without an
-// action.
+// checkGSIUpdates checks UpdateTable's GlobalSecondaryIndexUpdates before
+// anything else of the request, in DynamoDB Local's order: one update per
+// index, then one index created or deleted. (An entry without an action is
+// refused later, in its turn.)
 func checkGSIUpdates(ups []gsiUpdate) error {
 	seen := map[string]bool{}
 	online := 0
@@ -166,11 +168,6 @@ func checkGSIUpdates(ups []gsiUpdate) error {
 	}
 	if online > 1 {
 		return limitExceeded("Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
-	}
-	for _, u := range ups {
-		if u.Create == nil && u.Delete == nil && u.Update == nil {
-			return validation("Update global secondary index action is null")
-		}
 	}
 	return nil
 }
@@ -234,6 +231,21 @@ func checkBatchGetShape(in *batchGetInput) error {
 				return validation("Provided list of item keys contains duplicates")
 			}
 			seen[id] = true
+		}
+	}
+	return nil
+}
+
+// scalarKeyOperands refuses an update whose SET reads a nested path into
+// one of t's key attributes (SET z = pk.x).
+func (t *table) scalarKeyOperands(u *cond.Update, names map[string]string) error {
+	paths, err := u.Operands(names)
+	if err != nil {
+		return exprError("UpdateExpression", err)
+	}
+	for _, p := range paths {
+		if len(p) > 1 && (p[0].Name == t.hash.name || (t.rng.name != "" && p[0].Name == t.rng.name)) {
+			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", p[0].Name)
 		}
 	}
 	return nil

@@ -519,11 +519,6 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	if err := checkGSIUpdates(in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}
-	if in.ProvisionedThroughput != nil {
-		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
-			return nil, err
-		}
-	}
 	if err := nt.updateReplicas(s.region, in.ReplicaUpdates, in.MultiRegionConsistency); err != nil {
 		return nil, err
 	}
@@ -568,6 +563,8 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 				c.rcu, c.wcu = capacity(u.Update.ProvisionedThroughput)
 				nt.gsis[i] = &c
 			}
+		default:
+			return nil, validation("Update global secondary index action is null")
 		}
 	}
 	// The attribute definitions are those the keys use.
@@ -589,6 +586,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
 	}
 	if in.ProvisionedThroughput != nil {
+		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
+			return nil, err
+		}
 		nt.rcu, nt.wcu = capacity(in.ProvisionedThroughput)
 	}
 	if in.StreamSpecification != nil {
