@@ -65,7 +65,43 @@ func limitCases() []tcase {
 	cs = append(cs, updateTableLimitCases()...)
 	cs = append(cs, orderCases()...)
 	cs = append(cs, txnLimitCases()...)
+	cs = append(cs, tagCases()...)
 	return cs
+}
+
+// tagCases: TagResource, UntagResource and ListTagsOfResource, which
+// DynamoDB Local does not support (known.go lists the difference; the
+// engine's tests hold DynamoDB's behaviour), and the Tags of CreateTable,
+// which DynamoDB Local ignores.
+func tagCases() []tcase {
+	const unknownOp = "UnknownOperationException"
+	arn := func(n namer, tn string) *string {
+		return str("arn:aws:dynamodb:ddblocal:000000000000:table/" + n.T(tn))
+	}
+	withTags := func(tags ...types.Tag) tableMod {
+		return func(in *dynamodb.CreateTableInput) { in.Tags = tags }
+	}
+	tg := func(k, v string) types.Tag { return types.Tag{Key: str(k), Value: str(v)} }
+	return []tcase{
+		tc("limits/tags-tag-resource", create("t", "pk", tS, "", ""), st(unknownOp, func(n namer) any {
+			return &dynamodb.TagResourceInput{ResourceArn: arn(n, "t"), Tags: []types.Tag{tg("team", "core")}}
+		})),
+		tc("limits/tags-untag-resource", create("t", "pk", tS, "", ""), st(unknownOp, func(n namer) any {
+			return &dynamodb.UntagResourceInput{ResourceArn: arn(n, "t"), TagKeys: []string{"team"}}
+		})),
+		tc("limits/tags-list", create("t", "pk", tS, "", ""), st(unknownOp, func(n namer) any {
+			return &dynamodb.ListTagsOfResourceInput{ResourceArn: arn(n, "t")}
+		})),
+		tc("limits/tags-missing-table", st(unknownOp, func(n namer) any {
+			return &dynamodb.TagResourceInput{ResourceArn: arn(n, "nope"), Tags: []types.Tag{tg("team", "core")}}
+		})),
+		tc("limits/tags-create-table", ok(func(n namer) any {
+			return createIn(n, "t", "pk", tS, "", "", withTags(tg("team", "core"), tg("env", "")))
+		}), describe("t")),
+		tc("limits/tags-create-table-aws-prefix", ok(func(n namer) any {
+			return createIn(n, "t", "pk", tS, "", "", withTags(tg("aws:team", "core")))
+		})),
+	}
 }
 
 func nestingCases() []tcase {

@@ -167,6 +167,19 @@ var Known = []KnownDivergence{
 			"refuses them in one TransactGetItems); DynamoDB compares numbers by value, so both name one item, and " +
 			"its TransactWriteItems reference refuses several operations on one item, as the engine does",
 	},
+	{
+		Case:      "limits/tags-*",
+		Reference: "UnknownOperationException: Tagging is not currently supported in DynamoDB Local.",
+		Reason: "DynamoDB Local does not support TagResource, UntagResource and ListTagsOfResource; DynamoDB " +
+			"does, and so does the engine, with DynamoDB's checks and wording (held by the engine's tests)",
+	},
+	{
+		Case:      "limits/tags-create-table-aws-prefix/*",
+		Reference: "OK {",
+		Subject:   "ValidationException: Tag Key cannot be prefixed with aws:, Key: aws:team",
+		Reason: "DynamoDB Local ignores the Tags of CreateTable; DynamoDB checks them as TagResource does (the aws: " +
+			"prefix is reserved), and so does the engine",
+	},
 }
 
 // updateSpelling is why the entries below accept numbers spelled as a

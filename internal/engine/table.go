@@ -53,6 +53,7 @@ type table struct {
 	// MultiRegionConsistency (EVENTUAL or STRONG) once it has replicas.
 	replicas    []string
 	consistency string
+	tags        map[string]string // see tags.go
 }
 
 // Wire shapes of the table operations.
@@ -93,6 +94,7 @@ type (
 		ProvisionedThroughput     *throughput
 		StreamSpecification       *streamSpecification
 		DeletionProtectionEnabled *bool
+		Tags                      []tagInput
 	}
 	tableNameInput struct {
 		TableName string
@@ -269,6 +271,9 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		}
 	default:
 		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if t.tags, err = createTags(in.Tags); err != nil {
+		return nil, err
 	}
 	if s.tables[in.TableName] != nil {
 		return nil, inUse("Cannot create preexisting table")
