@@ -104,6 +104,9 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		if err := x.done(); err != nil {
 			return nil, err
 		}
+		if err := t.scalarKeys(x.names, ka.ProjectionExpression); err != nil {
+			return nil, err
+		}
 		parts = append(parts, bt)
 	}
 	responses := map[string][]item{}

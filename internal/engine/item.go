@@ -742,6 +742,9 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if err := returnValues(in.ReturnValues, "ALL_OLD"); err != nil {
 		return nil, err
 	}
+	if err := in.exprsWithout("ConditionExpression is null"); err != nil {
+		return nil, err
+	}
 	if in.Item == nil {
 		return nil, validation("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
 	}
@@ -778,6 +781,9 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 	if err := returnValues(in.ReturnValues, "ALL_OLD"); err != nil {
 		return nil, err
 	}
+	if err := in.exprsWithout("ConditionExpression is null"); err != nil {
+		return nil, err
+	}
 	if w.hash, w.rng, err = w.t.keyOf(in.Key); err != nil {
 		return nil, err
 	}
@@ -800,6 +806,9 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if err := returnValues(in.ReturnValues, "ALL_OLD", "ALL_NEW", "UPDATED_OLD", "UPDATED_NEW"); err != nil {
+		return nil, err
+	}
+	if err := in.exprsWithout("UpdateExpression and ConditionExpression are null"); err != nil {
 		return nil, err
 	}
 	if w.hash, w.rng, err = w.t.keyOf(in.Key); err != nil {

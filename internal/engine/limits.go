@@ -250,3 +250,38 @@ func (t *table) scalarKeyOperands(u *cond.Update, names map[string]string) error
 	}
 	return nil
 }
+
+// scalarKeys refuses a transaction's Put, Delete or Update whose condition
+// goes into a key attribute, or an Update whose SET reads one. DynamoDB
+// Local lets a ConditionCheck's condition through (it is false).
+func (a *txnWrite) scalarKeys() error {
+	if a.kind == "conditionCheck" {
+		return nil
+	}
+	if err := a.w.t.scalarKeys(a.w.x.names, a.in.ConditionExpression); err != nil {
+		return err
+	}
+	if a.w.update != nil {
+		return a.w.t.scalarKeyOperands(a.w.update, a.w.x.names)
+	}
+	return nil
+}
+
+// exprsWithout refuses ExpressionAttributeNames or ExpressionAttributeValues
+// given to PutItem, DeleteItem or UpdateItem without an expression, which
+// DynamoDB Local checks before the item or the key; nullParams names the
+// expressions missing. A request with legacy parameters is left to their
+// checks.
+func (in *writeInput) exprsWithout(nullParams string) error {
+	if in.Expected != nil || in.AttributeUpdates != nil || in.ConditionalOperator != "" ||
+		in.ConditionExpression != nil || in.UpdateExpression != nil {
+		return nil
+	}
+	if in.ExpressionAttributeNames != nil {
+		return validation("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	if in.ExpressionAttributeValues != nil {
+		return validation("%s: %s", valuesOnly, nullParams)
+	}
+	return nil
+}
