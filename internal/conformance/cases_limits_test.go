@@ -300,6 +300,15 @@ func updateTableLimitCases() []tcase {
 		upd("throughput-huge", vErr, tp(units(100000000000000, 5))),
 		upd("throughput-read-only", vErr, tp(&types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(5)})),
 		upd("throughput-empty", vErr, tp(&types.ProvisionedThroughput{})),
+		upd("throughput-unchanged", vErr, tp(units(5, 5))),
+		upd("throughput-unchanged-and-protection", vErr, both(tp(units(5, 5)), func(in *dynamodb.UpdateTableInput) { in.DeletionProtectionEnabled = aws.Bool(false) })),
+		upd("gsi-throughput-unchanged", vErr, ups(false, update("gix", units(5, 5)))),
+		tc("limits/update-table-throughput-40000", with(fixP, ok(func(n namer) any {
+			return &dynamodb.UpdateTableInput{TableName: str(n.T("p")), ProvisionedThroughput: units(40000, 6)}
+		}), describe("p"))...),
+		tc("limits/update-table-gsi-throughput-40000", with(fixP, ok(func(n namer) any {
+			return &dynamodb.UpdateTableInput{TableName: str(n.T("p")), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{update("gix", units(6, 40000))}}
+		}), describe("p"))...),
 		upd("gsi-throughput-0", vErr, ups(false, update("gix", units(0, 5)))),
 		upd("gsi-throughput-negative", vErr, ups(false, update("gix", units(-1, 5)))),
 		upd("gsi-throughput-huge", vErr, ups(false, update("gix", units(100000000000000, 5)))),

@@ -285,3 +285,12 @@ func (in *writeInput) exprsWithout(nullParams string) error {
 	}
 	return nil
 }
+
+// unchangedUnits refuses throughput equal to what a provisioned table or
+// index has, as DynamoDB does.
+func unchangedUnits(billing string, p *throughput, rcu, wcu int64) error {
+	if billing == "PROVISIONED" && *p.ReadCapacityUnits == rcu && *p.WriteCapacityUnits == wcu {
+		return validation("The requested throughput value equals the current value")
+	}
+	return nil
+}

@@ -564,6 +564,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 				if err := checkUnits(u.Update.ProvisionedThroughput, "Global Secondary Index's", "global secondary index"); err != nil {
 					return nil, err
 				}
+				if err := unchangedUnits(t.billing, u.Update.ProvisionedThroughput, nt.gsis[i].rcu, nt.gsis[i].wcu); err != nil {
+					return nil, err
+				}
 				c := *nt.gsis[i]
 				c.rcu, c.wcu = capacity(u.Update.ProvisionedThroughput)
 				nt.gsis[i] = &c
@@ -592,6 +595,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	}
 	if in.ProvisionedThroughput != nil {
 		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
+			return nil, err
+		}
+		if err := unchangedUnits(t.billing, in.ProvisionedThroughput, t.rcu, t.wcu); err != nil {
 			return nil, err
 		}
 		nt.rcu, nt.wcu = capacity(in.ProvisionedThroughput)
