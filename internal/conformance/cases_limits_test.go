@@ -309,6 +309,27 @@ func updateTableLimitCases() []tcase {
 		tc("limits/update-table-gsi-throughput-40000", with(fixP, ok(func(n namer) any {
 			return &dynamodb.UpdateTableInput{TableName: str(n.T("p")), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{update("gix", units(6, 40000))}}
 		}), describe("p"))...),
+		upd("gsi-update-missing", vErr, ups(false, update("nox", units(3, 3)))),
+		upd("gsi-update-missing-throughput-0", vErr, ups(false, update("nox", units(0, 3)))),
+		upd("gsi-update-no-throughput", vErr, ups(false, update("gix", nil))),
+		upd("gsi-update-missing-no-throughput", vErr, ups(false, update("nox", nil))),
+		upd("gsi-delete-missing-then-empty", rnf, ups(false, del("nox"), types.GlobalSecondaryIndexUpdate{})),
+		upd("gsi-update-then-empty", vErr, ups(false, update("gix", units(3, 3)), types.GlobalSecondaryIndexUpdate{})),
+		upd("gsi-create-key-name-256", vErr, func(in *dynamodb.UpdateTableInput) {
+			long := strings.Repeat("h", 256)
+			in.AttributeDefinitions = []types.AttributeDefinition{{AttributeName: str(long), AttributeType: tS}}
+			in.GlobalSecondaryIndexUpdates = []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: str("gi5"), KeySchema: keySchema(long, ""), Projection: projection(types.ProjectionTypeAll), ProvisionedThroughput: units(1, 1)}}}
+		}),
+		upd("gsi-create-projected-name-256", vErr, func(in *dynamodb.UpdateTableInput) {
+			in.AttributeDefinitions = defG
+			in.GlobalSecondaryIndexUpdates = []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: str("gi5"), KeySchema: keySchema("g", ""), Projection: projection(types.ProjectionTypeInclude, strings.Repeat("h", 256)), ProvisionedThroughput: units(1, 1)}}}
+		}),
+		upd("unused-attr-name-256", "", func(in *dynamodb.UpdateTableInput) {
+			in.AttributeDefinitions = []types.AttributeDefinition{{AttributeName: str(strings.Repeat("h", 256)), AttributeType: tS}}
+			in.DeletionProtectionEnabled = aws.Bool(false)
+		}),
 		upd("gsi-throughput-0", vErr, ups(false, update("gix", units(0, 5)))),
 		upd("gsi-throughput-negative", vErr, ups(false, update("gix", units(-1, 5)))),
 		upd("gsi-throughput-huge", vErr, ups(false, update("gix", units(100000000000000, 5)))),

@@ -294,3 +294,15 @@ func unchangedUnits(billing string, p *throughput, rcu, wcu int64) error {
 	}
 	return nil
 }
+
+// keyNames checks the attribute names of the key schema of an index that
+// UpdateTable creates (CreateTable checks them among its
+// AttributeDefinitions).
+func keyNames(ks []keySchemaElement) error {
+	for _, k := range ks {
+		if err := checkAttrName(k.AttributeName); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -540,6 +540,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 			if len(nt.gsis) >= maxGSIs {
 				return nil, limitExceeded("Number of global secondary indexes exceeds per-table limit")
 			}
+			if err := keyNames(u.Create.KeySchema); err != nil {
+				return nil, err
+			}
 			ix, err := nt.newIndex(*u.Create, true, defs, names, nt.indexLimits())
 			if err != nil {
 				return nil, err
@@ -558,7 +561,11 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		case u.Update != nil:
 			i := nt.gsiIndex(u.Update.IndexName)
 			if i < 0 {
-				return nil, notFound("Requested resource not found")
+				// Unlike a Delete's, which is ResourceNotFoundException.
+				return nil, validation("Invalid global secondary index name")
+			}
+			if u.Update.ProvisionedThroughput == nil && t.billing == "PROVISIONED" {
+				return nil, validation("No provisioned throughput specified for the global secondary index")
 			}
 			if u.Update.ProvisionedThroughput != nil {
 				if err := checkUnits(u.Update.ProvisionedThroughput, "Global Secondary Index's", "global secondary index"); err != nil {
