@@ -323,6 +323,27 @@ func writeOrderCases() []tcase {
 		w("put-values-bad-return-values", func(n namer) any {
 			return &dynamodb.PutItemInput{TableName: str(n.T("k")), Item: item{}, ExpressionAttributeValues: vals(":a", S("x")), ReturnValues: types.ReturnValueAllNew}
 		}),
+		w("put-condition-empty-values-bad-return-values", func(n namer) any {
+			return &dynamodb.PutItemInput{TableName: str(n.T("k")), Item: keyK, ConditionExpression: str("a = :a"),
+				ExpressionAttributeValues: vals(), ReturnValues: types.ReturnValueAllNew}
+		}),
+		w("put-condition-bad-value-key-bad-return-values", func(n namer) any {
+			return &dynamodb.PutItemInput{TableName: str(n.T("k")), Item: keyK, ConditionExpression: str("a = :a"),
+				ExpressionAttributeValues: vals("a", S("x")), ReturnValues: types.ReturnValueAllNew}
+		}),
+		w("put-empty-values", func(n namer) any {
+			return &dynamodb.PutItemInput{TableName: str(n.T("k")), Item: keyK, ExpressionAttributeValues: vals()}
+		}),
+		w("put-empty-names", func(n namer) any {
+			return &dynamodb.PutItemInput{TableName: str(n.T("k")), Item: keyK, ExpressionAttributeNames: names()}
+		}),
+		w("put-bad-value", func(n namer) any {
+			return &dynamodb.PutItemInput{TableName: str(n.T("k")), Item: keyK, ExpressionAttributeValues: vals(":a", N("x"))}
+		}),
+		w("delete-bad-value-key-bad-on-failure", func(n namer) any {
+			return &dynamodb.DeleteItemInput{TableName: str(n.T("k")), Key: keyK, ExpressionAttributeValues: vals("a", S("x")),
+				ReturnValuesOnConditionCheckFailure: "X"}
+		}),
 		w("put-values-null-item", func(n namer) any {
 			return &dynamodb.PutItemInput{TableName: str(n.T("k")), ExpressionAttributeValues: vals(":a", S("x"))}
 		}),

@@ -693,8 +693,11 @@ func (t *table) keyNames() []string {
 	return []string{t.hash.name, t.rng.name}
 }
 
-// newWrite checks the parts common to PutItem, UpdateItem and DeleteItem.
-func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
+// newWrite checks the parts common to PutItem, UpdateItem and DeleteItem,
+// in DynamoDB Local's order: the table, ReturnValues (one of rv), names or
+// values without an expression (nullParams names the expressions),
+// ReturnValuesOnConditionCheckFailure, then the names and values.
+func (e *Engine) newWrite(s *scope, in *writeInput, nullParams string, rv ...string) (*write, error) {
 	t, err := s.lookup(in.TableName)
 	if err != nil {
 		return nil, err
@@ -721,6 +724,12 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 	if len(legacy) > 0 {
 		return nil, validation("The engine does not support the legacy parameters Expected, AttributeUpdates and ConditionalOperator; use ConditionExpression and UpdateExpression")
 	}
+	if err := returnValues(in.ReturnValues, rv...); err != nil {
+		return nil, err
+	}
+	if err := in.exprsWithout(nullParams); err != nil {
+		return nil, err
+	}
 	switch in.ReturnValuesOnConditionCheckFailure {
 	case "", "NONE", "ALL_OLD":
 	default:
@@ -735,14 +744,8 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 }
 
 func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
-	w, err := e.newWrite(s, in)
+	w, err := e.newWrite(s, in, "ConditionExpression is null", "ALL_OLD")
 	if err != nil {
-		return nil, err
-	}
-	if err := returnValues(in.ReturnValues, "ALL_OLD"); err != nil {
-		return nil, err
-	}
-	if err := in.exprsWithout("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	if in.Item == nil {
@@ -774,14 +777,8 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 }
 
 func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
-	w, err := e.newWrite(s, in)
+	w, err := e.newWrite(s, in, "ConditionExpression is null", "ALL_OLD")
 	if err != nil {
-		return nil, err
-	}
-	if err := returnValues(in.ReturnValues, "ALL_OLD"); err != nil {
-		return nil, err
-	}
-	if err := in.exprsWithout("ConditionExpression is null"); err != nil {
 		return nil, err
 	}
 	if w.hash, w.rng, err = w.t.keyOf(in.Key); err != nil {
@@ -801,14 +798,8 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 }
 
 func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
-	w, err := e.newWrite(s, in)
+	w, err := e.newWrite(s, in, "UpdateExpression and ConditionExpression are null", "ALL_OLD", "ALL_NEW", "UPDATED_OLD", "UPDATED_NEW")
 	if err != nil {
-		return nil, err
-	}
-	if err := returnValues(in.ReturnValues, "ALL_OLD", "ALL_NEW", "UPDATED_OLD", "UPDATED_NEW"); err != nil {
-		return nil, err
-	}
-	if err := in.exprsWithout("UpdateExpression and ConditionExpression are null"); err != nil {
 		return nil, err
 	}
 	if w.hash, w.rng, err = w.t.keyOf(in.Key); err != nil {
