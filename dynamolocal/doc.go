@@ -82,7 +82,9 @@
 // condition expressions; Query and Scan with indexes, filters, pages and
 // parallel segments; BatchGetItem, BatchWriteItem; TransactWriteItems and
 // TransactGetItems with cancellation reasons and client request tokens;
-// TTL; ReturnConsumedCapacity. Every request runs under one lock, so
+// TTL; ReturnConsumedCapacity; TagResource, UntagResource and
+// ListTagsOfResource (with DynamoDB's checks and messages, since DynamoDB
+// Local has no tagging). Every request runs under one lock, so
 // every operation is atomic and transactions are serializable.
 //
 // It takes DynamoDB's legacy (pre-expression) parameters too, with
@@ -107,6 +109,9 @@
 //     then shows its Replicas, GlobalTableVersion and
 //     MultiRegionConsistency, so that tests can see a replicated table.
 //     Nothing is replicated. DynamoDB Local answers "Nothing to update".
+//   - Tagging works as on DynamoDB, Tags of CreateTable included (checked,
+//     kept, listed by ListTagsOfResource); DynamoDB Local answers
+//     UnknownOperationException and ignores CreateTable's Tags.
 //
 // The list of differences found by the conformance suite, each with its
 // reason, is in internal/conformance (known.go).

@@ -169,6 +169,12 @@ func call(ctx context.Context, c *dynamodb.Client, in any) (any, error) {
 		return c.TransactGetItems(ctx, in)
 	case *dynamodb.TransactWriteItemsInput:
 		return c.TransactWriteItems(ctx, in)
+	case *dynamodb.TagResourceInput:
+		return c.TagResource(ctx, in)
+	case *dynamodb.UntagResourceInput:
+		return c.UntagResource(ctx, in)
+	case *dynamodb.ListTagsOfResourceInput:
+		return c.ListTagsOfResource(ctx, in)
 	case *pagedScan:
 		return scanPages(ctx, c, in.ScanInput)
 	case *pagedQuery:

@@ -167,6 +167,26 @@ var Known = []KnownDivergence{
 		Subject:   `"NS":["1","3"]`,
 		Reason: "DynamoDB Local stores the number set an ADD creates on an absent attribute as written (\"1.0\"); " +
 			"DynamoDB documents that leading and trailing zeroes are trimmed, and the engine stores 1",
+	}, {
+		Case:      "limits/txn-put-1-delete-1.0/*",
+		Reference: "OK {}",
+		Subject:   "ValidationException: Transaction request cannot include multiple operations on one item",
+		Reason: "DynamoDB Local takes the keys N \"1\" and N \"1.0\" of one TransactWriteItems for two items (it " +
+			"refuses them in one TransactGetItems); DynamoDB compares numbers by value, so both name one item, and " +
+			"its TransactWriteItems reference refuses several operations on one item, as the engine does",
+	},
+	{
+		Case:      "limits/tags-*",
+		Reference: "UnknownOperationException: Tagging is not currently supported in DynamoDB Local.",
+		Reason: "DynamoDB Local does not support TagResource, UntagResource and ListTagsOfResource; DynamoDB " +
+			"does, and so does the engine, with DynamoDB's checks and wording (held by the engine's tests)",
+	},
+	{
+		Case:      "limits/tags-create-table-aws-prefix/*",
+		Reference: "OK {",
+		Subject:   "ValidationException: Tag Key cannot be prefixed with aws:, Key: aws:team",
+		Reason: "DynamoDB Local ignores the Tags of CreateTable; DynamoDB checks them as TagResource does (the aws: " +
+			"prefix is reserved), and so does the engine",
 	},
 }
 

@@ -64,6 +64,9 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 	if total > maxBatchGetKeys {
 		return nil, validation("Too many items requested for the BatchGetItem call")
 	}
+	if err := checkBatchGetShape(in); err != nil {
+		return nil, err
+	}
 	var parts []*batchTable
 	for _, name := range sortedKeys(in.RequestItems) {
 		ka := in.RequestItems[name]
@@ -79,6 +82,16 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 			return nil, err
 		}
 		bt := &batchTable{name: name, t: t, in: ka, consist: ka.ConsistentRead != nil && *ka.ConsistentRead}
+		// The keys, against the table, before the projection: duplicates
+		// (keys of the same text: DynamoDB Local takes N "1" and N "01"
+		// for two keys, and returns the item twice) are refused earlier.
+		for _, k := range ka.Keys {
+			hash, rng, err := t.keyOf(k)
+			if err != nil {
+				return nil, err
+			}
+			bt.keys = append(bt.keys, [2]types.AttributeValue{hash, rng})
+		}
 		x, err := newExprs(ka.ExpressionAttributeNames, nil)
 		if err != nil {
 			return nil, err
@@ -95,20 +108,8 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		if legacyProj != nil {
 			bt.proj = legacyProj
 		}
-		seen := map[string]bool{}
-		for _, k := range ka.Keys {
-			hash, rng, err := t.keyOf(k)
-			if err != nil {
-				return nil, err
-			}
-			// Duplicates are keys of the same text: DynamoDB Local takes
-			// N "1" and N "01" for two keys (and returns the item twice).
-			id := rawKey(k)
-			if seen[id] {
-				return nil, validation("Provided list of item keys contains duplicates")
-			}
-			seen[id] = true
-			bt.keys = append(bt.keys, [2]types.AttributeValue{hash, rng})
+		if err := t.scalarKeys(x.names, ka.ProjectionExpression); err != nil {
+			return nil, err
 		}
 		parts = append(parts, bt)
 	}

@@ -188,6 +188,9 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkNesting(m); err != nil {
+			return nil, err
+		}
 		if bw.w.put, err = checkItem(m); err != nil {
 			return nil, err
 		}

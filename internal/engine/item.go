@@ -158,8 +158,13 @@ func (t *table) checkIndexKeys(m map[string]types.AttributeValue) error {
 			if !ok {
 				continue
 			}
-			if typeName(v) != k.typ {
+			switch typeName(v) {
+			case k.typ:
+			case "S", "N", "B":
 				return invalidParam("Type mismatch for Index Key")
+			default:
+				// A set, list, map, BOOL or NULL, as for a table's key.
+				return validation("Invalid attribute value type")
 			}
 			limit := 1024
 			if k == ix.hash {
@@ -477,10 +482,6 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	if in.AttributesToGet != nil && in.ProjectionExpression != nil {
 		return nil, bothKinds([]string{"AttributesToGet"}, []string{"ProjectionExpression"})
 	}
-	hash, rng, err := t.keyOf(in.Key)
-	if err != nil {
-		return nil, err
-	}
 	x, err := newExprs(in.ExpressionAttributeNames, nil)
 	if err != nil {
 		return nil, err
@@ -495,6 +496,14 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 		}
 	}
 	if err := x.done(); err != nil {
+		return nil, err
+	}
+	// DynamoDB Local checks the projection before the key.
+	if err := t.scalarKeys(x.names, in.ProjectionExpression); err != nil {
+		return nil, err
+	}
+	hash, rng, err := t.keyOf(in.Key)
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]any{}
@@ -643,6 +652,9 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 		}
 		return nil, nil, exprError("UpdateExpression", err)
 	}
+	if err := checkUpdatedNesting(next); err != nil {
+		return nil, nil, err
+	}
 	if next, err = checkItem(next); err != nil {
 		return nil, nil, err
 	}
@@ -683,8 +695,11 @@ func (t *table) keyNames() []string {
 	return []string{t.hash.name, t.rng.name}
 }
 
-// newWrite checks the parts common to PutItem, UpdateItem and DeleteItem.
-func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
+// newWrite checks the parts common to PutItem, UpdateItem and DeleteItem,
+// in DynamoDB Local's order: the table, ReturnValues (one of rv), names or
+// values without an expression (nullParams names the expressions),
+// ReturnValuesOnConditionCheckFailure, then the names and values.
+func (e *Engine) newWrite(s *scope, in *writeInput, nullParams string, rv ...string) (*write, error) {
 	t, err := s.lookup(in.TableName)
 	if err != nil {
 		return nil, err
@@ -708,6 +723,12 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 	if len(legacy) > 0 && len(expr) > 0 {
 		return nil, bothKinds(legacy, expr)
 	}
+	if err := returnValues(in.ReturnValues, rv...); err != nil {
+		return nil, err
+	}
+	if err := in.exprsWithout(nullParams); err != nil {
+		return nil, err
+	}
 	switch in.ReturnValuesOnConditionCheckFailure {
 	case "", "NONE", "ALL_OLD":
 	default:
@@ -723,11 +744,8 @@ func (e *Engine) newWrite(s *scope, in *writeInput) (*write, error) {
 
 func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	in.AttributeUpdates = nil // not a member of PutItem: ignored, as DynamoDB ignores unknown members
-	w, err := e.newWrite(s, in)
+	w, err := e.newWrite(s, in, "ConditionExpression is null", "ALL_OLD")
 	if err != nil {
-		return nil, err
-	}
-	if err := returnValues(in.ReturnValues, "ALL_OLD"); err != nil {
 		return nil, err
 	}
 	if in.Item == nil {
@@ -735,6 +753,9 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	}
 	m, err := in.Item.attrs()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkNesting(m); err != nil {
 		return nil, err
 	}
 	if w.put, w.hash, w.rng, err = w.t.checkNewItem(m); err != nil {
@@ -752,16 +773,16 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if err := w.legacy(in, false); err != nil {
 		return nil, err
 	}
+	if err := w.t.scalarKeys(w.x.names, in.ConditionExpression); err != nil {
+		return nil, err
+	}
 	return e.finish(w, in)
 }
 
 func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 	in.AttributeUpdates = nil // not a member of DeleteItem: ignored, as DynamoDB ignores unknown members
-	w, err := e.newWrite(s, in)
+	w, err := e.newWrite(s, in, "ConditionExpression is null", "ALL_OLD")
 	if err != nil {
-		return nil, err
-	}
-	if err := returnValues(in.ReturnValues, "ALL_OLD"); err != nil {
 		return nil, err
 	}
 	if w.hash, w.rng, err = w.t.keyOf(in.Key); err != nil {
@@ -777,15 +798,15 @@ func (e *Engine) deleteItem(s *scope, in *writeInput) (any, error) {
 	if err := w.legacy(in, false); err != nil {
 		return nil, err
 	}
+	if err := w.t.scalarKeys(w.x.names, in.ConditionExpression); err != nil {
+		return nil, err
+	}
 	return e.finish(w, in)
 }
 
 func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
-	w, err := e.newWrite(s, in)
+	w, err := e.newWrite(s, in, "UpdateExpression and ConditionExpression are null", "ALL_OLD", "ALL_NEW", "UPDATED_OLD", "UPDATED_NEW")
 	if err != nil {
-		return nil, err
-	}
-	if err := returnValues(in.ReturnValues, "ALL_OLD", "ALL_NEW", "UPDATED_OLD", "UPDATED_NEW"); err != nil {
 		return nil, err
 	}
 	if w.hash, w.rng, err = w.t.keyOf(in.Key); err != nil {
@@ -801,6 +822,12 @@ func (e *Engine) updateItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if err := w.legacy(in, true); err != nil {
+		return nil, err
+	}
+	if err := w.t.scalarKeys(w.x.names, in.ConditionExpression); err != nil {
+		return nil, err
+	}
+	if err := w.t.scalarKeyOperands(w.update, w.x.names); err != nil {
 		return nil, err
 	}
 	return e.finish(w, in)

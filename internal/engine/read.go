@@ -246,6 +246,9 @@ func (r *read) selection(in *readInput) error {
 // filterKeys refuses a filter that goes into a key attribute (pk.x), and,
 // for a Query, one that names a key attribute of what it reads at all.
 func (r *read) filterKeys(in *readInput) error {
+	if err := r.t.scalarKeys(r.x.names, in.ProjectionExpression); err != nil {
+		return err
+	}
 	if in.FilterExpression == nil {
 		return nil
 	}

@@ -53,6 +53,7 @@ type table struct {
 	// MultiRegionConsistency (EVENTUAL or STRONG) once it has replicas.
 	replicas    []string
 	consistency string
+	tags        map[string]string // see tags.go
 }
 
 // Wire shapes of the table operations.
@@ -93,6 +94,7 @@ type (
 		ProvisionedThroughput     *throughput
 		StreamSpecification       *streamSpecification
 		DeletionProtectionEnabled *bool
+		Tags                      []tagInput
 	}
 	tableNameInput struct {
 		TableName string
@@ -121,7 +123,7 @@ type (
 		Delete *struct{ RegionName string }
 	}
 	listTablesInput struct {
-		ExclusiveStartTableName string
+		ExclusiveStartTableName *string
 		Limit                   *int
 	}
 	ttlSpecification struct {
@@ -178,6 +180,9 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	}
 	defs := map[string]string{}
 	for _, d := range in.AttributeDefinitions {
+		if err := checkAttrName(d.AttributeName); err != nil {
+			return nil, err
+		}
 		switch d.AttributeType {
 		case "S", "N", "B":
 		default:
@@ -206,16 +211,20 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		}
 	}
 	names := map[string]bool{}
+	lim := &indexLimits{provisioned: in.BillingMode == "" || in.BillingMode == "PROVISIONED"}
 	for _, li := range in.LocalSecondaryIndexes {
 		if names[li.IndexName] {
 			return nil, validation("Two local secondary indices have the same name")
 		}
-		ix, err := t.newIndex(li, false, defs, names)
+		ix, err := t.newIndex(li, false, defs, names, lim)
 		if err != nil {
 			return nil, err
 		}
 		t.lsis = append(t.lsis, ix)
 		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	if len(in.GlobalSecondaryIndexes) > maxGSIs {
+		return nil, validation("GlobalSecondaryIndex count exceeds the per-table limit")
 	}
 	gnames := map[string]bool{}
 	for _, gi := range in.GlobalSecondaryIndexes {
@@ -228,7 +237,7 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		gnames[gi.IndexName] = true
 	}
 	for _, gi := range in.GlobalSecondaryIndexes {
-		ix, err := t.newIndex(gi, true, defs, names)
+		ix, err := t.newIndex(gi, true, defs, names, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -247,8 +256,8 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		if in.ProvisionedThroughput == nil {
 			return nil, validation("No provisioned throughput specified for the table")
 		}
-		if !positive(in.ProvisionedThroughput) {
-			return nil, validation("Table read and write throughput must be at least 1, and cannot be null")
+		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
+			return nil, err
 		}
 		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
 		for i, gi := range in.GlobalSecondaryIndexes {
@@ -262,6 +271,9 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		}
 	default:
 		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if t.tags, err = createTags(in.Tags); err != nil {
+		return nil, err
 	}
 	if s.tables[in.TableName] != nil {
 		return nil, inUse("Cannot create preexisting table")
@@ -352,13 +364,26 @@ func keySchema(ks []keySchemaElement, defs map[string]string, kind string) (hash
 }
 
 // newIndex reads an index definition of t; names holds the names of the
-// indexes read so far.
-func (t *table) newIndex(in indexInput, global bool, defs map[string]string, names map[string]bool) (*index, error) {
+// indexes read so far, lim what they add up to. DynamoDB Local checks an
+// index's name, its throughput, its projection and the table's projection
+// limit before its keys.
+func (t *table) newIndex(in indexInput, global bool, defs map[string]string, names map[string]bool, lim *indexLimits) (*index, error) {
 	if err := checkName(in.IndexName); err != nil {
 		return nil, err
 	}
 	names[in.IndexName] = true
 	ix := &index{name: in.IndexName, global: global}
+	if global {
+		if err := lim.gsiThroughput(in.ProvisionedThroughput); err != nil {
+			return nil, err
+		}
+	}
+	if err := ix.readProjection(in.Projection); err != nil {
+		return nil, err
+	}
+	if err := lim.project(ix.nonKey); err != nil {
+		return nil, err
+	}
 	kind := "Global Secondary Index "
 	if !global {
 		kind = "Local Secondary Index "
@@ -373,34 +398,41 @@ func (t *table) newIndex(in indexInput, global bool, defs map[string]string, nam
 	if ix.hash, ix.rng, err = keySchema(in.KeySchema, defs, kind); err != nil {
 		return nil, err
 	}
-	p := in.Projection
-	switch p.ProjectionType {
-	case "ALL", "KEYS_ONLY":
-		if p.NonKeyAttributes != nil {
-			return nil, validation("No attributes should be specified to be projected unless projection type is INCLUDE")
-		}
-	case "INCLUDE":
-		if len(p.NonKeyAttributes) == 0 {
-			return nil, validation("If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well")
-		}
-		seen := map[string]bool{}
-		for _, a := range p.NonKeyAttributes {
-			if seen[a] {
-				return nil, validation("Cannot have two attributes with the same name")
-			}
-			seen[a] = true
-		}
-	case "":
-		return nil, validation("Indexes must have a projection specified")
-	default:
-		return nil, validation("Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]")
-	}
-	ix.projType = p.ProjectionType
-	ix.nonKey = p.NonKeyAttributes
 	if global && in.ProvisionedThroughput != nil {
 		ix.rcu, ix.wcu = capacity(in.ProvisionedThroughput)
 	}
 	return ix, nil
+}
+
+// readProjection reads an index's projection.
+func (ix *index) readProjection(p projection) error {
+	switch p.ProjectionType {
+	case "ALL", "KEYS_ONLY":
+		if p.NonKeyAttributes != nil {
+			return validation("No attributes should be specified to be projected unless projection type is INCLUDE")
+		}
+	case "INCLUDE":
+		if len(p.NonKeyAttributes) == 0 {
+			return validation("If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well")
+		}
+		seen := map[string]bool{}
+		for _, a := range p.NonKeyAttributes {
+			if err := checkAttrName(a); err != nil {
+				return err
+			}
+			if seen[a] {
+				return validation("Cannot have two attributes with the same name")
+			}
+			seen[a] = true
+		}
+	case "":
+		return validation("Indexes must have a projection specified")
+	default:
+		return validation("Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]")
+	}
+	ix.projType = p.ProjectionType
+	ix.nonKey = p.NonKeyAttributes
+	return nil
 }
 
 func (e *Engine) describeTable(s *scope, in *tableNameInput) (any, error) {
@@ -428,13 +460,6 @@ func (e *Engine) deleteTable(s *scope, in *tableNameInput) (any, error) {
 }
 
 func (e *Engine) listTables(s *scope, in *listTablesInput) (any, error) {
-	names := make([]string, 0, len(s.tables))
-	for n := range s.tables {
-		if n > in.ExclusiveStartTableName {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
 	limit := 100
 	if in.Limit != nil {
 		if *in.Limit < 1 {
@@ -445,6 +470,21 @@ func (e *Engine) listTables(s *scope, in *listTablesInput) (any, error) {
 		}
 		limit = *in.Limit
 	}
+	start := ""
+	if in.ExclusiveStartTableName != nil {
+		// DynamoDB Local holds it to the rules of a table name.
+		if err := checkName(*in.ExclusiveStartTableName); err != nil {
+			return nil, err
+		}
+		start = *in.ExclusiveStartTableName
+	}
+	names := make([]string, 0, len(s.tables))
+	for n := range s.tables {
+		if n > start {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
 	out := map[string]any{}
 	if len(names) > limit {
 		names = names[:limit]
@@ -481,6 +521,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		len(in.ReplicaUpdates) == 0 && in.MultiRegionConsistency == "" {
 		return nil, validation("Nothing to update")
 	}
+	if err := checkGSIUpdates(in.GlobalSecondaryIndexUpdates); err != nil {
+		return nil, err
+	}
 	if err := nt.updateReplicas(s.region, in.ReplicaUpdates, in.MultiRegionConsistency); err != nil {
 		return nil, err
 	}
@@ -494,7 +537,13 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 			if len(in.AttributeDefinitions) == 0 {
 				return nil, validation("No Attribute Schema Defined")
 			}
-			ix, err := nt.newIndex(*u.Create, true, defs, names)
+			if len(nt.gsis) >= maxGSIs {
+				return nil, limitExceeded("Number of global secondary indexes exceeds per-table limit")
+			}
+			if err := keyNames(u.Create.KeySchema); err != nil {
+				return nil, err
+			}
+			ix, err := nt.newIndex(*u.Create, true, defs, names, nt.indexLimits())
 			if err != nil {
 				return nil, err
 			}
@@ -512,13 +561,25 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		case u.Update != nil:
 			i := nt.gsiIndex(u.Update.IndexName)
 			if i < 0 {
-				return nil, notFound("Requested resource not found")
+				// Unlike a Delete's, which is ResourceNotFoundException.
+				return nil, validation("Invalid global secondary index name")
+			}
+			if u.Update.ProvisionedThroughput == nil && t.billing == "PROVISIONED" {
+				return nil, validation("No provisioned throughput specified for the global secondary index")
 			}
 			if u.Update.ProvisionedThroughput != nil {
+				if err := checkUnits(u.Update.ProvisionedThroughput, "Global Secondary Index's", "global secondary index"); err != nil {
+					return nil, err
+				}
+				if err := unchangedUnits(t.billing, u.Update.ProvisionedThroughput, nt.gsis[i].rcu, nt.gsis[i].wcu); err != nil {
+					return nil, err
+				}
 				c := *nt.gsis[i]
 				c.rcu, c.wcu = capacity(u.Update.ProvisionedThroughput)
 				nt.gsis[i] = &c
 			}
+		default:
+			return nil, validation("Update global secondary index action is null")
 		}
 	}
 	// The attribute definitions are those the keys use.
@@ -540,6 +601,12 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
 	}
 	if in.ProvisionedThroughput != nil {
+		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
+			return nil, err
+		}
+		if err := unchangedUnits(t.billing, in.ProvisionedThroughput, t.rcu, t.wcu); err != nil {
+			return nil, err
+		}
 		nt.rcu, nt.wcu = capacity(in.ProvisionedThroughput)
 	}
 	if in.StreamSpecification != nil {
@@ -584,10 +651,12 @@ func (e *Engine) updateTTL(s *scope, in *updateTTLInput) (any, error) {
 		return nil, err
 	}
 	spec := in.TimeToLiveSpecification
-	if spec.AttributeName == "" {
-		return nil, validation("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+	if err := checkAttrName(spec.AttributeName); err != nil {
+		return nil, err
 	}
 	switch {
+	case spec.Enabled && t.ttlAttr != "" && t.ttlAttr != spec.AttributeName:
+		return nil, validation("TimeToLive is active on a different AttributeName")
 	case spec.Enabled && t.ttlAttr != "":
 		return nil, validation("TimeToLive is already enabled")
 	case !spec.Enabled && t.ttlAttr == "":

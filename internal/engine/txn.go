@@ -173,6 +173,9 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 			return nil, err
 		}
 		a.w.t = t
+		if err := a.scalarKeys(); err != nil {
+			return nil, err
+		}
 	}
 	// Phase 3: the keys, one action per item.
 	seen := map[string]bool{}
@@ -303,6 +306,9 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	case "put":
 		m, err := in.Item.attrs()
 		if err != nil {
+			return nil, 0, err
+		}
+		if err := checkNesting(m); err != nil {
 			return nil, 0, err
 		}
 		if w.put, err = checkItem(m); err != nil {
@@ -702,6 +708,9 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 			return nil, err
 		}
 		if err := x.done(); err != nil {
+			return nil, err
+		}
+		if err := t.scalarKeys(x.names, g.in.ProjectionExpression); err != nil {
 			return nil, err
 		}
 		gets[i] = g
