@@ -19,10 +19,6 @@ import (
 // maxBatchWrites is DynamoDB's limit on the requests of a BatchWriteItem.
 const maxBatchWrites = 25
 
-func init() {
-	op("BatchWriteItem", (*Engine).batchWriteItem)
-}
-
 type (
 	batchWriteInput struct {
 		RequestItems                batchWriteTables

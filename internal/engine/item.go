@@ -46,13 +46,6 @@ type (
 // expression builder and this library use only those.
 type json_ = *struct{}
 
-func init() {
-	op("GetItem", (*Engine).getItem)
-	op("PutItem", (*Engine).putItem)
-	op("DeleteItem", (*Engine).deleteItem)
-	op("UpdateItem", (*Engine).updateItem)
-}
-
 // maxItemSize is DynamoDB's limit on an item.
 const maxItemSize = 400 * 1024
 

@@ -48,11 +48,6 @@ const (
 	maxTokenLen = 36
 )
 
-func init() {
-	op("TransactWriteItems", (*Engine).transactWriteItems)
-	op("TransactGetItems", (*Engine).transactGetItems)
-}
-
 type (
 	transactWriteInput struct {
 		TransactItems               []json.RawMessage
