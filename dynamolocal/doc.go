@@ -69,7 +69,13 @@
 // [Region] with static dummy credentials ([AccessKeyID], [SecretAccessKey]).
 // Both engines keep separate tables per access key and region, so all these
 // clients see the same tables. The clients are built with [dynamodb.New]
-// alone; nothing is read from the environment or ~/.aws.
+// alone; nothing is read from the environment or ~/.aws. Over a socket
+// (DynamoDB Local, an endpoint) their HTTP client is the SDK's default with
+// one change: it hides the WriteTo method of request bodies, which
+// otherwise races with a fast answer and makes the SDK's transport close
+// the connection while the answer is read ("use of closed network
+// connection" on a 200, which the SDK retries). A client of one's own
+// meets that race against any fast server, cmd/dynamolocal included.
 //
 // # What the embedded engine does and does not do
 //
