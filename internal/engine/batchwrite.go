@@ -3,8 +3,8 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -44,9 +44,12 @@ func (b *batchWriteTables) UnmarshalJSON(data []byte) error {
 		*b = nil
 		return nil
 	}
+	if jsonKind(data) != "object" {
+		return wrongType(data, reflect.TypeOf(map[string]any{}))
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("RequestItems is not an object")
+	if _, err := dec.Token(); err != nil {
+		return err
 	}
 	out := batchWriteTables{}
 	for dec.More() {

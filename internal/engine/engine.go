@@ -295,18 +295,6 @@ var handlers = map[string]handler{
 	"TransactGetItems":   op((*Engine).transactGetItems),
 }
 
-// decode reads a request body into v. Unknown members are ignored, as
-// DynamoDB Local does; a body of the wrong shape is an InternalFailure.
-func decode(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return internalFailure()
-	}
-	return nil
-}
-
 // op makes the handler of an operation whose request decodes into In.
 func op[In any](f func(e *Engine, s *scope, in *In) (any, error)) handler {
 	return func(e *Engine, s *scope, body []byte) (any, error) {
