@@ -7,6 +7,8 @@ import (
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // BatchWriteItem: up to 25 puts and deletes across tables, each checked as
@@ -150,7 +152,7 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 				oldItem, size = old.item, old.size
 			}
 			if next != nil {
-				size = max(size, itemSize(next))
+				size = max(size, attrs.ItemSize(next))
 			}
 			units := writeUnits(size)
 			if old == nil && next == nil {
@@ -190,7 +192,7 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 		if bw.w.put, err = checkItem(m); err != nil {
 			return nil, err
 		}
-		if itemSize(bw.w.put) > maxItemSize {
+		if attrs.ItemSize(bw.w.put) > maxItemSize {
 			return nil, validation("Item size has exceeded the maximum allowed size")
 		}
 		bw.item = m

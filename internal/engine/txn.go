@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
@@ -224,7 +225,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		var ix map[*index]float64
 		if a.kind != "conditionCheck" {
 			if outs[i].next != nil {
-				size = max(size, itemSize(outs[i].next))
+				size = max(size, attrs.ItemSize(outs[i].next))
 			}
 			ix = a.w.t.indexWrites(oldItem, outs[i].next)
 		}
@@ -303,7 +304,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		if w.put, err = checkItem(m); err != nil {
 			return nil, 0, err
 		}
-		size = itemSize(w.put)
+		size = attrs.ItemSize(w.put)
 		if size > maxItemSize {
 			return nil, 0, validation("Item size has exceeded the maximum allowed size")
 		}
@@ -312,7 +313,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		size = itemSize(m)
+		size = attrs.ItemSize(m)
 	}
 	switch a.kind {
 	case "delete":
@@ -327,7 +328,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 			size += len(*in.UpdateExpression)
 		}
 		for _, v := range x.values {
-			size += valueSize(v)
+			size += attrs.Size(v)
 		}
 	}
 	if w.cond, err = x.condition("ConditionExpression", in.ConditionExpression); err != nil {
