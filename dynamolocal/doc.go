@@ -63,6 +63,18 @@
 // On DynamoDB Local or an endpoint, Inject returns [ErrNotEmbedded] and a
 // clock has no effect: tests that need them say so when they skip there.
 //
+// Rules and the transport share one list of faults ([Fault], [Rule]: the
+// engine's own types), and stay two mechanisms because each does what the
+// other cannot: a rule acts inside the server, after the request is read,
+// so it can pick requests by table and key, apply a request for sure
+// before its answer is lost, and refuse as only a server does (transaction
+// and replication conflicts, throttling part of a batch); the transport
+// acts in the client, before anything is sent, so it works with every
+// server, DynamoDB Local included, and can cut the network (Partition).
+// The project's tests add a third front, internal/ddbtest's DropTransport,
+// which loses the answers of given calls by their number per operation;
+// the loss itself is the transport's.
+//
 // # Clients
 //
 // [Server.Client] and [Server.NewClient] return clients for region

@@ -14,9 +14,9 @@ import (
 // BatchWriteItem: up to 25 puts and deletes across tables, each checked as
 // PutItem and DeleteItem check theirs, none conditional. The engine
 // processes every request, so UnprocessedItems is empty, unless a
-// FaultThrottle rule that names a table or a key matches some of the
+// FaultThrottled rule that names a table or a key matches some of the
 // requests: those come back unprocessed and the rest are applied (see
-// [FaultThrottle]).
+// [FaultThrottled]).
 
 // maxBatchWrites is DynamoDB's limit on the requests of a BatchWriteItem.
 const maxBatchWrites = 25

@@ -64,7 +64,7 @@ type Engine struct {
 
 	mu     sync.Mutex // guards everything below: every request runs under it
 	scopes map[string]*scope
-	// hold, during a request a FaultThrottle rule throttles in part, says
+	// hold, during a request a FaultThrottled rule throttles in part, says
 	// which of its items to leave unprocessed (BatchWriteItem).
 	hold func(table string, item map[string]types.AttributeValue) bool
 
