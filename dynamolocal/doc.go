@@ -110,6 +110,11 @@
 // limits (throttling is injected, never measured).
 //
 // Where it differs from DynamoDB Local on purpose:
+//   - A request member of the wrong JSON type (a number where a string
+//     belongs, a list for a map, a string for an attribute value) or a
+//     body that is not JSON is answered 400 SerializationException, as
+//     DynamoDB answers a client's mistake; DynamoDB Local converts scalars
+//     (5 to "5", 1 to true) and answers 500 InternalFailure to the rest.
 //   - A client request token reused more than ten minutes later is a new
 //     request, as DynamoDB documents; DynamoDB Local answers success and
 //     applies nothing.
