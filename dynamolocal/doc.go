@@ -63,13 +63,31 @@
 // On DynamoDB Local or an endpoint, Inject returns [ErrNotEmbedded] and a
 // clock has no effect: tests that need them say so when they skip there.
 //
+// Rules and the transport share one list of faults ([Fault], [Rule]: the
+// engine's own types), and stay two mechanisms because each does what the
+// other cannot: a rule acts inside the server, after the request is read,
+// so it can pick requests by table and key, apply a request for sure
+// before its answer is lost, and refuse as only a server does (transaction
+// and replication conflicts, throttling part of a batch); the transport
+// acts in the client, before anything is sent, so it works with every
+// server, DynamoDB Local included, and can cut the network (Partition).
+// The project's tests add a third front, internal/ddbtest's DropTransport,
+// which loses the answers of given calls by their number per operation;
+// the loss itself is the transport's.
+//
 // # Clients
 //
 // [Server.Client] and [Server.NewClient] return clients for region
 // [Region] with static dummy credentials ([AccessKeyID], [SecretAccessKey]).
 // Both engines keep separate tables per access key and region, so all these
 // clients see the same tables. The clients are built with [dynamodb.New]
-// alone; nothing is read from the environment or ~/.aws.
+// alone; nothing is read from the environment or ~/.aws. Over a socket
+// (DynamoDB Local, an endpoint) their HTTP client is the SDK's default with
+// one change: it hides the WriteTo method of request bodies, which
+// otherwise races with a fast answer and makes the SDK's transport close
+// the connection while the answer is read ("use of closed network
+// connection" on a 200, which the SDK retries). A client of one's own
+// meets that race against any fast server, cmd/dynamolocal included.
 //
 // # What the embedded engine does and does not do
 //
@@ -96,6 +114,11 @@
 // limits (throttling is injected, never measured).
 //
 // Where it differs from DynamoDB Local on purpose:
+//   - A request member of the wrong JSON type (a number where a string
+//     belongs, a list for a map, a string for an attribute value) or a
+//     body that is not JSON is answered 400 SerializationException, as
+//     DynamoDB answers a client's mistake; DynamoDB Local converts scalars
+//     (5 to "5", 1 to true) and answers 500 InternalFailure to the rest.
 //   - A client request token reused more than ten minutes later is a new
 //     request, as DynamoDB documents; DynamoDB Local answers success and
 //     applies nothing.

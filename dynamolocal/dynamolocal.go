@@ -219,7 +219,7 @@ func (s *Server) Client() *dynamodb.Client { return s.client }
 // client that injects faults (Options.HTTPClient) or middleware
 // (Options.APIOptions).
 func (s *Server) NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	var hc dynamodb.HTTPClient
+	var hc dynamodb.HTTPClient = newSocketClient()
 	if s.eng != nil {
 		hc = s.eng // in memory: no socket
 	}

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/optimist-dynamo/optimist/internal/engine"
 )
 
@@ -125,34 +123,18 @@ type roundTripper struct{ e *engine.Engine }
 func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return r.e.Do(req) }
 
 // Rule says which requests the embedded engine fails, and how: by
-// operation, table and key (the requests that touch an item with these
-// key values; a batch or transaction touching it as one of its items).
-// Empty fields match anything.
-type Rule struct {
-	// Op is the operation ("PutItem", "TransactWriteItems", ...).
-	Op string
-	// Table matches requests that touch the table.
-	Table string
-	// Key matches requests that touch an item whose attributes include
-	// these values (numbers compared by value).
-	Key map[string]types.AttributeValue
-	// Fault is what happens: FaultLostResponse (applied, answer lost),
-	// FaultRefused (not applied, the connection dropped: to the client an
-	// unknown outcome, like a lost answer), FaultThrottled,
-	// FaultServerError, FaultDelayed (by Delay), FaultPartitioned (like
-	// FaultRefused, for as long as the rule stays),
-	// FaultTransactionConflict or FaultReplicatedWriteConflict.
-	Fault Fault
-	// Probability is the chance that a matching request is failed, drawn
-	// from the server's seed ([WithSeed]); 0 means always.
-	Probability float64
-	// After lets the first After matching requests through.
-	After int
-	// Times bounds how many requests are failed; 0 means no bound.
-	Times int
-	// Delay is the delay of FaultDelayed (real time).
-	Delay time.Duration
-}
+// operation (Op), table (Table) and key (Key: the requests that touch an
+// item with these key values; a batch or transaction touching it as one
+// of its items), empty fields matching anything; with which Fault
+// (FaultLostResponse: applied, answer lost; FaultRefused: not applied,
+// the connection dropped, to the client an unknown outcome like a lost
+// answer; FaultThrottled; FaultServerError; FaultDelayed, by Delay, in
+// real time; FaultPartitioned, like FaultRefused for as long as the rule
+// stays; FaultTransactionConflict or FaultReplicatedWriteConflict); and
+// how often: with a Probability drawn from the server's seed
+// ([WithSeed]; 0 means always), after the first After matching requests,
+// at most Times times (0: no bound). It is the engine's own type.
+type Rule = engine.Rule
 
 // Inject adds a fault rule to the embedded engine and returns the function
 // that removes it. Faults happen inside the server, after it has read the
@@ -164,43 +146,24 @@ func (s *Server) Inject(r Rule) (remove func(), err error) {
 	if s.eng == nil {
 		return nil, ErrNotEmbedded
 	}
-	ef, ok := engineFaults[r.Fault]
-	if !ok {
+	if r.Fault <= FaultNone || r.Fault >= engine.NumFaults {
 		return nil, fmt.Errorf("dynamolocal: Inject: fault %v is not one the engine injects", r.Fault)
 	}
-	return s.faults.Add(engine.Rule{
-		Op: r.Op, Table: r.Table, Key: r.Key, Fault: ef,
-		Probability: r.Probability, After: r.After, Times: r.Times, Delay: r.Delay,
-	}), nil
-}
-
-// engineFaults maps the faults of this package to the engine's.
-var engineFaults = map[Fault]engine.Fault{
-	FaultLostResponse:            engine.FaultLoseResponse,
-	FaultRefused:                 engine.FaultDropRequest,
-	FaultPartitioned:             engine.FaultDropRequest,
-	FaultThrottled:               engine.FaultThrottle,
-	FaultServerError:             engine.FaultServerError,
-	FaultDelayed:                 engine.FaultDelay,
-	FaultTransactionConflict:     engine.FaultTransactionConflict,
-	FaultReplicatedWriteConflict: engine.FaultReplicatedWriteConflict,
+	return s.faults.Add(r), nil
 }
 
 // Injected returns how many requests the embedded engine's rules failed
 // with fault (FaultNone: how many went through untouched); 0 on another
-// server. FaultRefused and FaultPartitioned are counted together.
+// server. FaultRefused and FaultPartitioned are counted together: to the
+// client both are a connection dropped unapplied.
 func (s *Server) Injected(fault Fault) int {
 	if s.eng == nil {
 		return 0
 	}
-	ef, ok := engineFaults[fault]
-	if fault == FaultNone {
-		ef, ok = engine.FaultNone, true
+	if fault == FaultRefused || fault == FaultPartitioned {
+		return s.faults.Count(FaultRefused) + s.faults.Count(FaultPartitioned)
 	}
-	if !ok {
-		return 0
-	}
-	return s.faults.Count(ef)
+	return s.faults.Count(fault)
 }
 
 // closeEmbedded stops the listener and waits for its goroutine.

@@ -13,52 +13,51 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/optimist-dynamo/optimist/internal/engine"
 )
 
-// Fault is a failure a [FaultTransport] injects into one request.
-type Fault int
+// Fault is a failure injected into one request, by a [FaultTransport]
+// between a client and any server, or by a [Rule] inside the embedded
+// engine ([Server.Inject]). It is the engine's own type: one list of
+// faults, one set of names and counts, for both.
+type Fault = engine.Fault
 
-// The faults of a FaultTransport, as counted by [FaultTransport.Count].
+// The faults. What a FaultTransport does with each is said here; a rule's
+// reading is the same unless said otherwise (see [Rule]).
 const (
 	// FaultNone: the request went through untouched.
-	FaultNone Fault = iota
+	FaultNone = engine.FaultNone
 	// FaultLostResponse: the server applied the request, and its response
 	// was lost on the way back (the client sees "connection reset by
 	// peer"). The case where a resent write meets its own first attempt.
-	FaultLostResponse
-	// FaultRefused: the connection was refused; nothing was sent.
-	FaultRefused
+	FaultLostResponse = engine.FaultLostResponse
+	// FaultRefused: the connection was refused; nothing was sent (a rule:
+	// the connection is dropped unapplied).
+	FaultRefused = engine.FaultRefused
 	// FaultThrottled: answered 400 ProvisionedThroughputExceededException
 	// without sending anything to the server.
-	FaultThrottled
+	FaultThrottled = engine.FaultThrottled
 	// FaultServerError: answered 500 InternalServerError without sending
 	// anything to the server. The client cannot tell that nothing was
 	// applied: to it a 5xx is an unknown outcome.
-	FaultServerError
-	// FaultDelayed: sent after a delay of up to MaxDelay.
-	FaultDelayed
+	FaultServerError = engine.FaultServerError
+	// FaultDelayed: sent after a delay of up to MaxDelay (a rule: by its
+	// Delay).
+	FaultDelayed = engine.FaultDelayed
 	// FaultPartitioned: refused while the transport is partitioned (see
-	// [FaultTransport.Partition]); nothing was sent.
-	FaultPartitioned
+	// [FaultTransport.Partition]); nothing was sent (a rule: as
+	// FaultRefused, for as long as the rule stays).
+	FaultPartitioned = engine.FaultPartitioned
 	// FaultTransactionConflict: refused as if another transaction held the
 	// item (the embedded engine's rules only; see [Server.Inject]).
-	FaultTransactionConflict
+	FaultTransactionConflict = engine.FaultTransactionConflict
 	// FaultReplicatedWriteConflict: refused with
 	// ReplicatedWriteConflictException, as a global table in multi-Region
 	// strong consistency refuses a write that conflicts with one in
 	// another Region (the embedded engine's rules only).
-	FaultReplicatedWriteConflict
-	numFaults
+	FaultReplicatedWriteConflict = engine.FaultReplicatedWriteConflict
 )
-
-var faultNames = [numFaults]string{"none", "lost response", "refused", "throttled", "server error", "delayed", "partitioned", "transaction conflict", "replicated write conflict"}
-
-func (f Fault) String() string {
-	if f < 0 || f >= numFaults {
-		return fmt.Sprintf("Fault(%d)", int(f))
-	}
-	return faultNames[f]
-}
 
 // FaultTransport is an [http.RoundTripper] that puts an unreliable network
 // between a DynamoDB client and the server, for tests of code that must stay
@@ -93,7 +92,7 @@ type FaultTransport struct {
 
 	mu          sync.Mutex
 	rng         *rand.Rand
-	counts      [numFaults]int
+	counts      [engine.NumFaults]int
 	partitioned bool
 }
 
@@ -121,7 +120,7 @@ func (f *FaultTransport) Partition(on bool) {
 func (f *FaultTransport) Count(fault Fault) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if fault < 0 || fault >= numFaults {
+	if fault < 0 || fault >= engine.NumFaults {
 		return 0
 	}
 	return f.counts[fault]

@@ -71,8 +71,11 @@ func S(s string) *types.AttributeValueMemberS {
 	return &types.AttributeValueMemberS{Value: s}
 }
 
-// ItemSize estimates the size of an item by DynamoDB's rules: the lengths
-// of attribute names plus the sizes of their values.
+// ItemSize is the size of an item by DynamoDB's rules: the lengths of
+// attribute names plus the sizes of their values ([Size]). It is the one
+// rule of the project: the library's 400 KB checks and the embedded
+// engine's (its item size limit, capacity units, table and index sizes)
+// both count by it, and the conformance suite holds it to DynamoDB Local.
 func ItemSize(item map[string]types.AttributeValue) int {
 	n := 0
 	for k, v := range item {
@@ -81,9 +84,10 @@ func ItemSize(item map[string]types.AttributeValue) int {
 	return n
 }
 
-// Size estimates the size of one attribute value by DynamoDB's rules:
-// strings and binaries by length, numbers by [NumberSize], containers by
-// their elements plus 3 bytes (and 1 per list element).
+// Size is the size of one attribute value by DynamoDB's rules: strings
+// and binaries by length, numbers by [NumberSize], booleans and nulls 1
+// byte, sets by their elements, lists and maps 3 bytes plus 1 per element
+// plus the elements (a map's names included).
 func Size(v types.AttributeValue) int {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
@@ -111,7 +115,7 @@ func Size(v types.AttributeValue) int {
 		}
 		return n
 	case *types.AttributeValueMemberM:
-		return 3 + ItemSize(v.Value)
+		return 3 + len(v.Value) + ItemSize(v.Value)
 	}
 	return 0
 }
@@ -209,15 +213,36 @@ func CanonicalNumber(s string) string {
 	return sign + trimmed + "e" + strconv.Itoa(exp)
 }
 
-// NumberSize is the size DynamoDB counts for a number: one byte per two
-// significant digits, plus one. Text that is not a number counts its
-// length.
+// NumberSize is the size DynamoDB counts for a number, as DynamoDB Local
+// measures it: one byte, plus one per base-100 digit from the first to the
+// last non-zero one, the digits aligned on the decimal point ("3.5" is
+// 03.50, 2 digits; "100" is 01 00, trailing zero digits dropped, 1), plus
+// one for a negative number. Zero is 1 byte. Text that is not a number
+// counts its length.
 func NumberSize(n string) int {
-	sig, _, ok := scanNumber(n)
-	if !ok {
+	sig, mag, ok := scanNumber(n)
+	switch {
+	case !ok:
 		return len(n)
+	case sig == 0:
+		return 1
 	}
-	return (sig+1)/2 + 1
+	// The digits hold the powers of ten mag-1 down to mag-sig; base-100
+	// digit k holds the powers 2k and 2k+1.
+	size := 1 + floorDiv(mag-1, 2) - floorDiv(mag-sig, 2) + 1
+	if n[0] == '-' {
+		size++
+	}
+	return size
+}
+
+// floorDiv is a/b rounded down.
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 // ItemID is a canonical text for a table and key, the same for two keys

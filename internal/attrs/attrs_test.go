@@ -49,7 +49,7 @@ func TestSize(t *testing.T) {
 		{&types.AttributeValueMemberNS{Value: []string{"1", "234"}}, 2 + 3},
 		{&types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3, 4}}}, 4},
 		{&types.AttributeValueMemberL{Value: []types.AttributeValue{S("ab"), N(1)}}, 3 + (1 + 2) + (1 + 2)},
-		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": S("ab")}}, 3 + 1 + 2},
+		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": S("ab")}}, 3 + 1 + (1 + 2)}, // 1 per element, as a list
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, Size(c.v), "%#v", c.v)
@@ -57,7 +57,9 @@ func TestSize(t *testing.T) {
 }
 
 func TestNumberSize(t *testing.T) {
-	for n, want := range map[string]int{"0": 1, "-0.0": 1, "7": 2, "12": 2, "123": 3, "1.25": 3, "100": 2, "0.001": 2, "12345678901234567890123456789012345678": 20} {
+	for n, want := range map[string]int{"0": 1, "-0.0": 1, "7": 2, "12": 2, "123": 3, "1.25": 3, "100": 2, "0.001": 2, "12345678901234567890123456789012345678": 20,
+		// Digits pair up around the decimal point, and a minus costs a byte.
+		"3.5": 3, "10.5": 3, "-1": 3, "-3.5": 4, "0.5": 2, "123.45": 4} {
 		assert.Equal(t, want, NumberSize(n), n)
 	}
 	assert.Zero(t, testing.AllocsPerRun(10, func() { NumberSize("123.456e7") }))

@@ -123,7 +123,9 @@ type pagedQuery struct{ *dynamodb.QueryInput }
 
 // opName returns the DynamoDB operation of an SDK input.
 func opName(in any) string {
-	switch in.(type) {
+	switch in := in.(type) {
+	case *rawRequest:
+		return in.Op
 	case *pagedScan:
 		return "Scan"
 	case *pagedQuery:
@@ -179,6 +181,8 @@ func call(ctx context.Context, c *dynamodb.Client, in any) (any, error) {
 		return scanPages(ctx, c, in.ScanInput)
 	case *pagedQuery:
 		return queryPages(ctx, c, in.QueryInput)
+	case *rawRequest:
+		return rawCall(ctx, c, in)
 	}
 	panic(fmt.Sprintf("conformance: no call for %T", in))
 }

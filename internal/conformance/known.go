@@ -48,6 +48,14 @@ var Known = []KnownDivergence{
 			"and the engine refuses NE as DynamoDB Local refuses IN and CONTAINS there",
 	},
 	{
+		Case:    "raw-serialization/*",
+		Subject: "SerializationException: ",
+		Reason: "a request member of the wrong JSON type (a number where a string belongs, a list for a map, a " +
+			"string for an attribute value, a bad base64 binary) or a body that is not JSON: DynamoDB Local " +
+			"converts scalars (5 to \"5\", 1 to true, \"\" to an empty string value) and answers 500 InternalFailure " +
+			"to the rest; DynamoDB answers 400 SerializationException to a client's mistake, and so does the engine",
+	},
+	{
 		Case:      "*DeleteItem*",
 		Reference: `OK {"ConsumedCapacity":`,
 		Subject:   "OK {}",

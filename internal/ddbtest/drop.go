@@ -1,10 +1,8 @@
 package ddbtest
 
 import (
-	"io"
-	"net"
+	"errors"
 	"net/http"
-	"os"
 	"sync"
 	"syscall"
 
@@ -27,7 +25,10 @@ type FaultTransport = dynamolocal.FaultTransport
 // call it makes the real round trip, so the server applies the request, then
 // discards the response and returns a "connection reset by peer" error, which
 // the SDK's default retryer retries. It models a response lost on the way
-// back, the case where a retried write meets its own first attempt.
+// back, the case where a retried write meets its own first attempt. The loss
+// is [FaultTransport]'s FaultLostResponse; what DropTransport adds is which
+// calls lose it: by their number per operation, where FaultTransport draws
+// at random.
 //
 // Calls are numbered per operation from 1, retries included. A call is
 // dropped if DropOps says so or Drop returns true. Set the fields before the
@@ -60,22 +61,23 @@ func (d *DropTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	d.mu.Unlock()
 	drop := n <= d.DropOps[op] || (d.Drop != nil && d.Drop(op, n))
 
-	base := d.Base
-	if base == nil {
-		base = http.DefaultTransport
+	if !drop {
+		base := d.Base
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		return base.RoundTrip(req)
 	}
-	resp, err := base.RoundTrip(req)
-	if err != nil || !drop {
-		return resp, err
+	// The loss itself is FaultTransport's: the real round trip, the whole
+	// response read so the server is done with it, then a connection reset.
+	resp, err := (&FaultTransport{Base: d.Base, LoseResponse: 1}).RoundTrip(req)
+	if resp == nil && !errors.Is(err, syscall.ECONNRESET) {
+		return resp, err // the round trip itself failed: nothing was lost
 	}
-	// Read the whole response so the server is done with the request, then
-	// lose it.
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
 	d.mu.Lock()
 	d.dropped++
 	d.mu.Unlock()
-	return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	return resp, err
 }
 
 // Calls returns how many calls of operation op went through the transport,

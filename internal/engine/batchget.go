@@ -28,10 +28,6 @@ type (
 	}
 )
 
-func init() {
-	op("BatchGetItem", (*Engine).batchGetItem)
-}
-
 const (
 	// maxBatchGetKeys is DynamoDB's limit on the keys of one BatchGetItem.
 	maxBatchGetKeys = 100

@@ -3,25 +3,23 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // BatchWriteItem: up to 25 puts and deletes across tables, each checked as
 // PutItem and DeleteItem check theirs, none conditional. The engine
 // processes every request, so UnprocessedItems is empty, unless a
-// FaultThrottle rule that names a table or a key matches some of the
+// FaultThrottled rule that names a table or a key matches some of the
 // requests: those come back unprocessed and the rest are applied (see
-// [FaultThrottle]).
+// [FaultThrottled]).
 
 // maxBatchWrites is DynamoDB's limit on the requests of a BatchWriteItem.
 const maxBatchWrites = 25
-
-func init() {
-	op("BatchWriteItem", (*Engine).batchWriteItem)
-}
 
 type (
 	batchWriteInput struct {
@@ -48,9 +46,12 @@ func (b *batchWriteTables) UnmarshalJSON(data []byte) error {
 		*b = nil
 		return nil
 	}
+	if jsonKind(data) != "object" {
+		return wrongType(data, reflect.TypeOf(map[string]any{}))
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("RequestItems is not an object")
+	if _, err := dec.Token(); err != nil {
+		return err
 	}
 	out := batchWriteTables{}
 	for dec.More() {
@@ -151,7 +152,7 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 				oldItem, size = old.item, old.size
 			}
 			if next != nil {
-				size = max(size, itemSize(next))
+				size = max(size, attrs.ItemSize(next))
 			}
 			units := writeUnits(size)
 			if old == nil && next == nil {
@@ -194,7 +195,7 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 		if bw.w.put, err = checkItem(m); err != nil {
 			return nil, err
 		}
-		if itemSize(bw.w.put) > maxItemSize {
+		if attrs.ItemSize(bw.w.put) > maxItemSize {
 			return nil, validation("Item size has exceeded the maximum allowed size")
 		}
 		bw.item = m

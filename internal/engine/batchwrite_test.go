@@ -113,13 +113,13 @@ func TestBatchWriteItemValidation(t *testing.T) {
 	assert.JSONEq(t, `{}`, getItem(t, e, "txa", `{"pk":{"S":"w1"}}`), "no refused batch applied anything")
 }
 
-// A FaultThrottle rule that names a key leaves the requests it matches
+// A FaultThrottled rule that names a key leaves the requests it matches
 // unprocessed and applies the others; one that matches every request
 // throttles the call.
 func TestBatchWriteItemUnprocessedByFault(t *testing.T) {
 	faults := engine.NewFaults(7)
 	e := txnTables(t, func(o *engine.Options) { o.Faults = faults })
-	remove := faults.Add(engine.Rule{Op: "BatchWriteItem", Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "b"}}, Fault: engine.FaultThrottle})
+	remove := faults.Add(engine.Rule{Op: "BatchWriteItem", Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "b"}}, Fault: engine.FaultThrottled})
 	expect(t, e, "BatchWriteItem", batch(`,"ReturnConsumedCapacity":"TOTAL"`,
 		"txa", []string{putReq(`{"pk":{"S":"a"}}`), putReq(`{"pk":{"S":"b"},"n":{"N":"01"}}`)},
 		"txb", []string{putReq(`{"pk":{"S":"b"},"sk":{"N":"1"}}`), delReq(`{"pk":{"S":"c"},"sk":{"N":"1"}}`)}), http.StatusOK,
@@ -127,7 +127,7 @@ func TestBatchWriteItemUnprocessedByFault(t *testing.T) {
 			`"ConsumedCapacity":[{"TableName":"txa","CapacityUnits":1.0},{"TableName":"txb","CapacityUnits":2.0}]}`) // the delete of a missing item: 2
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"a"}}}`, getItem(t, e, "txa", `{"pk":{"S":"a"}}`))
 	assert.JSONEq(t, `{}`, getItem(t, e, "txa", `{"pk":{"S":"b"}}`))
-	assert.Equal(t, 1, faults.Count(engine.FaultThrottle))
+	assert.Equal(t, 1, faults.Count(engine.FaultThrottled))
 
 	expect(t, e, "BatchWriteItem", batch(``, "txa", []string{putReq(`{"pk":{"S":"b"}}`)}), http.StatusBadRequest,
 		`{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","Message":"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API."}`)
@@ -141,7 +141,7 @@ func TestBatchWriteItemUnprocessedByFault(t *testing.T) {
 
 	// A rule by table, through the SDK, which hands back the unprocessed
 	// requests to send again.
-	remove = faults.Add(engine.Rule{Op: "BatchWriteItem", Table: "txb", Fault: engine.FaultThrottle, Times: 1})
+	remove = faults.Add(engine.Rule{Op: "BatchWriteItem", Table: "txb", Fault: engine.FaultThrottled, Times: 1})
 	defer remove()
 	c := client(e)
 	in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
@@ -158,5 +158,5 @@ func TestBatchWriteItemUnprocessedByFault(t *testing.T) {
 	assert.Empty(t, out.UnprocessedItems)
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"d"},"sk":{"N":"1"}}}`, getItem(t, e, "txb", `{"pk":{"S":"d"},"sk":{"N":"1"}}`))
 	// The refused batch counts too: the rule matched it.
-	assert.Equal(t, 4, faults.Count(engine.FaultThrottle))
+	assert.Equal(t, 4, faults.Count(engine.FaultThrottled))
 }

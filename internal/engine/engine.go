@@ -64,7 +64,7 @@ type Engine struct {
 
 	mu     sync.Mutex // guards everything below: every request runs under it
 	scopes map[string]*scope
-	// hold, during a request a FaultThrottle rule throttles in part, says
+	// hold, during a request a FaultThrottled rule throttles in part, says
 	// which of its items to leave unprocessed (BatchWriteItem).
 	hold func(table string, item map[string]types.AttributeValue) bool
 
@@ -272,25 +272,35 @@ func (e *Engine) scopeFor(name string) *scope {
 // *apiError, or anything else for an internal failure).
 type handler func(e *Engine, s *scope, body []byte) (any, error)
 
-// handlers maps operation names to their handlers; each operation's file
-// registers its own.
-var handlers = map[string]handler{}
-
-// decode reads a request body into v. Unknown members are ignored, as
-// DynamoDB Local does; a body of the wrong shape is an InternalFailure.
-func decode(body []byte, v any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return internalFailure()
-	}
-	return nil
+// handlers is the table of operations: every operation the engine serves,
+// by name, and its handler. An operation not listed here is answered
+// UnknownOperationException.
+var handlers = map[string]handler{
+	"CreateTable":        op((*Engine).createTable),
+	"DescribeTable":      op((*Engine).describeTable),
+	"UpdateTable":        op((*Engine).updateTable),
+	"DeleteTable":        op((*Engine).deleteTable),
+	"ListTables":         op((*Engine).listTables),
+	"UpdateTimeToLive":   op((*Engine).updateTTL),
+	"DescribeTimeToLive": op((*Engine).describeTTL),
+	"GetItem":            op((*Engine).getItem),
+	"PutItem":            op((*Engine).putItem),
+	"DeleteItem":         op((*Engine).deleteItem),
+	"UpdateItem":         op((*Engine).updateItem),
+	"Query":              op((*Engine).query),
+	"Scan":               op((*Engine).scan),
+	"BatchGetItem":       op((*Engine).batchGetItem),
+	"BatchWriteItem":     op((*Engine).batchWriteItem),
+	"TransactWriteItems": op((*Engine).transactWriteItems),
+	"TransactGetItems":   op((*Engine).transactGetItems),
+	"TagResource":        op((*Engine).tagResource),
+	"UntagResource":      op((*Engine).untagResource),
+	"ListTagsOfResource": op((*Engine).listTagsOfResource),
 }
 
-// op registers an operation whose request decodes into In.
-func op[In any](name string, f func(e *Engine, s *scope, in *In) (any, error)) {
-	handlers[name] = func(e *Engine, s *scope, body []byte) (any, error) {
+// op makes the handler of an operation whose request decodes into In.
+func op[In any](f func(e *Engine, s *scope, in *In) (any, error)) handler {
+	return func(e *Engine, s *scope, body []byte) (any, error) {
 		in := new(In)
 		if err := decode(body, in); err != nil {
 			return nil, err

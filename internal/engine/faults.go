@@ -12,35 +12,42 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Fault is a failure the engine injects into a request that a [Rule]
-// matches.
+// Fault is a failure injected into one request. It is the one list of
+// faults of the project: the engine's rules ([Rule]) and dynamolocal's
+// FaultTransport, which injects faults between a client and any server,
+// share it (dynamolocal.Fault is this type). Each fault says below what a
+// rule does with it; the transport's own reading of each is in its
+// documentation.
 type Fault int
 
 // The faults, as counted by [Faults.Count].
 const (
 	// FaultNone: the request is served untouched.
 	FaultNone Fault = iota
-	// FaultLoseResponse: the request is applied and its answer lost: the
+	// FaultLostResponse: the request is applied and its answer lost: the
 	// connection is closed without a response (in memory, [Engine.Do]
 	// returns [ErrConnectionLost]). The client cannot tell it from
-	// FaultDropRequest: its outcome is unknown.
-	FaultLoseResponse
-	// FaultDropRequest: the connection is closed before the request is
+	// FaultRefused: its outcome is unknown.
+	FaultLostResponse
+	// FaultRefused: the connection is closed before the request is
 	// applied; nothing changes.
-	FaultDropRequest
-	// FaultThrottle: answered ProvisionedThroughputExceededException;
+	FaultRefused
+	// FaultThrottled: answered ProvisionedThroughputExceededException;
 	// nothing changes. The SDK retries it. On a BatchWriteItem, a rule
 	// that names a Table or a Key throttles only the requests it matches:
 	// they come back in UnprocessedItems and the others are applied (when
 	// it matches all of them, the whole call is throttled, as DynamoDB
 	// does when it can process nothing).
-	FaultThrottle
+	FaultThrottled
 	// FaultServerError: answered 500 InternalServerError; nothing changes.
 	// To the client a 5xx is an unknown outcome, and the SDK retries it.
 	FaultServerError
-	// FaultDelay: served after Rule.Delay (real time, not the engine's
+	// FaultDelayed: served after Rule.Delay (real time, not the engine's
 	// clock), or dropped unapplied if the client gives up first.
-	FaultDelay
+	FaultDelayed
+	// FaultPartitioned: as FaultRefused, for as long as the rule stays: a
+	// network cut, which a test ends by removing the rule.
+	FaultPartitioned
 	// FaultTransactionConflict: refused as if another transaction held
 	// the item: TransactWriteItems and TransactGetItems are cancelled with
 	// the reason TransactionConflict on the matched items (None on the
@@ -54,20 +61,23 @@ const (
 	// ReplicatedWriteConflictException (400). Nothing changes. DynamoDB
 	// Local has no replicas and never raises it.
 	FaultReplicatedWriteConflict
-	numFaults
+	// NumFaults is the number of faults: each is below it.
+	NumFaults
 )
 
-var faultNames = [numFaults]string{"none", "lose response", "drop request", "throttle", "server error", "delay", "transaction conflict", "replicated write conflict"}
+var faultNames = [NumFaults]string{"none", "lost response", "refused", "throttled", "server error", "delayed",
+	"partitioned", "transaction conflict", "replicated write conflict"}
 
 func (f Fault) String() string {
-	if f < 0 || f >= numFaults {
+	if f < 0 || f >= NumFaults {
 		return fmt.Sprintf("Fault(%d)", int(f))
 	}
 	return faultNames[f]
 }
 
 // Rule says which requests suffer which fault. Empty fields match
-// anything; a request matches when every set field matches.
+// anything; a request matches when every set field matches. It is
+// dynamolocal.Rule too, for Server.Inject.
 type Rule struct {
 	// Op is the operation ("PutItem", "TransactWriteItems", ...).
 	Op string
@@ -86,7 +96,7 @@ type Rule struct {
 	After int
 	// Times bounds how many requests suffer the fault; 0 means no bound.
 	Times int
-	// Delay is the delay of FaultDelay.
+	// Delay is the delay of FaultDelayed.
 	Delay time.Duration
 }
 
@@ -96,7 +106,7 @@ type Faults struct {
 	mu     sync.Mutex
 	rng    *rand.Rand
 	rules  []*ruleState
-	counts [numFaults]int
+	counts [NumFaults]int
 }
 
 type ruleState struct {
@@ -134,7 +144,7 @@ func (f *Faults) Add(r Rule) (remove func()) {
 func (f *Faults) Count(fault Fault) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if fault < 0 || fault >= numFaults {
+	if fault < 0 || fault >= NumFaults {
 		return 0
 	}
 	return f.counts[fault]
@@ -288,12 +298,12 @@ func targets(op string, body []byte) []target {
 func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, bool) {
 	fault, r := f.decide(req.op, req.body)
 	switch fault {
-	case FaultLoseResponse:
+	case FaultLostResponse:
 		e.handle(req)
 		return response{}, true
-	case FaultDropRequest:
+	case FaultRefused, FaultPartitioned:
 		return response{}, true
-	case FaultThrottle:
+	case FaultThrottled:
 		if req.op == "BatchWriteItem" && (r.Table != "" || r.Key != nil) {
 			req.hold = func(table string, item map[string]types.AttributeValue) bool {
 				return r.matches(req.op, []target{{table: table, item: item}})
@@ -303,7 +313,7 @@ func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, 
 		return errorResponse(throttled()), false
 	case FaultServerError:
 		return errorResponse(serverError("Internal server error")), false
-	case FaultDelay:
+	case FaultDelayed:
 		t := time.NewTimer(r.Delay)
 		defer t.Stop()
 		select {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // Secondary indexes are views computed from the table's items when a read
@@ -39,7 +41,7 @@ func (t *table) indexRows(ix *index, hash types.AttributeValue) []ixRow {
 		if hash != nil && enc != want {
 			return true
 		}
-		r := ixRow{row: row{item: p, en: en, size: itemSize(p)}, hash: h, enc: enc}
+		r := ixRow{row: row{item: p, en: en, size: attrs.ItemSize(p)}, hash: h, enc: enc}
 		if ix.rng.name != "" {
 			r.rng = p[ix.rng.name]
 		}

@@ -42,13 +42,6 @@ type (
 	}
 )
 
-func init() {
-	op("GetItem", (*Engine).getItem)
-	op("PutItem", (*Engine).putItem)
-	op("DeleteItem", (*Engine).deleteItem)
-	op("UpdateItem", (*Engine).updateItem)
-}
-
 // maxItemSize is DynamoDB's limit on an item.
 const maxItemSize = 400 * 1024
 
@@ -434,13 +427,13 @@ func (t *table) indexWrites(old, new map[string]types.AttributeValue) map[*index
 			// written (DynamoDB Local charges it nothing).
 			continue
 		case po == nil:
-			u = writeUnits(itemSize(pn))
+			u = writeUnits(attrs.ItemSize(pn))
 		case pn == nil:
-			u = writeUnits(itemSize(po))
+			u = writeUnits(attrs.ItemSize(po))
 		case sameIndexKey(ix, po, pn):
-			u = writeUnits(max(itemSize(po), itemSize(pn)))
+			u = writeUnits(max(attrs.ItemSize(po), attrs.ItemSize(pn)))
 		default:
-			u = writeUnits(itemSize(po)) + writeUnits(itemSize(pn))
+			u = writeUnits(attrs.ItemSize(po)) + writeUnits(attrs.ItemSize(pn))
 		}
 		if out == nil {
 			out = map[*index]float64{}
@@ -670,7 +663,7 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 		}
 		return nil, nil, err
 	}
-	if itemSize(next) > maxItemSize {
+	if attrs.ItemSize(next) > maxItemSize {
 		return nil, nil, validation("Item size to update has exceeded the maximum allowed size")
 	}
 	return old, next, nil
@@ -685,7 +678,7 @@ func (w *write) apply(next map[string]types.AttributeValue) {
 		w.t.items.remove(w.hash, w.rng)
 		return
 	}
-	w.t.items.put(&entry{hash: w.hash, rng: w.rng, item: next, size: itemSize(next)})
+	w.t.items.put(&entry{hash: w.hash, rng: w.rng, item: next, size: attrs.ItemSize(next)})
 }
 
 func (t *table) keyNames() []string {
@@ -761,7 +754,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 	if w.put, w.hash, w.rng, err = w.t.checkNewItem(m); err != nil {
 		return nil, err
 	}
-	if itemSize(w.put) > maxItemSize {
+	if attrs.ItemSize(w.put) > maxItemSize {
 		return nil, validation("Item size has exceeded the maximum allowed size")
 	}
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
@@ -872,7 +865,7 @@ func (e *Engine) finish(w *write, in *writeInput) (any, error) {
 		size = old.size
 	}
 	if next != nil {
-		size = max(size, itemSize(next))
+		size = max(size, attrs.ItemSize(next))
 	}
 	out := map[string]any{}
 	switch in.ReturnValues {

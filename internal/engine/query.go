@@ -9,10 +9,6 @@ import (
 // Query reads the items of one partition of a table or an index, in range
 // key order, forward or backward.
 
-func init() {
-	op("Query", (*Engine).query)
-}
-
 func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	r, err := e.prepareRead(s, in, false)
 	if err != nil {

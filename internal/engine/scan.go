@@ -10,10 +10,6 @@ import (
 // parallel scan (Segment, TotalSegments) reads the partitions assigned to
 // one segment.
 
-func init() {
-	op("Scan", (*Engine).scan)
-}
-
 // maxSegments is DynamoDB's limit on TotalSegments.
 const maxSegments = 1000000
 

@@ -136,16 +136,6 @@ type (
 	}
 )
 
-func init() {
-	op("CreateTable", (*Engine).createTable)
-	op("DescribeTable", (*Engine).describeTable)
-	op("UpdateTable", (*Engine).updateTable)
-	op("DeleteTable", (*Engine).deleteTable)
-	op("ListTables", (*Engine).listTables)
-	op("UpdateTimeToLive", (*Engine).updateTTL)
-	op("DescribeTimeToLive", (*Engine).describeTTL)
-}
-
 var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
 
 func checkName(name string) error {

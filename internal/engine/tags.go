@@ -33,12 +33,6 @@ type (
 	}
 )
 
-func init() {
-	op("TagResource", (*Engine).tagResource)
-	op("UntagResource", (*Engine).untagResource)
-	op("ListTagsOfResource", (*Engine).listTagsOfResource)
-}
-
 const (
 	// maxTags is how many tags a table may have.
 	maxTags = 50

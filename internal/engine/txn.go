@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
@@ -47,11 +48,6 @@ const (
 	// maxTokenLen is DynamoDB's limit on a client request token.
 	maxTokenLen = 36
 )
-
-func init() {
-	op("TransactWriteItems", (*Engine).transactWriteItems)
-	op("TransactGetItems", (*Engine).transactGetItems)
-}
 
 type (
 	transactWriteInput struct {
@@ -232,7 +228,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		var ix map[*index]float64
 		if a.kind != "conditionCheck" {
 			if outs[i].next != nil {
-				size = max(size, itemSize(outs[i].next))
+				size = max(size, attrs.ItemSize(outs[i].next))
 			}
 			ix = a.w.t.indexWrites(oldItem, outs[i].next)
 		}
@@ -314,7 +310,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		if w.put, err = checkItem(m); err != nil {
 			return nil, 0, err
 		}
-		size = itemSize(w.put)
+		size = attrs.ItemSize(w.put)
 		if size > maxItemSize {
 			return nil, 0, validation("Item size has exceeded the maximum allowed size")
 		}
@@ -323,7 +319,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		size = itemSize(m)
+		size = attrs.ItemSize(m)
 	}
 	switch a.kind {
 	case "delete":
@@ -338,7 +334,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 			size += len(*in.UpdateExpression)
 		}
 		for _, v := range x.values {
-			size += valueSize(v)
+			size += attrs.Size(v)
 		}
 	}
 	if w.cond, err = x.condition("ConditionExpression", in.ConditionExpression); err != nil {

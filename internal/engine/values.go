@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -266,75 +265,3 @@ func copyItem(m map[string]types.AttributeValue) map[string]types.AttributeValue
 }
 
 func copyValue(v types.AttributeValue) types.AttributeValue { return cond.Copy(v) }
-
-// valueSize is the size DynamoDB Local gives an attribute value, in
-// TableSizeBytes, IndexSizeBytes, capacity units and the item size limit:
-// DynamoDB's documented sizes (lists and maps 3 bytes and 1 per element),
-// with numbers sized by numberSize.
-func valueSize(v types.AttributeValue) int {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberN:
-		return numberSize(v.Value)
-	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, e := range v.Value {
-			n += numberSize(e)
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueSize(e)
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		// As a list: 3 bytes, and 1 per element (attrs.Size leaves this
-		// byte out for maps).
-		return 3 + len(v.Value) + itemSize(v.Value)
-	}
-	return attrs.Size(v)
-}
-
-// itemSize is the size of an item: its attribute names and values.
-func itemSize(m map[string]types.AttributeValue) int {
-	n := 0
-	for k, v := range m {
-		n += len(k) + valueSize(v)
-	}
-	return n
-}
-
-// numberSize is the size of a number as DynamoDB Local counts it: one byte,
-// plus one per base-100 digit from the first to the last non-zero one, the
-// digits aligned on the decimal point ("3.5" is 03.50, 2 digits; "100" is
-// 01 00, trailing zero digits dropped, 1), plus one for a negative number.
-// Zero is 1 byte.
-func numberSize(s string) int {
-	c := attrs.CanonicalNumber(s) // "<digits>e<exp>", "0", or not a number
-	if c == "0" {
-		return 1
-	}
-	neg := strings.HasPrefix(c, "-")
-	c = strings.TrimPrefix(c, "-")
-	digits, exp, ok := strings.Cut(c, "e")
-	e, err := strconv.Atoi(exp)
-	if !ok || err != nil || digits == "" {
-		return len(s)
-	}
-	// The digits are the powers e+len(digits)-1 down to e; base-100 digit
-	// k holds the powers 2k and 2k+1.
-	hi, lo := floorDiv(e+len(digits)-1, 2), floorDiv(e, 2)
-	n := 1 + hi - lo + 1
-	if neg {
-		n++
-	}
-	return n
-}
-
-func floorDiv(a, b int) int {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}

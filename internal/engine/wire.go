@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 
@@ -31,43 +32,52 @@ type av struct {
 type item map[string]av
 
 func (a *av) UnmarshalJSON(b []byte) error {
+	if k := jsonKind(b); k != "object" && k != "null" {
+		return wrongType(b, reflect.TypeOf(a).Elem())
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	if len(raw) == 0 {
+	// A member that is null, or not one of DynamoDB's types, is absent,
+	// as in DynamoDB: {"S":"x","N":null} is a string, {"X":"1"} is empty.
+	var name string
+	var member json.RawMessage
+	n := 0
+	for k, msg := range raw {
+		if !knownMember[k] || string(bytes.TrimSpace(msg)) == "null" {
+			continue
+		}
+		name, member = k, msg
+		n++
+	}
+	switch {
+	case n == 0:
 		a.err = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
 		return nil
-	}
-	if len(raw) > 1 {
+	case n > 1:
 		a.err = "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"
 		return nil
 	}
-	for k, msg := range raw {
-		v, err := decodeMember(k, msg)
-		var bad badValue
-		if errors.As(err, &bad) {
-			a.err = string(bad)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if v == nil {
-			a.err = "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
-			return nil
-		}
-		a.v = v
+	v, err := decodeMember(name, member)
+	var bad badValue
+	if errors.As(err, &bad) {
+		a.err = string(bad)
+		return nil
 	}
+	if err != nil {
+		return err
+	}
+	a.v = v
 	return nil
 }
 
-// decodeMember reads the member k of an attribute value. A JSON null
-// member is treated as absent (nil, nil), as the SDK never sends one.
+// knownMember lists the members of an attribute value.
+var knownMember = map[string]bool{"S": true, "N": true, "B": true, "BOOL": true, "NULL": true,
+	"SS": true, "NS": true, "BS": true, "L": true, "M": true}
+
+// decodeMember reads the member k, not null, of an attribute value.
 func decodeMember(k string, msg json.RawMessage) (types.AttributeValue, error) {
-	if string(msg) == "null" {
-		return nil, nil
-	}
 	switch k {
 	case "S":
 		var s string
@@ -140,7 +150,7 @@ func decodeMember(k string, msg json.RawMessage) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberM{Value: out}, nil
 	}
-	return nil, fmt.Errorf("unknown attribute value member %q", k)
+	return nil, fmt.Errorf("engine: attribute value member %q", k) // knownMember keeps it out
 }
 
 // badValue is the reason a value nested in a list or map is malformed; it
