@@ -671,7 +671,7 @@ func (w *write) apply(next map[string]types.AttributeValue) {
 		w.t.items.remove(w.hash, w.rng)
 		return
 	}
-	w.t.items.put(&entry{hash: w.hash, rng: w.rng, item: next, size: itemSize(next)})
+	w.t.items.put(newEntry(w.hash, w.rng, next))
 }
 
 func (t *table) keyNames() []string {

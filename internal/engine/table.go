@@ -29,8 +29,9 @@ type index struct {
 	projType string // ALL, KEYS_ONLY, INCLUDE
 	nonKey   []string
 	rcu, wcu int64
-	creating bool // created by UpdateTable, reported CREATING once
-	deleting bool // deleted by UpdateTable, in that call's answer only
+	creating bool     // created by UpdateTable, reported CREATING once
+	deleting bool     // deleted by UpdateTable, in that call's answer only
+	st       *ixState // its items, shared by the copies UpdateTable makes
 }
 
 // table is one table of a scope.
@@ -272,6 +273,7 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	if in.DeletionProtectionEnabled != nil {
 		t.protected = *in.DeletionProtectionEnabled
 	}
+	t.items.syncIndexes(t)
 	s.tables[t.name] = t
 	return map[string]any{"TableDescription": t.describe(e)}, nil
 }
@@ -553,6 +555,7 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		nt.protected = *in.DeletionProtectionEnabled
 	}
 	*t = nt
+	t.items.syncIndexes(t)
 	// A deleted index shows in this answer as DELETING, empty, as
 	// DynamoDB Local shows it.
 	shown := *t
@@ -600,9 +603,7 @@ func (e *Engine) updateTTL(s *scope, in *updateTTLInput) (any, error) {
 	} else {
 		t.ttlAttr = ""
 	}
-	t.items.ttlAttr = t.ttlAttr
-	t.items.nextTTL = 0
-	t.items.all(func(en *entry) bool { t.items.noteTTL(en.item); return true })
+	t.items.setTTL(t.ttlAttr)
 	return map[string]any{"TimeToLiveSpecification": spec}, nil
 }
 
@@ -798,27 +799,6 @@ func schemaOf(hash, rng keyDef) []keySchemaElement {
 		ks = append(ks, keySchemaElement{AttributeName: rng.name, KeyType: "RANGE"})
 	}
 	return ks
-}
-
-// indexStats counts the items an index holds, and its size as DynamoDB
-// Local reports it: the whole size of every item that has one of the
-// index's key attributes other than the table's hash key, whatever the
-// projection and whether or not the item is in the index (measured: a GSI
-// on (g, sk) of a table keyed (pk, sk) is as large as the table).
-func (t *table) indexStats(ix *index) (n, size int64) {
-	t.items.all(func(en *entry) bool {
-		if t.project(ix, en.item) != nil {
-			n++
-		}
-		for _, k := range []keyDef{ix.hash, ix.rng} {
-			if _, ok := en.item[k.name]; ok && k.name != "" && k.name != t.hash.name {
-				size += int64(en.size)
-				break
-			}
-		}
-		return true
-	})
-	return n, size
 }
 
 // project returns the item as index ix holds it: nil when the item lacks
