@@ -61,14 +61,14 @@ func newIxState(t *table, ix *index) *ixState {
 // it: it lacks one of the index's key attributes or has one of another
 // type (the test of table.project).
 func (x *ixState) entryOf(en *entry) (ixEntry, bool) {
-	h, ok := en.item[x.hash.name]
-	if !ok || typeName(h) != x.hash.typ {
+	h := en.attr(x.hash.name)
+	if h == nil || typeName(h) != x.hash.typ {
 		return ixEntry{}, false
 	}
 	out := ixEntry{enc: encodeKey(h), en: en}
 	if x.rng.name != "" {
-		r, ok := en.item[x.rng.name]
-		if !ok || typeName(r) != x.rng.typ {
+		r := en.attr(x.rng.name)
+		if r == nil || typeName(r) != x.rng.typ {
 			return ixEntry{}, false
 		}
 		out.rng = r
@@ -79,7 +79,7 @@ func (x *ixState) entryOf(en *entry) (ixEntry, bool) {
 // counted reports whether en's size counts in the index's.
 func (x *ixState) counted(en *entry) bool {
 	for _, k := range []keyDef{x.hash, x.rng} {
-		if _, ok := en.item[k.name]; ok && k.name != "" && k.name != x.tableHash {
+		if k.name != "" && k.name != x.tableHash && en.attr(k.name) != nil {
 			return true
 		}
 	}
@@ -111,12 +111,13 @@ func (t *table) indexStats(ix *index) (n, size int64) {
 
 // ixRow is the row a read of ix returns for x.
 func (t *table) ixRow(ix *index, x ixEntry) row {
-	p := t.project(ix, x.en.item)
+	full := x.en.item()
+	p := t.project(ix, full)
 	size := x.en.size
 	if ix.projType != "ALL" {
 		size = itemSize(p)
 	}
-	return row{item: p, en: x.en, size: size}
+	return row{item: p, full: full, en: x.en, size: size}
 }
 
 // ixStart is the position of an ExclusiveStartKey among index entries, as

@@ -505,7 +505,7 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	size := 0
 	if en := t.items.get(hash, rng); en != nil {
 		size = en.size
-		out["Item"] = wireItem(proj.apply(en.item))
+		out["Item"] = wireItem(proj.apply(en.item()))
 	}
 	if c := consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, in.ConsistentRead), nil); c != nil {
 		if in.ReturnConsumedCapacity == "INDEXES" {
@@ -603,7 +603,7 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 	old = w.t.items.get(w.hash, w.rng)
 	var cur map[string]types.AttributeValue
 	if old != nil {
-		cur = old.item
+		cur = old.item()
 	}
 	if w.cond != nil {
 		ok, err := w.x.eval("ConditionExpression", w.cond, cur)
@@ -671,7 +671,7 @@ func (w *write) apply(next map[string]types.AttributeValue) {
 		w.t.items.remove(w.hash, w.rng)
 		return
 	}
-	w.t.items.put(newEntry(w.hash, w.rng, next))
+	w.t.items.put(newEntry(w.t.hash.name, w.t.rng.name, next))
 }
 
 func (t *table) keyNames() []string {
@@ -831,7 +831,7 @@ func (e *Engine) finish(w *write, in *writeInput) (any, error) {
 	var oldItem map[string]types.AttributeValue
 	size := 0
 	if old != nil {
-		oldItem = old.item
+		oldItem = old.item()
 		size = old.size
 	}
 	if next != nil {

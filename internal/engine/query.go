@@ -109,7 +109,8 @@ func (r *read) queryTable(hv types.AttributeValue, rc *keyCond, esk map[string]t
 		if !ok {
 			return row{}, false
 		}
-		return row{item: en.item, en: en, size: en.size}, true
+		m := en.item()
+		return row{item: m, full: m, en: en, size: en.size}, true
 	}
 }
 

@@ -60,16 +60,25 @@ func scaleItem(i, n int) map[string]types.AttributeValue {
 	m["gr"] = sN(i * 7919 % 1000003)
 	m["ls"] = sN(99 - i%100)
 	m["exp"] = sN(int(time.Now().Add(365 * 24 * time.Hour).Unix()))
-	m["d"] = sS(strings.Repeat("x", 50))
+	m["d"] = sS(strings.Repeat("x", 58))
 	return m
 }
 
-func scaleCreate(ctx context.Context, c *dynamodb.Client) error {
+// scaleCreate creates the table: with its indexes and TTL, or plain (its
+// key alone).
+func scaleCreate(ctx context.Context, c *dynamodb.Client, plain bool) error {
 	s := types.ScalarAttributeTypeS
 	ks := func(h, r string) []types.KeySchemaElement {
 		return []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(r), KeyType: types.KeyTypeRange}}
 	}
 	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	if plain {
+		_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(scaleTable), KeySchema: ks("pk", "sk"),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: s},
+				{AttributeName: aws.String("sk"), AttributeType: s}},
+			BillingMode: types.BillingModePayPerRequest})
+		return err
+	}
 	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName: aws.String(scaleTable),
 		KeySchema: ks("pk", "sk"),
@@ -118,7 +127,7 @@ func scaleClient(b *testing.B, n int) *dynamodb.Client {
 	}
 	ctx := context.Background()
 	c := client(engine.New())
-	if err := scaleCreate(ctx, c); err != nil {
+	if err := scaleCreate(ctx, c, false); err != nil {
 		b.Fatal(err)
 	}
 	if err := scaleLoad(ctx, c, n); err != nil {
@@ -129,37 +138,45 @@ func scaleClient(b *testing.B, n int) *dynamodb.Client {
 }
 
 // BenchmarkScaleLoad loads a table of each size into a new engine and
-// reports the time it took and the heap it holds per item.
+// reports the time it took (ns/op, cpu-ns/op: one op is the whole load)
+// and the heap it holds per item, for the table with its indexes and TTL
+// and for a plain one.
 func BenchmarkScaleLoad(b *testing.B) {
 	for _, n := range scaleSizes(b) {
-		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
-			ctx := context.Background()
-			for b.Loop() {
-				var before, after runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				e := engine.New()
-				c := client(e)
-				if err := scaleCreate(ctx, c); err != nil {
-					b.Fatal(err)
-				}
-				if err := scaleLoad(ctx, c, n); err != nil {
-					b.Fatal(err)
-				}
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				d, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(scaleTable)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got := *d.Table.ItemCount; got != int64(n) {
-					b.Fatalf("ItemCount %d, want %d", got, n)
-				}
-				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heapB/item")
-				b.ReportMetric(float64(*d.Table.TableSizeBytes)/float64(n), "ddbB/item")
-				runtime.KeepAlive(e)
-			}
-		})
+		for _, plain := range []bool{false, true} {
+			b.Run(fmt.Sprintf("items=%d/plain=%t", n, plain), func(b *testing.B) { scaleLoadOnce(b, n, plain) })
+		}
+	}
+}
+
+func scaleLoadOnce(b *testing.B, n int, plain bool) {
+	ctx := context.Background()
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		e := engine.New()
+		c := client(e)
+		cpu := processCPU()
+		if err := scaleCreate(ctx, c, plain); err != nil {
+			b.Fatal(err)
+		}
+		if err := scaleLoad(ctx, c, n); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(processCPU()-cpu), "cpu-ns/op")
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		d, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(scaleTable)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got := *d.Table.ItemCount; got != int64(n) {
+			b.Fatalf("ItemCount %d, want %d", got, n)
+		}
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heapB/item")
+		b.ReportMetric(float64(*d.Table.TableSizeBytes)/float64(n), "ddbB/item")
+		runtime.KeepAlive(e)
 	}
 }
 
@@ -171,12 +188,14 @@ func BenchmarkScale(b *testing.B) {
 				b.Run("op="+op.name, func(b *testing.B) {
 					ctx := context.Background()
 					i := 0
+					cpu := processCPU()
 					for b.Loop() {
 						if err := op.run(ctx, c, n, i); err != nil {
 							b.Fatal(err)
 						}
 						i++
 					}
+					b.ReportMetric(float64(processCPU()-cpu)/float64(i), "cpu-ns/op")
 				})
 			}
 		})

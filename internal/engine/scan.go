@@ -76,7 +76,8 @@ func (r *read) scanTable(esk map[string]types.AttributeValue, seg, total int) fu
 		if !ok {
 			return row{}, false
 		}
-		return row{item: en.item, en: en, size: en.size}, true
+		m := en.item()
+		return row{item: m, full: m, en: en, size: en.size}, true
 	}
 }
 

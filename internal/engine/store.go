@@ -22,8 +22,18 @@ type entry struct {
 	enc  string               // encodeKey(hash)
 	hash types.AttributeValue // the hash key value
 	rng  types.AttributeValue // the range key value, nil for a hash-only table
-	item map[string]types.AttributeValue
-	size int // attrs.ItemSize of item
+	data string               // the item, encoded (see codec.go)
+	size int                  // itemSize of the item
+}
+
+// item decodes the stored item: a new map, whose values share the stored
+// texts (strings, immutable).
+func (e *entry) item() map[string]types.AttributeValue { return decodeItem(e.data) }
+
+// attr decodes one attribute of the item.
+func (e *entry) attr(name string) types.AttributeValue {
+	v, _ := attrOf(e.data, name)
+	return v
 }
 
 // compareEntries orders entries by encoded hash key, then range key.
@@ -72,9 +82,17 @@ func encodeKey(v types.AttributeValue) string {
 	return string(attrs.AppendKeyValue(nil, v))
 }
 
-// newEntry is the entry of item, whose key values are hash and rng.
-func newEntry(hash, rng types.AttributeValue, item map[string]types.AttributeValue) *entry {
-	return &entry{enc: encodeKey(hash), hash: hash, rng: rng, item: item, size: itemSize(item)}
+// newEntry is the entry of item, whose key attributes are named hash and
+// rng ("" for none). Its key values are decoded from the stored form, so
+// that they share its texts.
+func newEntry(hash, rng string, item map[string]types.AttributeValue) *entry {
+	e := &entry{data: encodeItem(item), size: itemSize(item)}
+	e.hash = e.attr(hash)
+	if rng != "" {
+		e.rng = e.attr(rng)
+	}
+	e.enc = encodeKey(e.hash)
+	return e
 }
 
 // get returns the entry with the given key values, or nil.
@@ -114,7 +132,7 @@ func (s *store) remove(hash, rng types.AttributeValue) *entry {
 // (and its size from the table's).
 func (s *store) index(e *entry) {
 	if s.ttl != nil {
-		if exp, ok := ttlOf(e.item[s.ttlAttr]); ok {
+		if exp, ok := ttlOf(e.attr(s.ttlAttr)); ok {
 			s.ttl.Put(ttlEntry{exp, e})
 		}
 	}
@@ -126,7 +144,7 @@ func (s *store) index(e *entry) {
 func (s *store) unindex(e *entry) {
 	s.bytes -= int64(e.size)
 	if s.ttl != nil {
-		if exp, ok := ttlOf(e.item[s.ttlAttr]); ok {
+		if exp, ok := ttlOf(e.attr(s.ttlAttr)); ok {
 			s.ttl.Delete(ttlEntry{exp, e})
 		}
 	}
@@ -154,7 +172,7 @@ func (s *store) setTTL(name string) {
 	}
 	s.ttl = newBtree(compareTTL)
 	s.all(func(en *entry) bool {
-		if exp, ok := ttlOf(en.item[name]); ok {
+		if exp, ok := ttlOf(en.attr(name)); ok {
 			s.ttl.Put(ttlEntry{exp, en})
 		}
 		return true
