@@ -332,6 +332,27 @@ func BenchmarkEngineTransactWrite(b *testing.B) {
 	})
 }
 
+// BenchmarkEngineBatchWrite writes 25 new items in one BatchWriteItem.
+func BenchmarkEngineBatchWrite(b *testing.B) {
+	eachEngine(b, func(b *testing.B, c *dynamodb.Client, table string) {
+		ctx := context.Background()
+		parallel(b, func(i int) error {
+			reqs := make([]types.WriteRequest, 25)
+			for j := range reqs {
+				reqs[j] = types.WriteRequest{PutRequest: &types.PutRequest{Item: benchItem("b"+strconv.Itoa(i), j)}}
+			}
+			out, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+			if err == nil && len(out.UnprocessedItems) > 0 {
+				err = fmt.Errorf("BatchWriteItem left %d tables unprocessed", len(out.UnprocessedItems))
+			}
+			return err
+		})
+		if n := count(b, c, table); n != 25*b.N {
+			b.Fatalf("%d batches of 25 puts left %d items", b.N, n)
+		}
+	})
+}
+
 // BenchmarkEngineStart is the time to a server that has answered a
 // request: StartDynamoDBLocal waits for a ListTables answer, so the
 // embedded engine's variant makes one too.
