@@ -565,11 +565,13 @@ func bothKinds(legacy, expr []string) error {
 		strings.Join(legacy, ", "), strings.Join(expr, ", "))
 }
 
-// apply returns the projected copy of m.
+// apply returns m as p projects it.
 func (p *projection_) apply(m map[string]types.AttributeValue) map[string]types.AttributeValue {
+	// m is decoded from storage afresh (entry.item): the answer may share
+	// its values.
 	switch {
 	case p == nil:
-		return copyItem(m)
+		return m
 	case p.top != nil:
 		out := map[string]types.AttributeValue{}
 		for n, v := range m {
@@ -577,9 +579,9 @@ func (p *projection_) apply(m map[string]types.AttributeValue) map[string]types.
 				out[n] = v
 			}
 		}
-		return copyItem(out)
+		return out
 	}
-	return copyItem(cond.Project(m, p.paths))
+	return cond.Project(m, p.paths)
 }
 
 // write is a single-item write ready to be applied: the table, the key, the

@@ -9,13 +9,15 @@ import (
 
 // MarshalJSON writes an item of an answer in one pass, its attributes
 // sorted by name as encoding/json writes a map's (and DynamoDB Local
-// writes an item's), each value as writeValue writes it: encoding/json would reach
-// each value by reflection and render it into a buffer of its own.
+// writes an item's), each value as writeValue writes it: encoding/json
+// would reach each value by reflection and render it into a buffer of its
+// own.
 func (m item) MarshalJSON() ([]byte, error) {
 	if m == nil {
 		return []byte("null"), nil
 	}
-	keys := make([]string, 0, len(m))
+	var arr [16]string
+	keys := arr[:0]
 	size := 2
 	for k := range m {
 		keys = append(keys, k)
@@ -25,26 +27,57 @@ func (m item) MarshalJSON() ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, size))
 	buf.WriteByte('{')
 	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		writeText(buf, k)
-		buf.WriteByte(':')
-		switch v := m[k].v.(type) {
-		case *types.AttributeValueMemberS:
-			buf.WriteString(`{"S":`)
-			writeText(buf, v.Value)
-			buf.WriteByte('}')
-		case *types.AttributeValueMemberN:
-			buf.WriteString(`{"N":`)
-			writeText(buf, v.Value)
-			buf.WriteByte('}')
-		default:
-			writeValue(buf, v)
-		}
+		writeAttr(buf, i, k, m[k].v)
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// readItem is an item a read returns, rendered as item is: a Query or
+// Scan page's items are decoded from storage and rendered from the
+// decoded map, with no map of wire values in between.
+type readItem map[string]types.AttributeValue
+
+func (m readItem) MarshalJSON() ([]byte, error) {
+	if m == nil {
+		return []byte("null"), nil
+	}
+	var arr [16]string
+	keys := arr[:0]
+	size := 2
+	for k := range m {
+		keys = append(keys, k)
+		size += len(k) + 16
+	}
+	slices.Sort(keys)
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	buf.WriteByte('{')
+	for i, k := range keys {
+		writeAttr(buf, i, k, m[k])
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// writeAttr writes the i-th attribute of an item, name k and value v.
+func writeAttr(buf *bytes.Buffer, i int, k string, v types.AttributeValue) {
+	if i > 0 {
+		buf.WriteByte(',')
+	}
+	writeText(buf, k)
+	buf.WriteByte(':')
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		buf.WriteString(`{"S":`)
+		writeText(buf, v.Value)
+		buf.WriteByte('}')
+	case *types.AttributeValueMemberN:
+		buf.WriteString(`{"N":`)
+		writeText(buf, v.Value)
+		buf.WriteByte('}')
+	default:
+		writeValue(buf, v)
+	}
 }
 
 // writeText writes a string as writeString does: as it is when

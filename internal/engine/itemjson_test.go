@@ -25,6 +25,13 @@ func TestItemJSONAsMap(t *testing.T) {
 	want, err := json.Marshal(map[string]av(m))
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(got))
+	plain := map[string]types.AttributeValue{}
+	for k, v := range m {
+		plain[k] = v.v
+	}
+	got, err = json.Marshal(readItem(plain))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
 	got, err = json.Marshal(item(nil))
 	require.NoError(t, err)
 	assert.Equal(t, "null", string(got))

@@ -374,7 +374,7 @@ func (r *read) startKey(esk item) (map[string]types.AttributeValue, error) {
 // page runs the read over rows from next, in order, and renders the
 // answer.
 func (r *read) page(next func() (row, bool)) (map[string]any, error) {
-	items := []item{}
+	items := []readItem{}
 	count, scanned, bytes := 0, 0, 0
 	fetched := 0.0
 	var last *row
@@ -413,7 +413,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 		}
 		count++
 		if !r.count {
-			items = append(items, wireItem(r.proj.apply(it)))
+			items = append(items, readItem(r.proj.apply(it)))
 		}
 	}
 	out := map[string]any{}
