@@ -34,9 +34,10 @@ const (
 	tagM
 )
 
-// encodeItem encodes an item.
-func encodeItem(m map[string]types.AttributeValue) string {
-	return string(appendItem(make([]byte, 0, 64+itemSize(m)), m))
+// encodeItem encodes an item; size is about its size (itemSize), for the
+// buffer's.
+func encodeItem(m map[string]types.AttributeValue, size int) string {
+	return string(appendItem(make([]byte, 0, 16+size+size/4), m))
 }
 
 func appendItem(b []byte, m map[string]types.AttributeValue) []byte {

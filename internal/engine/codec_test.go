@@ -33,7 +33,7 @@ func TestCodecRoundTrip(t *testing.T) {
 		long:   &types.AttributeValueMemberS{Value: long},
 		"last": &types.AttributeValueMemberN{Value: "7"},
 	}
-	data := encodeItem(item)
+	data := encodeItem(item, itemSize(item))
 	assert.Equal(t, item, decodeItem(data))
 	for k, v := range item {
 		got, ok := attrOf(data, k)
@@ -42,5 +42,5 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 	_, ok := attrOf(data, "absent")
 	assert.False(t, ok)
-	assert.Empty(t, decodeItem(encodeItem(map[string]types.AttributeValue{})))
+	assert.Empty(t, decodeItem(encodeItem(map[string]types.AttributeValue{}, 0)))
 }

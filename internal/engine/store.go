@@ -86,7 +86,8 @@ func encodeKey(v types.AttributeValue) string {
 // rng ("" for none). Its key values are decoded from the stored form, so
 // that they share its texts.
 func newEntry(hash, rng string, item map[string]types.AttributeValue) *entry {
-	e := &entry{data: encodeItem(item), size: itemSize(item)}
+	size := itemSize(item)
+	e := &entry{data: encodeItem(item, size), size: size}
 	e.hash = e.attr(hash)
 	if rng != "" {
 		e.rng = e.attr(rng)
