@@ -171,8 +171,15 @@ func parallel(b *testing.B, op func(i int) error) {
 	b.SetParallelism((clients + procs - 1) / procs) // RunParallel starts p x GOMAXPROCS goroutines
 	var next atomic.Int64
 	var failed atomic.Bool
+	withServer := strings.Contains(b.Name(), "impl=dynamodb-local")
+	cpu := func() time.Duration {
+		if withServer {
+			return processCPU() + serverCPU()
+		}
+		return processCPU()
+	}
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpu()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if failed.Load() {
@@ -183,9 +190,12 @@ func parallel(b *testing.B, op func(i int) error) {
 			}
 		}
 	})
-	elapsed := time.Since(start)
+	elapsed, used := time.Since(start), cpu()-cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	// The client's CPU and the server's (DynamoDB Local's with
+	// OPTIMIST_BENCH_SERVER_PID; the engine's is the client's process).
+	b.ReportMetric(float64(used)/float64(b.N), "cpu-ns/op")
 	if failed.Load() {
 		b.FailNow()
 	}
