@@ -63,43 +63,47 @@ func (t *table) arn() string {
 	return "arn:aws:dynamodb:ddblocal:000000000000:table/" + t.name
 }
 
+// indexDesc is an index as a TableDescription shows it.
+type indexDesc struct {
+	IndexName             string
+	KeySchema             []keySchemaElement
+	Projection            projection
+	IndexStatus           string         `json:",omitempty"`
+	Backfilling           *bool          `json:",omitempty"`
+	ProvisionedThroughput map[string]any `json:",omitempty"`
+	IndexSizeBytes        *int64         `json:",omitempty"`
+	ItemCount             *int64         `json:",omitempty"`
+	IndexArn              string
+}
+
+// describeIndex renders ix, an index of t.
+func (t *table) describeIndex(ix *index) indexDesc {
+	d := indexDesc{
+		IndexName:  ix.name,
+		KeySchema:  schemaOf(ix.hash, ix.rng),
+		Projection: projection{ProjectionType: ix.projType, NonKeyAttributes: ix.nonKey},
+		IndexArn:   t.arn() + "/index/" + ix.name,
+	}
+	if ix.global {
+		d.IndexStatus = "ACTIVE"
+		d.ProvisionedThroughput = map[string]any{"ReadCapacityUnits": ix.rcu, "WriteCapacityUnits": ix.wcu}
+	}
+	switch {
+	case ix.creating:
+		f := false
+		d.IndexStatus, d.Backfilling = "CREATING", &f
+	case ix.deleting:
+		var zero int64
+		d.IndexStatus, d.ItemCount, d.IndexSizeBytes = "DELETING", &zero, &zero
+	default:
+		n, size := t.indexStats(ix)
+		d.ItemCount, d.IndexSizeBytes = &n, &size
+	}
+	return d
+}
+
 // describe renders t as a TableDescription, in DynamoDB Local's shape.
 func (t *table) describe(e *Engine) json.RawMessage {
-	type indexDesc struct {
-		IndexName             string
-		KeySchema             []keySchemaElement
-		Projection            projection
-		IndexStatus           string         `json:",omitempty"`
-		Backfilling           *bool          `json:",omitempty"`
-		ProvisionedThroughput map[string]any `json:",omitempty"`
-		IndexSizeBytes        *int64         `json:",omitempty"`
-		ItemCount             *int64         `json:",omitempty"`
-		IndexArn              string
-	}
-	idx := func(ix *index) indexDesc {
-		d := indexDesc{
-			IndexName:  ix.name,
-			KeySchema:  schemaOf(ix.hash, ix.rng),
-			Projection: projection{ProjectionType: ix.projType, NonKeyAttributes: ix.nonKey},
-			IndexArn:   t.arn() + "/index/" + ix.name,
-		}
-		if ix.global {
-			d.IndexStatus = "ACTIVE"
-			d.ProvisionedThroughput = map[string]any{"ReadCapacityUnits": ix.rcu, "WriteCapacityUnits": ix.wcu}
-		}
-		switch {
-		case ix.creating:
-			f := false
-			d.IndexStatus, d.Backfilling = "CREATING", &f
-		case ix.deleting:
-			var zero int64
-			d.IndexStatus, d.ItemCount, d.IndexSizeBytes = "DELETING", &zero, &zero
-		default:
-			n, size := t.indexStats(ix)
-			d.ItemCount, d.IndexSizeBytes = &n, &size
-		}
-		return d
-	}
 	d := struct {
 		AttributeDefinitions      []attributeDefinition
 		TableName                 string
@@ -142,10 +146,10 @@ func (t *table) describe(e *Engine) json.RawMessage {
 		d.BillingModeSummary = map[string]any{"BillingMode": "PROVISIONED"}
 	}
 	for _, ix := range t.lsis {
-		d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, idx(ix))
+		d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, t.describeIndex(ix))
 	}
 	for _, ix := range t.gsis {
-		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, idx(ix))
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, t.describeIndex(ix))
 	}
 	if len(t.replicas) > 0 {
 		d.GlobalTableVersion, d.MultiRegionConsistency = "2019.11.21", t.consistency

@@ -36,42 +36,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	if err := nt.updateReplicas(s.region, in.ReplicaUpdates, in.MultiRegionConsistency); err != nil {
 		return nil, err
 	}
-	var deleted []*index
-	for _, u := range in.GlobalSecondaryIndexUpdates {
-		switch {
-		case u.Create != nil:
-			if names[u.Create.IndexName] {
-				return nil, validation("Attempting to create an index which already exists")
-			}
-			if len(in.AttributeDefinitions) == 0 {
-				return nil, validation("No Attribute Schema Defined")
-			}
-			ix, err := nt.newIndex(*u.Create, true, defs, names)
-			if err != nil {
-				return nil, err
-			}
-			ix.creating = true
-			nt.gsis = append([]*index{ix}, nt.gsis...)
-		case u.Delete != nil:
-			i := nt.gsiIndex(u.Delete.IndexName)
-			if i < 0 {
-				return nil, notFound("Requested resource not found")
-			}
-			gone := *nt.gsis[i]
-			gone.deleting = true
-			deleted = append(deleted, &gone)
-			nt.gsis = append(nt.gsis[:i:i], nt.gsis[i+1:]...)
-		case u.Update != nil:
-			i := nt.gsiIndex(u.Update.IndexName)
-			if i < 0 {
-				return nil, notFound("Requested resource not found")
-			}
-			if u.Update.ProvisionedThroughput != nil {
-				c := *nt.gsis[i]
-				c.rcu, c.wcu = capacity(u.Update.ProvisionedThroughput)
-				nt.gsis[i] = &c
-			}
-		}
+	deleted, err := nt.updateGSIs(in, defs, names)
+	if err != nil {
+		return nil, err
 	}
 	// The attribute definitions are those the keys use.
 	used := map[string]bool{nt.hash.name: true, nt.rng.name: true}
@@ -111,6 +78,48 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	shown := *t
 	shown.gsis = append(append([]*index(nil), t.gsis...), deleted...)
 	return map[string]any{"TableDescription": shown.describe(e)}, nil
+}
+
+// updateGSIs applies UpdateTable's GlobalSecondaryIndexUpdates to t (a
+// copy of the table), returning the indexes deleted, for the answer.
+func (t *table) updateGSIs(in *updateTableInput, defs map[string]string, names map[string]bool) (deleted []*index, err error) {
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		switch {
+		case u.Create != nil:
+			if names[u.Create.IndexName] {
+				return nil, validation("Attempting to create an index which already exists")
+			}
+			if len(in.AttributeDefinitions) == 0 {
+				return nil, validation("No Attribute Schema Defined")
+			}
+			ix, err := t.newIndex(*u.Create, true, defs, names)
+			if err != nil {
+				return nil, err
+			}
+			ix.creating = true
+			t.gsis = append([]*index{ix}, t.gsis...)
+		case u.Delete != nil:
+			i := t.gsiIndex(u.Delete.IndexName)
+			if i < 0 {
+				return nil, notFound("Requested resource not found")
+			}
+			gone := *t.gsis[i]
+			gone.deleting = true
+			deleted = append(deleted, &gone)
+			t.gsis = append(t.gsis[:i:i], t.gsis[i+1:]...)
+		case u.Update != nil:
+			i := t.gsiIndex(u.Update.IndexName)
+			if i < 0 {
+				return nil, notFound("Requested resource not found")
+			}
+			if u.Update.ProvisionedThroughput != nil {
+				c := *t.gsis[i]
+				c.rcu, c.wcu = capacity(u.Update.ProvisionedThroughput)
+				t.gsis[i] = &c
+			}
+		}
+	}
+	return deleted, nil
 }
 
 func (t *table) gsiIndex(name string) int {
