@@ -171,8 +171,15 @@ func parallel(b *testing.B, op func(i int) error) {
 	b.SetParallelism((clients + procs - 1) / procs) // RunParallel starts p x GOMAXPROCS goroutines
 	var next atomic.Int64
 	var failed atomic.Bool
+	withServer := strings.Contains(b.Name(), "impl=dynamodb-local")
+	cpu := func() time.Duration {
+		if withServer {
+			return processCPU() + serverCPU()
+		}
+		return processCPU()
+	}
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpu()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if failed.Load() {
@@ -183,9 +190,12 @@ func parallel(b *testing.B, op func(i int) error) {
 			}
 		}
 	})
-	elapsed := time.Since(start)
+	elapsed, used := time.Since(start), cpu()-cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	// The client's CPU and the server's (DynamoDB Local's with
+	// OPTIMIST_BENCH_SERVER_PID; the engine's is the client's process).
+	b.ReportMetric(float64(used)/float64(b.N), "cpu-ns/op")
 	if failed.Load() {
 		b.FailNow()
 	}
@@ -328,6 +338,27 @@ func BenchmarkEngineTransactWrite(b *testing.B) {
 		})
 		if n := count(b, c, table); n != 4*b.N {
 			b.Fatalf("%d transactions of 4 puts left %d items", b.N, n)
+		}
+	})
+}
+
+// BenchmarkEngineBatchWrite writes 25 new items in one BatchWriteItem.
+func BenchmarkEngineBatchWrite(b *testing.B) {
+	eachEngine(b, func(b *testing.B, c *dynamodb.Client, table string) {
+		ctx := context.Background()
+		parallel(b, func(i int) error {
+			reqs := make([]types.WriteRequest, 25)
+			for j := range reqs {
+				reqs[j] = types.WriteRequest{PutRequest: &types.PutRequest{Item: benchItem("b"+strconv.Itoa(i), j)}}
+			}
+			out, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+			if err == nil && len(out.UnprocessedItems) > 0 {
+				err = fmt.Errorf("BatchWriteItem left %d tables unprocessed", len(out.UnprocessedItems))
+			}
+			return err
+		})
+		if n := count(b, c, table); n != 25*b.N {
+			b.Fatalf("%d batches of 25 puts left %d items", b.N, n)
 		}
 	})
 }

@@ -138,7 +138,7 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 			}
 			size += en.size
 			units += readUnits(en.size, bt.consist)
-			got = append(got, wireItem(bt.proj.apply(en.item)))
+			got = append(got, wireItem(bt.proj.apply(en.item())))
 		}
 		responses[bt.name] = got
 		if c := consumed(in.ReturnConsumedCapacity, bt.name, units, nil); c != nil {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"hash/fnv"
-	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -10,51 +9,22 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
-// Secondary indexes are views computed from the table's items when a read
-// needs them: the items the index holds (see table.project), sorted by the
-// index's hash key, then its range key, ties broken by the table's key.
-// DynamoDB leaves the order of items with equal index keys unspecified;
-// this one is deterministic.
+// Secondary indexes are ordered trees of the items they hold (see
+// table.project), kept by every write: sorted by the index's hash key
+// (encoded), then its range key, ties broken by the table's key. DynamoDB
+// leaves the order of items with equal index keys unspecified; this one is
+// deterministic.
 
-// ixRow is one item of an index.
-type ixRow struct {
-	row
-	hash, rng types.AttributeValue // the index's key values; rng nil without a range key
-	enc       string               // encodeKey(hash)
+// ixEntry is one item of an index.
+type ixEntry struct {
+	enc string               // encodeKey of the index's hash key value
+	rng types.AttributeValue // the index's range key value; nil without a range key
+	en  *entry               // the table's entry
 }
 
-// rows returns the items ix holds in index order, only those of the index
-// partition hash when hash is not nil.
-func (t *table) indexRows(ix *index, hash types.AttributeValue) []ixRow {
-	var want string
-	if hash != nil {
-		want = encodeKey(hash)
-	}
-	var out []ixRow
-	t.items.all(func(en *entry) bool {
-		p := t.project(ix, en.item)
-		if p == nil {
-			return true
-		}
-		h := p[ix.hash.name]
-		enc := encodeKey(h)
-		if hash != nil && enc != want {
-			return true
-		}
-		r := ixRow{row: row{item: p, en: en, size: attrs.ItemSize(p)}, hash: h, enc: enc}
-		if ix.rng.name != "" {
-			r.rng = p[ix.rng.name]
-		}
-		out = append(out, r)
-		return true
-	})
-	sort.Slice(out, func(i, j int) bool { return compareIxRows(&out[i], &out[j]) < 0 })
-	return out
-}
-
-// compareIxRows orders index rows: index partition, index range key, then
+// compareIx orders index entries: index partition, index range key, then
 // the table's key.
-func compareIxRows(a, b *ixRow) int {
+func compareIx(a, b ixEntry) int {
 	if c := strings.Compare(a.enc, b.enc); c != 0 {
 		return c
 	}
@@ -72,18 +42,98 @@ func compareIxRows(a, b *ixRow) int {
 	return 0
 }
 
-// ixStart is the position of an ExclusiveStartKey among index rows, as a
-// row to compare with.
-func (t *table) ixStart(ix *index, esk map[string]types.AttributeValue) *ixRow {
+// ixState is the tree of one index and the figures DescribeTable reports
+// of it: its items are those tree holds; bytes is its size as DynamoDB
+// Local reports it, the whole size of every item that has one of the
+// index's key attributes other than the table's hash key, whatever the
+// projection and whether or not the item is in the index (measured: a GSI
+// on (g, sk) of a table keyed (pk, sk) is as large as the table).
+type ixState struct {
+	hash, rng keyDef
+	tableHash string
+	tree      *btree[ixEntry]
+	bytes     int64
+}
+
+func newIxState(t *table, ix *index) *ixState {
+	return &ixState{hash: ix.hash, rng: ix.rng, tableHash: t.hash.name, tree: newBtree(compareIx)}
+}
+
+// entryOf is en's entry in the index, false when the index does not hold
+// it: it lacks one of the index's key attributes or has one of another
+// type (the test of table.project).
+func (x *ixState) entryOf(en *entry) (ixEntry, bool) {
+	h := en.attr(x.hash.name)
+	if h == nil || typeName(h) != x.hash.typ {
+		return ixEntry{}, false
+	}
+	out := ixEntry{enc: encodeKey(h), en: en}
+	if x.rng.name != "" {
+		r := en.attr(x.rng.name)
+		if r == nil || typeName(r) != x.rng.typ {
+			return ixEntry{}, false
+		}
+		out.rng = r
+	}
+	return out, true
+}
+
+// counted reports whether en's size counts in the index's.
+func (x *ixState) counted(en *entry) bool {
+	for _, k := range []keyDef{x.hash, x.rng} {
+		if k.name != "" && k.name != x.tableHash && en.attr(k.name) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *ixState) add(en *entry) {
+	if e, ok := x.entryOf(en); ok {
+		x.tree.Put(e)
+	}
+	if x.counted(en) {
+		x.bytes += int64(en.size)
+	}
+}
+
+func (x *ixState) remove(en *entry) {
+	if e, ok := x.entryOf(en); ok {
+		x.tree.Delete(e)
+	}
+	if x.counted(en) {
+		x.bytes -= int64(en.size)
+	}
+}
+
+// indexStats counts the items an index holds, and its size (see ixState).
+func (t *table) indexStats(ix *index) (n, size int64) {
+	return int64(ix.st.tree.Len()), ix.st.bytes
+}
+
+// ixRow is the row a read of ix returns for x.
+func (t *table) ixRow(ix *index, x ixEntry) row {
+	full := x.en.item()
+	p := t.project(ix, full)
+	size := x.en.size
+	if ix.projType != "ALL" {
+		size = attrs.ItemSize(p)
+	}
+	return row{item: p, full: full, en: x.en, size: size}
+}
+
+// ixStart is the position of an ExclusiveStartKey among index entries, as
+// an entry to compare with.
+func (t *table) ixStart(ix *index, esk map[string]types.AttributeValue) ixEntry {
 	en := &entry{hash: esk[t.hash.name]}
 	if t.rng.name != "" {
 		en.rng = esk[t.rng.name]
 	}
-	r := &ixRow{row: row{en: en}, hash: esk[ix.hash.name], enc: encodeKey(esk[ix.hash.name])}
+	x := ixEntry{en: en, enc: encodeKey(esk[ix.hash.name])}
 	if ix.rng.name != "" {
-		r.rng = esk[ix.rng.name]
+		x.rng = esk[ix.rng.name]
 	}
-	return r
+	return x
 }
 
 // segmentOf assigns a partition to one of total segments of a parallel

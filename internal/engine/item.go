@@ -503,7 +503,7 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	size := 0
 	if en := t.items.get(hash, rng); en != nil {
 		size = en.size
-		out["Item"] = wireItem(proj.apply(en.item))
+		out["Item"] = wireItem(proj.apply(en.item()))
 	}
 	if c := consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, in.ConsistentRead), nil); c != nil {
 		if in.ReturnConsumedCapacity == "INDEXES" {
@@ -563,11 +563,13 @@ func bothKinds(legacy, expr []string) error {
 		strings.Join(legacy, ", "), strings.Join(expr, ", "))
 }
 
-// apply returns the projected copy of m.
+// apply returns m as p projects it.
 func (p *projection_) apply(m map[string]types.AttributeValue) map[string]types.AttributeValue {
+	// m is decoded from storage afresh (entry.item): the answer may share
+	// its values.
 	switch {
 	case p == nil:
-		return copyItem(m)
+		return m
 	case p.top != nil:
 		out := map[string]types.AttributeValue{}
 		for n, v := range m {
@@ -575,9 +577,9 @@ func (p *projection_) apply(m map[string]types.AttributeValue) map[string]types.
 				out[n] = v
 			}
 		}
-		return copyItem(out)
+		return out
 	}
-	return copyItem(cond.Project(m, p.paths))
+	return cond.Project(m, p.paths)
 }
 
 // write is a single-item write ready to be applied: the table, the key, the
@@ -604,7 +606,7 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 	old = w.t.items.get(w.hash, w.rng)
 	var cur map[string]types.AttributeValue
 	if old != nil {
-		cur = old.item
+		cur = old.item()
 	}
 	if w.cond != nil {
 		ok, err := w.x.eval("ConditionExpression", w.cond, cur)
@@ -678,7 +680,7 @@ func (w *write) apply(next map[string]types.AttributeValue) {
 		w.t.items.remove(w.hash, w.rng)
 		return
 	}
-	w.t.items.put(&entry{hash: w.hash, rng: w.rng, item: next, size: attrs.ItemSize(next)})
+	w.t.items.put(newEntry(w.t.hash.name, w.t.rng.name, next))
 }
 
 func (t *table) keyNames() []string {
@@ -861,7 +863,7 @@ func (e *Engine) finish(w *write, in *writeInput) (any, error) {
 	var oldItem map[string]types.AttributeValue
 	size := 0
 	if old != nil {
-		oldItem = old.item
+		oldItem = old.item()
 		size = old.size
 	}
 	if next != nil {

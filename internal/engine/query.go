@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -65,93 +65,144 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	return r.page(r.queryTable(hv, rc, esk, forward))
 }
 
-// queryTable walks the partition of hv between the bounds of rc: a binary
-// search finds them, so a query costs O(log n) plus its page.
+// queryTable walks the partition of hv between the bounds of rc: the
+// tree finds the first, so a query costs O(log n) plus its page.
 func (r *read) queryTable(hv types.AttributeValue, rc *keyCond, esk map[string]types.AttributeValue, forward bool) func() (row, bool) {
-	p := r.t.items.parts[encodeKey(hv)]
-	if p == nil {
-		return func() (row, bool) { return row{}, false }
+	want := encodeKey(hv)
+	rlo, rpast := rangeBounds(rc)
+	lo := func(e *entry) bool {
+		c := strings.Compare(e.enc, want)
+		return c > 0 || c == 0 && rlo(e.rng)
 	}
-	es := p.entries
-	lo, hi := 0, len(es)
-	if rc != nil {
-		v := rc.vals[0]
-		search := func(from int, f func(c int) bool) int {
-			return from + sort.Search(hi-from, func(i int) bool { return f(compareKeys(es[from+i].rng, v)) })
-		}
-		switch rc.op {
-		case "=":
-			lo = search(0, func(c int) bool { return c >= 0 })
-			hi = search(lo, func(c int) bool { return c > 0 })
-		case "<":
-			hi = search(0, func(c int) bool { return c >= 0 })
-		case "<=":
-			hi = search(0, func(c int) bool { return c > 0 })
-		case ">":
-			lo = search(0, func(c int) bool { return c > 0 })
-		case ">=":
-			lo = search(0, func(c int) bool { return c >= 0 })
-		case "BETWEEN":
-			lo = search(0, func(c int) bool { return c >= 0 })
-			v = rc.vals[1]
-			hi = search(lo, func(c int) bool { return c > 0 })
-		case "begins_with":
-			lo = search(0, func(c int) bool { return c >= 0 })
-			hi = lo + sort.Search(hi-lo, func(i int) bool { return !rc.matches(es[lo+i].rng) })
-		}
+	past := func(e *entry) bool {
+		c := strings.Compare(e.enc, want)
+		return c > 0 || c == 0 && rpast(e.rng)
 	}
-	if esk != nil && r.t.rng.name != "" {
+	if esk != nil && r.t.rng.name == "" {
+		return func() (row, bool) { return row{}, false } // a hash-only table has one item per partition
+	}
+	if esk != nil {
 		k := esk[r.t.rng.name]
-		if forward {
-			lo = max(lo, sort.Search(len(es), func(i int) bool { return compareKeys(es[i].rng, k) > 0 }))
-		} else {
-			hi = min(hi, sort.Search(len(es), func(i int) bool { return compareKeys(es[i].rng, k) >= 0 }))
+		from := func(e *entry, strict bool) bool {
+			c := strings.Compare(e.enc, want)
+			if c != 0 {
+				return c > 0
+			}
+			c = compareKeys(e.rng, k)
+			return c > 0 || !strict && c == 0
 		}
-	} else if esk != nil {
-		lo = hi // a hash-only table has one item per partition
+		if forward {
+			lo0 := lo
+			lo = func(e *entry) bool { return lo0(e) && from(e, true) }
+		} else {
+			past0 := past
+			past = func(e *entry) bool { return past0(e) || from(e, false) }
+		}
 	}
-	i, step := lo, 1
-	if !forward {
-		i, step = hi-1, -1
-	}
+	next := walk(r.t.items.tree, lo, past, forward)
 	return func() (row, bool) {
-		if i < lo || i >= hi {
+		en, ok := next()
+		if !ok {
 			return row{}, false
 		}
-		en := es[i]
-		i += step
-		return row{item: en.item, en: en, size: en.size}, true
+		m := en.item()
+		return row{item: m, full: m, en: en, size: en.size}, true
 	}
 }
 
-// queryIndex walks the index partition of hv, computed from the table.
-func (r *read) queryIndex(hv types.AttributeValue, rc *keyCond, esk map[string]types.AttributeValue, forward bool) func() (row, bool) {
-	all := r.t.indexRows(r.ix, hv)
-	rows := all[:0]
-	for _, x := range all {
-		if r.ix.rng.name == "" || rc.matches(x.rng) {
-			rows = append(rows, x)
-		}
+// rangeBounds returns, for the range key condition rc (nil: none), the
+// tests of a range key value that turn true at the first value in range
+// (lo) and at the first beyond it (past), along the key order.
+func rangeBounds(rc *keyCond) (lo, past func(types.AttributeValue) bool) {
+	lo = func(types.AttributeValue) bool { return true }
+	past = func(types.AttributeValue) bool { return false }
+	if rc == nil {
+		return lo, past
 	}
-	lo, hi := 0, len(rows)
+	v := rc.vals[0]
+	ge := func(x types.AttributeValue) bool { return compareKeys(x, v) >= 0 }
+	gt := func(x types.AttributeValue) bool { return compareKeys(x, v) > 0 }
+	switch rc.op {
+	case "=":
+		lo, past = ge, gt
+	case "<":
+		past = ge
+	case "<=":
+		past = gt
+	case ">":
+		lo = gt
+	case ">=":
+		lo = ge
+	case "BETWEEN":
+		w := rc.vals[1]
+		lo, past = ge, func(x types.AttributeValue) bool { return compareKeys(x, w) > 0 }
+	case "begins_with":
+		lo, past = ge, func(x types.AttributeValue) bool { return ge(x) && !rc.matches(x) }
+	}
+	return lo, past
+}
+
+// walk returns the values of t from the first for which lo is true to the
+// last for which past is false (lo and past turn from false to true along
+// the order), forward or backward, one per call, then false.
+func walk[T any](t *btree[T], lo, past func(T) bool, forward bool) func() (T, bool) {
+	var c cursor[T]
+	if forward {
+		c = t.Seek(lo)
+	} else {
+		c = t.Seek(past)
+	}
+	done := false
+	return func() (T, bool) {
+		var v T
+		ok := false
+		if !done {
+			if forward {
+				v, ok = c.Next()
+				ok = ok && !past(v)
+			} else {
+				v, ok = c.Prev()
+				ok = ok && lo(v)
+			}
+		}
+		if !ok {
+			done = true
+			var zero T
+			return zero, false
+		}
+		return v, true
+	}
+}
+
+// queryIndex walks the index partition of hv between the bounds of rc.
+func (r *read) queryIndex(hv types.AttributeValue, rc *keyCond, esk map[string]types.AttributeValue, forward bool) func() (row, bool) {
+	want := encodeKey(hv)
+	rlo, rpast := rangeBounds(rc)
+	ranged := r.ix.rng.name != ""
+	lo := func(x ixEntry) bool {
+		c := strings.Compare(x.enc, want)
+		return c > 0 || c == 0 && (!ranged || rlo(x.rng))
+	}
+	past := func(x ixEntry) bool {
+		c := strings.Compare(x.enc, want)
+		return c > 0 || c == 0 && ranged && rpast(x.rng)
+	}
 	if esk != nil {
 		start := r.t.ixStart(r.ix, esk)
 		if forward {
-			lo = sort.Search(len(rows), func(i int) bool { return compareIxRows(&rows[i], start) > 0 })
+			lo0 := lo
+			lo = func(x ixEntry) bool { return lo0(x) && compareIx(x, start) > 0 }
 		} else {
-			hi = sort.Search(len(rows), func(i int) bool { return compareIxRows(&rows[i], start) >= 0 })
+			past0 := past
+			past = func(x ixEntry) bool { return past0(x) || compareIx(x, start) >= 0 }
 		}
 	}
-	i, step := lo, 1
-	if !forward {
-		i, step = hi-1, -1
-	}
+	next := walk(r.ix.st.tree, lo, past, forward)
 	return func() (row, bool) {
-		if i < lo || i >= hi {
+		x, ok := next()
+		if !ok {
 			return row{}, false
 		}
-		x := rows[i]
-		i += step
-		return x.row, true
+		return r.t.ixRow(r.ix, x), true
 	}
 }

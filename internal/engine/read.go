@@ -57,6 +57,7 @@ const pageBytes = 1 << 20
 // row is one item as the table or index read holds it.
 type row struct {
 	item map[string]types.AttributeValue // the table's item or the index's projection of it
+	full map[string]types.AttributeValue // the table's item
 	en   *entry                          // the table's entry
 	size int                             // size of item
 }
@@ -378,7 +379,7 @@ func (r *read) startKey(esk item) (map[string]types.AttributeValue, error) {
 // page runs the read over rows from next, in order, and renders the
 // answer.
 func (r *read) page(next func() (row, bool)) (map[string]any, error) {
-	items := []item{}
+	items := []readItem{}
 	count, scanned, bytes := 0, 0, 0
 	fetched := 0.0
 	var last *row
@@ -397,7 +398,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 		last = &rw
 		it := rw.item
 		if r.fetch {
-			it = rw.en.item
+			it = rw.full
 			if !r.scan {
 				fetched += readUnits(rw.en.size, r.consist)
 			}
@@ -405,7 +406,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 		if r.filter != nil {
 			on := it
 			if r.filterTable {
-				on = rw.en.item
+				on = rw.full
 			}
 			ok, err := r.x.eval("FilterExpression", r.filter, on)
 			if err != nil {
@@ -417,7 +418,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 		}
 		count++
 		if !r.count {
-			items = append(items, wireItem(r.proj.apply(it)))
+			items = append(items, readItem(r.proj.apply(it)))
 		}
 	}
 	out := map[string]any{}
@@ -426,7 +427,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 	}
 	out["Count"] = count
 	out["ScannedCount"] = scanned
-	if more && last != nil && r.endBound != nil && onBound(last.en.item[r.endKey], r.endBound) {
+	if more && last != nil && r.endBound != nil && onBound(last.full[r.endKey], r.endBound) {
 		// DynamoDB Local returns no LastEvaluatedKey when the table's range
 		// key of the last item read equals the inclusive bound where the
 		// range ends (on an index too, where that key is not the index's):
@@ -440,7 +441,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 	if more && last != nil && !r.single {
 		lek := map[string]types.AttributeValue{}
 		for _, n := range r.lekNames() {
-			lek[n] = last.en.item[n]
+			lek[n] = last.full[n]
 		}
 		out["LastEvaluatedKey"] = wireItem(copyItem(lek))
 	}

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"sort"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -56,56 +54,70 @@ func (e *Engine) scan(s *scope, in *readInput) (any, error) {
 	return r.page(r.scanTable(esk, seg, total))
 }
 
-// scanTable walks the table's partitions in order from the start key,
-// those of segment seg only.
+// scanTable walks the table's items in order from the start key, those
+// of segment seg only.
 func (r *read) scanTable(esk map[string]types.AttributeValue, seg, total int) func() (row, bool) {
-	order := r.t.items.order
-	pi, ei := 0, 0
+	tree := r.t.items.tree
+	c := tree.First()
 	if esk != nil {
-		enc := encodeKey(esk[r.t.hash.name])
-		pi = sort.Search(len(order), func(i int) bool { return order[i].enc >= enc })
-		if pi < len(order) && order[pi].enc == enc {
-			if r.t.rng.name == "" {
-				pi++
-			} else {
-				k := esk[r.t.rng.name]
-				es := order[pi].entries
-				ei = sort.Search(len(es), func(i int) bool { return compareKeys(es[i].rng, k) > 0 })
-			}
+		start := &entry{enc: encodeKey(esk[r.t.hash.name])}
+		if r.t.rng.name != "" {
+			start.rng = esk[r.t.rng.name]
 		}
+		c = tree.Seek(func(e *entry) bool { return compareEntries(e, start) > 0 })
 	}
+	next := segmented(tree, c, func(e *entry) string { return e.enc }, seg, total, r.t.rng.name != "")
 	return func() (row, bool) {
-		for pi < len(order) {
-			p := order[pi]
-			if ei >= len(p.entries) || (total > 1 && segmentOf(p.enc, total) != seg) {
-				pi, ei = pi+1, 0
-				continue
-			}
-			en := p.entries[ei]
-			ei++
-			return row{item: en.item, en: en, size: en.size}, true
+		en, ok := next()
+		if !ok {
+			return row{}, false
 		}
-		return row{}, false
+		m := en.item()
+		return row{item: m, full: m, en: en, size: en.size}, true
 	}
 }
 
-// scanIndex walks the index, computed from the table, from the start key.
+// segmented returns the values of t from c on whose partition (the
+// encoded hash key part gives) falls to segment seg of total, one per
+// call, then false. Where partitions may hold many values (seek), it skips
+// a partition of another segment with one search.
+func segmented[T any](t *btree[T], c cursor[T], part func(T) string, seg, total int, seek bool) func() (T, bool) {
+	last, in := "", false
+	return func() (T, bool) {
+		for {
+			v, ok := c.Next()
+			if !ok || total == 1 {
+				return v, ok
+			}
+			p := part(v)
+			if p != last || last == "" {
+				last, in = p, segmentOf(p, total) == seg
+			}
+			if in {
+				return v, true
+			}
+			if seek {
+				c = t.Seek(func(x T) bool { return part(x) > p })
+			}
+		}
+	}
+}
+
+// scanIndex walks the index from the start key, those of segment seg
+// only.
 func (r *read) scanIndex(esk map[string]types.AttributeValue, seg, total int) func() (row, bool) {
-	rows := r.t.indexRows(r.ix, nil)
-	i := 0
+	tree := r.ix.st.tree
+	c := tree.First()
 	if esk != nil {
 		start := r.t.ixStart(r.ix, esk)
-		i = sort.Search(len(rows), func(j int) bool { return compareIxRows(&rows[j], start) > 0 })
+		c = tree.Seek(func(x ixEntry) bool { return compareIx(x, start) > 0 })
 	}
+	next := segmented(tree, c, func(x ixEntry) string { return x.enc }, seg, total, true)
 	return func() (row, bool) {
-		for i < len(rows) {
-			x := rows[i]
-			i++
-			if total > 1 && segmentOf(x.enc, total) != seg {
-				continue
-			}
-			return x.row, true
+		x, ok := next()
+		if !ok {
+			return row{}, false
 		}
-		return row{}, false
+		return r.t.ixRow(r.ix, x), true
 	}
 }

@@ -1,147 +1,194 @@
 package engine
 
 import (
-	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
-// Storage of a table's items. Items are grouped by partition (their hash
-// key) and kept sorted by range key within a partition; partitions are
-// kept sorted by the encoded hash key, which is the order of a Scan. (On
-// DynamoDB a Scan's order follows a hash of the partition key; callers may
-// rely on no order, so any stable one serves.)
+// Storage of a table's items: one ordered tree (btree) by the encoded hash
+// key, then the range key, which is the order of a Scan. (On DynamoDB a
+// Scan's order follows a hash of the partition key; callers may rely on no
+// order, so any stable one serves.) Every write keeps beside it, in the
+// same call, each secondary index's tree (see ixState), the tree of the
+// items' TTLs, and the counts and sizes DescribeTable reports, so that no
+// read walks the table.
 
-// entry is one stored item.
+// entry is one stored item. Its fields never change once stored: a write
+// stores a new entry.
 type entry struct {
+	enc  string               // encodeKey(hash)
 	hash types.AttributeValue // the hash key value
 	rng  types.AttributeValue // the range key value, nil for a hash-only table
-	item map[string]types.AttributeValue
-	size int // attrs.ItemSize of item
+	data string               // the item, encoded (see codec.go)
+	size int                  // itemSize of the item
 }
 
-// partition holds the items of one hash key, sorted by range key.
-type partition struct {
-	enc     string // encoded hash key
-	entries []*entry
+// item decodes the stored item: a new map, whose values share the stored
+// texts (strings, immutable).
+func (e *entry) item() map[string]types.AttributeValue { return decodeItem(e.data) }
+
+// attr decodes one attribute of the item.
+func (e *entry) attr(name string) types.AttributeValue {
+	v, _ := attrOf(e.data, name)
+	return v
+}
+
+// compareEntries orders entries by encoded hash key, then range key.
+func compareEntries(a, b *entry) int {
+	if c := strings.Compare(a.enc, b.enc); c != 0 {
+		return c
+	}
+	return compareKeys(a.rng, b.rng)
+}
+
+// ttlEntry is an item's place in the order of expiry.
+type ttlEntry struct {
+	exp int64
+	en  *entry
+}
+
+func compareTTL(a, b ttlEntry) int {
+	switch {
+	case a.exp < b.exp:
+		return -1
+	case a.exp > b.exp:
+		return 1
+	}
+	return compareEntries(a.en, b.en)
 }
 
 // store is the items of one table.
 type store struct {
-	parts map[string]*partition
-	order []*partition // sorted by enc
+	tree  *btree[*entry]
 	count int
 	bytes int64
 
-	// ttlAttr is the table's TTL attribute ("" when TTL is off), and
-	// nextTTL the earliest TTL of its items seen since the last sweep (0:
-	// none), so that a sweep reads the items only when one may be due.
+	// ttlAttr is the table's TTL attribute ("" when TTL is off), and ttl
+	// its items that have one, by TTL.
 	ttlAttr string
-	nextTTL int64
+	ttl     *btree[ttlEntry]
+
+	// ixs are the table's secondary indexes, kept on every write.
+	ixs []*ixState
 }
 
-func newStore() *store { return &store{parts: map[string]*partition{}} }
+func newStore() *store { return &store{tree: newBtree(compareEntries)} }
 
 // encodeKey is the text that identifies a key value (numbers by value).
 func encodeKey(v types.AttributeValue) string {
 	return string(attrs.AppendKeyValue(nil, v))
 }
 
-// find returns the index of rng in p (or where it would go) and whether
-// it is there.
-func (p *partition) find(rng types.AttributeValue) (int, bool) {
-	if rng == nil {
-		return 0, len(p.entries) > 0
+// newEntry is the entry of item, whose key attributes are named hash and
+// rng ("" for none). Its key values are decoded from the stored form, so
+// that they share its texts.
+func newEntry(hash, rng string, item map[string]types.AttributeValue) *entry {
+	size := attrs.ItemSize(item)
+	e := &entry{data: encodeItem(item, size), size: size}
+	e.hash = e.attr(hash)
+	if rng != "" {
+		e.rng = e.attr(rng)
 	}
-	i := sort.Search(len(p.entries), func(i int) bool { return compareKeys(p.entries[i].rng, rng) >= 0 })
-	return i, i < len(p.entries) && compareKeys(p.entries[i].rng, rng) == 0
+	e.enc = encodeKey(e.hash)
+	return e
 }
 
 // get returns the entry with the given key values, or nil.
 func (s *store) get(hash, rng types.AttributeValue) *entry {
-	p := s.parts[encodeKey(hash)]
-	if p == nil {
-		return nil
-	}
-	i, ok := p.find(rng)
-	if !ok {
-		return nil
-	}
-	return p.entries[i]
+	en, _ := s.tree.Get(&entry{enc: encodeKey(hash), rng: rng})
+	return en
 }
 
 // put stores e, replacing an item with the same key, and returns the item
 // replaced (nil if none).
 func (s *store) put(e *entry) *entry {
-	enc := encodeKey(e.hash)
-	p := s.parts[enc]
-	if p == nil {
-		p = &partition{enc: enc}
-		s.parts[enc] = p
-		i := sort.Search(len(s.order), func(i int) bool { return s.order[i].enc >= enc })
-		s.order = append(s.order, nil)
-		copy(s.order[i+1:], s.order[i:])
-		s.order[i] = p
+	old, replaced := s.tree.Put(e)
+	if replaced {
+		s.unindex(old)
+	} else {
+		old = nil
+		s.count++
 	}
-	s.noteTTL(e.item)
-	i, ok := p.find(e.rng)
-	if ok {
-		old := p.entries[i]
-		p.entries[i] = e
-		s.bytes += int64(e.size - old.size)
-		return old
-	}
-	p.entries = append(p.entries, nil)
-	copy(p.entries[i+1:], p.entries[i:])
-	p.entries[i] = e
-	s.count++
 	s.bytes += int64(e.size)
-	return nil
+	s.index(e)
+	return old
 }
 
 // remove deletes the item with the given key values and returns it (nil if
 // there was none).
 func (s *store) remove(hash, rng types.AttributeValue) *entry {
-	enc := encodeKey(hash)
-	p := s.parts[enc]
-	if p == nil {
-		return nil
-	}
-	i, ok := p.find(rng)
+	old, ok := s.tree.Delete(&entry{enc: encodeKey(hash), rng: rng})
 	if !ok {
 		return nil
 	}
-	old := p.entries[i]
-	p.entries = append(p.entries[:i], p.entries[i+1:]...)
 	s.count--
-	s.bytes -= int64(old.size)
-	if len(p.entries) == 0 {
-		delete(s.parts, enc)
-		j := sort.Search(len(s.order), func(i int) bool { return s.order[i].enc >= enc })
-		s.order = append(s.order[:j], s.order[j+1:]...)
-	}
+	s.unindex(old)
 	return old
+}
+
+// index adds e to the TTL order and the indexes, unindex takes it out
+// (and its size from the table's).
+func (s *store) index(e *entry) {
+	if s.ttl != nil {
+		if exp, ok := ttlOf(e.attr(s.ttlAttr)); ok {
+			s.ttl.Put(ttlEntry{exp, e})
+		}
+	}
+	for _, x := range s.ixs {
+		x.add(e)
+	}
+}
+
+func (s *store) unindex(e *entry) {
+	s.bytes -= int64(e.size)
+	if s.ttl != nil {
+		if exp, ok := ttlOf(e.attr(s.ttlAttr)); ok {
+			s.ttl.Delete(ttlEntry{exp, e})
+		}
+	}
+	for _, x := range s.ixs {
+		x.remove(e)
+	}
 }
 
 // all calls f for every entry in scan order until f returns false.
 func (s *store) all(f func(*entry) bool) {
-	for _, p := range s.order {
-		for _, e := range p.entries {
-			if !f(e) {
-				return
-			}
+	c := s.tree.First()
+	for en, ok := c.Next(); ok; en, ok = c.Next() {
+		if !f(en) {
+			return
 		}
 	}
 }
 
-// noteTTL lowers nextTTL to the TTL of item, if it has one.
-func (s *store) noteTTL(item map[string]types.AttributeValue) {
-	if s.ttlAttr == "" {
+// setTTL turns TTL on for attribute name ("": off), ordering the items by
+// it.
+func (s *store) setTTL(name string) {
+	s.ttlAttr, s.ttl = name, nil
+	if name == "" {
 		return
 	}
-	if exp, ok := ttlOf(item[s.ttlAttr]); ok && (s.nextTTL == 0 || exp < s.nextTTL) {
-		s.nextTTL = exp
+	s.ttl = newBtree(compareTTL)
+	s.all(func(en *entry) bool {
+		if exp, ok := ttlOf(en.attr(name)); ok {
+			s.ttl.Put(ttlEntry{exp, en})
+		}
+		return true
+	})
+}
+
+// syncIndexes makes the indexes the store keeps those of t, filling the
+// tree of an index new to it from the items.
+func (s *store) syncIndexes(t *table) {
+	s.ixs = s.ixs[:0]
+	for _, ix := range append(append([]*index(nil), t.gsis...), t.lsis...) {
+		if ix.st == nil {
+			ix.st = newIxState(t, ix)
+			s.all(func(en *entry) bool { ix.st.add(en); return true })
+		}
+		s.ixs = append(s.ixs, ix.st)
 	}
 }

@@ -8,9 +8,10 @@ import (
 
 // sweep deletes the items whose TTL (plus Options.TTLDelay) has passed. It
 // runs under e.mu at the start of every request, so a test that moves the
-// clock sees the deletion at its next request; it reads a table's items
-// only when the earliest TTL it has seen is due. As on DynamoDB, the TTL
-// attribute must be a number of epoch seconds; other types, and values
+// clock sees the deletion at its next request; it reads a table's items in
+// the order of their TTLs (store.ttl), from the oldest it may delete to
+// the first not due, so that it costs what it deletes. As on DynamoDB, the
+// TTL attribute must be a number of epoch seconds; other types, and values
 // more than five years in the past, are ignored.
 func (e *Engine) sweep() {
 	now := e.now()
@@ -19,22 +20,14 @@ func (e *Engine) sweep() {
 	for _, s := range e.scopes {
 		for _, t := range s.tables {
 			st := t.items
-			if st.ttlAttr == "" || st.nextTTL == 0 || st.nextTTL > limit {
+			if st.ttl == nil || st.ttl.Len() == 0 {
 				continue
 			}
+			c := st.ttl.Seek(func(x ttlEntry) bool { return x.exp >= oldest })
 			var expired []*entry
-			st.nextTTL = 0
-			st.all(func(en *entry) bool {
-				exp, ok := ttlOf(en.item[st.ttlAttr])
-				switch {
-				case !ok:
-				case exp <= limit && exp >= oldest:
-					expired = append(expired, en)
-				case exp > limit && (st.nextTTL == 0 || exp < st.nextTTL):
-					st.nextTTL = exp
-				}
-				return true
-			})
+			for x, ok := c.Next(); ok && x.exp <= limit; x, ok = c.Next() {
+				expired = append(expired, x.en)
+			}
 			for _, en := range expired {
 				st.remove(en.hash, en.rng)
 			}

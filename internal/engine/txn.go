@@ -223,7 +223,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		keys[i] = txnKey{table: a.w.t.name, hash: a.w.hash, rng: a.w.rng}
 		oldItem, size := (map[string]types.AttributeValue)(nil), 0
 		if o := outs[i].old; o != nil {
-			oldItem, size = o.item, o.size
+			oldItem, size = o.item(), o.size
 		}
 		var ix map[*index]float64
 		if a.kind != "conditionCheck" {
@@ -718,7 +718,7 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 		size := 0
 		if en := g.t.items.get(g.hash, g.rng); en != nil {
 			size = en.size
-			m := g.proj.apply(en.item)
+			m := g.proj.apply(en.item())
 			if m == nil {
 				m = map[string]types.AttributeValue{}
 			}

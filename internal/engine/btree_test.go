@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestBtreeAgainstSortedSlice puts and deletes random values, checking
+// after each step of the way the tree's contents, lookups and cursors
+// against a sorted slice.
+func TestBtreeAgainstSortedSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tr := newBtree(cmp.Compare[int])
+	var model []int
+	check := func() {
+		require.Equal(t, len(model), tr.Len())
+		var got []int
+		c := tr.First()
+		for v, ok := c.Next(); ok; v, ok = c.Next() {
+			got = append(got, v)
+		}
+		require.Equal(t, model, got)
+		if len(model) == 0 {
+			require.Empty(t, got)
+		}
+		// Seek to a random bound, then back and forth.
+		b := rng.IntN(2000)
+		c = tr.Seek(func(v int) bool { return v >= b })
+		i, _ := slices.BinarySearch(model, b)
+		if v, ok := c.Prev(); i > 0 {
+			require.True(t, ok)
+			require.Equal(t, model[i-1], v)
+			c.Next()
+		} else {
+			require.False(t, ok)
+			c = tr.Seek(func(v int) bool { return v >= b })
+		}
+		for j := i; j < min(len(model), i+70); j++ {
+			v, ok := c.Next()
+			require.True(t, ok)
+			require.Equal(t, model[j], v)
+		}
+	}
+	for step := range 20000 {
+		v := rng.IntN(2000)
+		i, found := slices.BinarySearch(model, v)
+		if rng.IntN(3) == 0 || (step > 12000 && rng.IntN(4) != 0) {
+			_, ok := tr.Delete(v)
+			require.Equal(t, found, ok)
+			if found {
+				model = slices.Delete(model, i, i+1)
+			}
+		} else {
+			_, replaced := tr.Put(v)
+			require.Equal(t, found, replaced)
+			if !found {
+				model = slices.Insert(model, i, v)
+			}
+		}
+		got, ok := tr.Get(v)
+		require.Equal(t, slices.Contains(model, v), ok)
+		if ok {
+			require.Equal(t, v, got)
+		}
+		if step%97 == 0 {
+			check()
+		}
+	}
+	for _, v := range slices.Clone(model) {
+		_, ok := tr.Delete(v)
+		require.True(t, ok)
+	}
+	model = nil
+	check()
+}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"github.com/optimist-dynamo/optimist/internal/attrs"
+
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCodecRoundTrip stores one item of every type, nested, and reads it
+// back whole and attribute by attribute.
+func TestCodecRoundTrip(t *testing.T) {
+	long := strings.Repeat("é", 300) // a length that takes two varint bytes
+	item := map[string]types.AttributeValue{
+		"s":    &types.AttributeValueMemberS{Value: "text"},
+		"":     &types.AttributeValueMemberS{Value: ""},
+		"n":    &types.AttributeValueMemberN{Value: "-12.5e3"},
+		"b":    &types.AttributeValueMemberB{Value: []byte{0, 1, 0xff}},
+		"t":    &types.AttributeValueMemberBOOL{Value: true},
+		"f":    &types.AttributeValueMemberBOOL{Value: false},
+		"null": &types.AttributeValueMemberNULL{Value: true},
+		"ss":   &types.AttributeValueMemberSS{Value: []string{"a", long}},
+		"ns":   &types.AttributeValueMemberNS{Value: []string{"1", "2.5"}},
+		"bs":   &types.AttributeValueMemberBS{Value: [][]byte{{1}, {2, 3}}},
+		"l": &types.AttributeValueMemberL{Value: []types.AttributeValue{
+			&types.AttributeValueMemberS{Value: "x"},
+			&types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+			&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"k": &types.AttributeValueMemberNULL{Value: true}}},
+		}},
+		"m":    &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+		long:   &types.AttributeValueMemberS{Value: long},
+		"last": &types.AttributeValueMemberN{Value: "7"},
+	}
+	data := encodeItem(item, attrs.ItemSize(item))
+	assert.Equal(t, item, decodeItem(data))
+	for k, v := range item {
+		got, ok := attrOf(data, k)
+		require.True(t, ok, k)
+		assert.Equal(t, v, got, k)
+	}
+	_, ok := attrOf(data, "absent")
+	assert.False(t, ok)
+	assert.Empty(t, decodeItem(encodeItem(map[string]types.AttributeValue{}, 0)))
+}

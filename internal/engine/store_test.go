@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStoreKeepsIndexesAndTTL writes and deletes random items, some
+// without an index key or with one of another type, and checks after each
+// round that every index's tree, its count and size, the TTL order and the
+// table's count and size are what a walk over the items computes.
+func TestStoreKeepsIndexesAndTTL(t *testing.T) {
+	tb := &table{hash: keyDef{"pk", "S"}, rng: keyDef{"sk", "N"}, items: newStore()}
+	tb.gsis = []*index{{name: "g", global: true, hash: keyDef{"g", "S"}, rng: keyDef{"gr", "N"}, projType: "KEYS_ONLY"},
+		{name: "h", global: true, hash: keyDef{"g", "N"}, projType: "ALL"}}
+	tb.lsis = []*index{{name: "l", hash: keyDef{"pk", "S"}, rng: keyDef{"l", "S"}, projType: "INCLUDE", nonKey: []string{"x"}}}
+	st := tb.items
+	st.syncIndexes(tb)
+	st.setTTL("exp")
+	rng := rand.New(rand.NewPCG(5, 6))
+	S := func(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+	N := func(i int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(i)} }
+	randItem := func() map[string]types.AttributeValue {
+		m := map[string]types.AttributeValue{"pk": S("p" + strconv.Itoa(rng.IntN(20))), "sk": N(rng.IntN(30) - 10)}
+		switch rng.IntN(3) {
+		case 0:
+			m["g"] = S("g" + strconv.Itoa(rng.IntN(5)))
+		case 1:
+			m["g"] = N(rng.IntN(5))
+		}
+		if rng.IntN(4) > 0 {
+			m["gr"] = N(rng.IntN(10))
+		}
+		if rng.IntN(2) == 0 {
+			m["l"] = S(strconv.Itoa(rng.IntN(10)))
+		}
+		if rng.IntN(2) == 0 {
+			m["exp"] = N(rng.IntN(1000))
+		}
+		m["x"] = S("xx")
+		return m
+	}
+	for round := range 200 {
+		for range 20 {
+			m := randItem()
+			if rng.IntN(3) == 0 {
+				st.remove(m["pk"], m["sk"])
+			} else {
+				st.put(newEntry("pk", "sk", m))
+			}
+		}
+		if round%10 != 0 {
+			continue
+		}
+		var all []*entry
+		var bytes int64
+		st.all(func(en *entry) bool { all = append(all, en); bytes += int64(en.size); return true })
+		require.True(t, slices.IsSortedFunc(all, compareEntries))
+		require.Equal(t, len(all), st.count)
+		require.Equal(t, bytes, st.bytes)
+		for _, ix := range append(append([]*index(nil), tb.gsis...), tb.lsis...) {
+			var want []ixEntry
+			var size int64
+			for _, en := range all {
+				full := en.item()
+				if p := tb.project(ix, full); p != nil {
+					x := ixEntry{enc: encodeKey(p[ix.hash.name]), en: en}
+					if ix.rng.name != "" {
+						x.rng = p[ix.rng.name]
+					}
+					want = append(want, x)
+				}
+				for _, k := range []keyDef{ix.hash, ix.rng} {
+					if _, ok := full[k.name]; ok && k.name != "" && k.name != tb.hash.name {
+						size += int64(en.size)
+						break
+					}
+				}
+			}
+			slices.SortFunc(want, compareIx)
+			var got []ixEntry
+			c := ix.st.tree.First()
+			for x, ok := c.Next(); ok; x, ok = c.Next() {
+				got = append(got, x)
+			}
+			require.Equal(t, len(want), len(got), ix.name)
+			for i := range want {
+				require.Same(t, want[i].en, got[i].en, ix.name)
+			}
+			n, sz := tb.indexStats(ix)
+			require.Equal(t, int64(len(want)), n)
+			require.Equal(t, size, sz, ix.name)
+		}
+		var ttls []ttlEntry
+		for _, en := range all {
+			if exp, ok := ttlOf(en.item()["exp"]); ok {
+				ttls = append(ttls, ttlEntry{exp, en})
+			}
+		}
+		slices.SortFunc(ttls, compareTTL)
+		var got []ttlEntry
+		c := st.ttl.First()
+		for x, ok := c.Next(); ok; x, ok = c.Next() {
+			got = append(got, x)
+		}
+		require.Equal(t, ttls, got)
+	}
+}
