@@ -1,14 +1,14 @@
 package engine
 
 import (
-	"github.com/optimist-dynamo/optimist/internal/attrs"
-
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // TestCodecRoundTrip stores one item of every type, nested, and reads it
