@@ -1,7 +1,7 @@
 package pessimistic_test
 
-// How often FIFO waiters read the queue, on a fake clock, against DynamoDB
-// Local: each waiter is a Locker of its own (a process of its own), so no
+// How often FIFO waiters read the queue, in a testing/synctest bubble on
+// an engine of its own: each waiter is a Locker of its own (a process of its own), so no
 // waiter is woken by another's reads.
 
 import (

@@ -319,7 +319,7 @@ func TestCrashedHolderIsTakenOver(t *testing.T) {
 	assert.ErrorIs(t, err, pessimistic.ErrClosed)
 }
 
-// TestTakeoverByObservation (fake clock): the waiter takes over exactly when
+// TestTakeoverByObservation (in a testing/synctest bubble): the waiter takes over exactly when
 // the record it saw has stayed unchanged for a full lease on its own clock.
 func TestTakeoverByObservation(t *testing.T) { synctest.Test(t, testTakeoverByObservation) }
 
@@ -348,7 +348,7 @@ func testTakeoverByObservation(t *testing.T) {
 	require.NoError(t, got.Release(ctx))
 }
 
-// TestHeartbeatsKeepTheLease (fake clock): a holder that heartbeats is not
+// TestHeartbeatsKeepTheLease (in a testing/synctest bubble): a holder that heartbeats is not
 // taken over, however long it holds.
 func TestHeartbeatsKeepTheLease(t *testing.T) { synctest.Test(t, testHeartbeatsKeepTheLease) }
 
@@ -376,7 +376,7 @@ func testHeartbeatsKeepTheLease(t *testing.T) {
 	require.NoError(t, held.Release(ctx))
 }
 
-// TestStolenLockCancelsTheHolder (fake clock): overwriting the lock record
+// TestStolenLockCancelsTheHolder (in a testing/synctest bubble): overwriting the lock record
 // by hand ends the holder's context at its next heartbeat.
 func TestStolenLockCancelsTheHolder(t *testing.T) { synctest.Test(t, testStolenLockCancelsTheHolder) }
 
@@ -420,7 +420,7 @@ func (p *partition) option(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(p, middleware.Before) })
 }
 
-// TestPartitionCancelsBeforeExpiry (fake clock): when heartbeats cannot get
+// TestPartitionCancelsBeforeExpiry (in a testing/synctest bubble): when heartbeats cannot get
 // through, the lease context is canceled before the lease would expire.
 func TestPartitionCancelsBeforeExpiry(t *testing.T) {
 	synctest.Test(t, testPartitionCancelsBeforeExpiry)
