@@ -222,7 +222,7 @@ func testModifyQueuesBehindBackToBackTurns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, runs, "refused by the first turn, then written in its own")
 	assert.Equal(t, tally{ID: "b", N: 2, Version: 2}, *got)
-	assert.Greater(t, time.Now().Sub(third), turnLease, "it waited for the third turn to expire")
+	assert.Greater(t, time.Since(third), turnLease, "it waited for the third turn to expire")
 	assert.Positive(t, calls.Count("UpdateItem"), "it asked for the turn")
 	assert.Equal(t, int64(2), calls.Count("PutItem"))
 	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{TableName: aws.String(f.name), ConsistentRead: aws.Bool(true), Key: key})

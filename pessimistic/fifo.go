@@ -125,7 +125,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		}
 		d := q.pause(p, ticket, misses, o)
 		if bounded {
-			left := deadline.Sub(time.Now())
+			left := time.Until(deadline)
 			if left <= 0 {
 				return giveUp(locked())
 			}

@@ -305,7 +305,7 @@ func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 		}
 	}
 	// The call may take until the lease would be given up, not longer.
-	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(time.Now()), time.Millisecond))
+	ctx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), time.Millisecond))
 	defer cancel()
 	rvn, sent := newRvn(), time.Now()
 	result, err := s.renew(ctx, rvn)
@@ -539,7 +539,7 @@ func (s *Lease) releaseWrite(cur string) *plan.Write {
 		// clock, not a time: no clocks are compared) and its ticket, for
 		// the waiters to time their reads by.
 		w.Actions = append(w.Actions,
-			set(plan.Top(attrHeldMs), attrs.N(max(time.Now().Sub(s.headAt), 0).Milliseconds())),
+			set(plan.Top(attrHeldMs), attrs.N(max(time.Since(s.headAt), 0).Milliseconds())),
 			set(plan.Top(attrHeldBy), attrs.N(s.token)))
 	}
 	return w

@@ -319,7 +319,7 @@ func (w *waiter) saw(rvn string, lease time.Duration) {
 
 // takeover returns the record version that may be taken over now, or "".
 func (w *waiter) takeover() string {
-	if w.obs.rvn != "" && !w.obs.since.IsZero() && time.Now().Sub(w.obs.since) >= w.obs.lease {
+	if w.obs.rvn != "" && !w.obs.since.IsZero() && time.Since(w.obs.since) >= w.obs.lease {
 		return w.obs.rvn
 	}
 	return ""

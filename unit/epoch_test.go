@@ -37,7 +37,7 @@ func TestWorldAtAnyEpoch(t *testing.T) {
 	var transcripts [][]string
 	for _, epoch := range epochs {
 		synctest.Test(t, func(t *testing.T) {
-			time.Sleep(epoch.Sub(time.Now()))
+			time.Sleep(time.Until(epoch))
 			require.True(t, time.Now().Equal(epoch))
 			transcripts = append(transcripts, world(t))
 		})

@@ -61,7 +61,7 @@ func (u *Unit) alive(ctx context.Context) error {
 	if u.aborted.Load() {
 		return ErrAborted
 	}
-	if time.Now().Sub(time.Unix(0, u.confirmed.Load())) < u.o.lease/2 {
+	if time.Since(time.Unix(0, u.confirmed.Load())) < u.o.lease/2 {
 		return nil
 	}
 	if _, err := u.beat(ctx); err != nil {
