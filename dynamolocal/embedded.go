@@ -157,8 +157,7 @@ type Rule struct {
 	After int
 	// Times bounds how many requests are failed; 0 means no bound.
 	Times int
-	// Delay is the delay of FaultDelayed (by the time package: virtual
-	// time in a testing/synctest bubble).
+	// Delay is the delay of FaultDelayed (real time).
 	Delay time.Duration
 }
 
