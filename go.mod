@@ -1,6 +1,6 @@
 module github.com/optimist-dynamo/optimist
 
-go 1.24
+go 1.25
 
 require (
 	github.com/anishathalye/porcupine v1.3.1

@@ -1,6 +1,6 @@
 module github.com/optimist-dynamo/optimist/bench
 
-go 1.24
+go 1.25
 
 replace github.com/optimist-dynamo/optimist => ../
 

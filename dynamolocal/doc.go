@@ -14,8 +14,8 @@
 //
 // [New] starts the server on its first call and hands the same [*Server] to
 // every later call in the process. [NewEngine] starts an embedded engine
-// for one test alone, with options such as a clock of its own
-// ([WithClock]), and closes it at the test's cleanup. [Start] starts a
+// for one test alone, with options such as [WithoutListener], and closes it
+// at the test's cleanup. [Start] starts a
 // server of one's own, which the caller stops with [Server.Close]. If a
 // server cannot be started, New and NewEngine fail the test with the
 // reason; they never skip.
@@ -53,15 +53,33 @@
 //     with a Probability drawn from a seed ([WithSeed]). A rule that names
 //     its test's table does not disturb the other tests sharing [New]'s
 //     server; remove it with t.Cleanup.
-//   - [WithClock] gives the engine a clock: items expire exactly when it
-//     passes their TTL (at the next request), and client request tokens
-//     age by it. internal/fakeclock moves only when told to.
 //   - [FaultTransport] injects faults at the HTTP transport for any server;
 //     with the embedded engine give it [Server.Transport] as Base to stay
 //     in memory.
 //
-// On DynamoDB Local or an endpoint, Inject returns [ErrNotEmbedded] and a
-// clock has no effect: tests that need them say so when they skip there.
+// Time is the time package's: the engine, like the library, times
+// everything with it, and serves [Server.Client] on the caller's
+// goroutine. So an engine made inside a testing/synctest bubble runs on
+// the bubble's virtual time, with the code under test: items expire
+// exactly when time.Sleep moves the bubble past their TTL (at the next
+// request), client request tokens age by it, and the library's leases,
+// heartbeats and backoffs pass with no real waiting. Make it with
+// [WithoutListener]: a goroutine waiting on a socket is never durably
+// blocked, and would keep the bubble's time from moving. The server of
+// [New] is shared by the test binary and runs outside any bubble, so a
+// bubbled test makes its own:
+//
+//	func TestSessionExpires(t *testing.T) {
+//		synctest.Test(t, func(t *testing.T) {
+//			client := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
+//			// put an item whose TTL is an hour away
+//			time.Sleep(time.Hour) // virtual: returns at once
+//			// the item is gone
+//		})
+//	}
+//
+// On DynamoDB Local or an endpoint, Inject returns [ErrNotEmbedded]: tests
+// that need it say so when they skip there.
 //
 // Rules and the transport share one list of faults ([Fault], [Rule]: the
 // engine's own types), and stay two mechanisms because each does what the

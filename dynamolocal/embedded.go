@@ -29,19 +29,10 @@ const (
 // reached through [EnvEndpoint].
 var ErrNotEmbedded = errors.New("dynamolocal: not the embedded engine")
 
-// Clock is the embedded engine's source of time (item TTLs, the ten
-// minutes of a client request token). A fake clock makes TTL expiry
-// exact; internal/fakeclock and pessimistic's and unit's clocks fit.
-type Clock interface {
-	Now() time.Time
-}
-
 // Options configure a server that [Start] or [NewEngine] starts with the
 // embedded engine. They have no effect on AWS DynamoDB Local or on an
 // endpoint.
 type Options struct {
-	// Clock is the engine's time; nil means the system clock.
-	Clock Clock
 	// TTLDelay is how long after an item's TTL the engine deletes it; the
 	// default 0 deletes it at the first request that finds the clock past
 	// its TTL.
@@ -51,13 +42,20 @@ type Options struct {
 	// Listen, if set, is the loopback address the engine serves on
 	// ("127.0.0.1:8000"); by default a free port on 127.0.0.1.
 	Listen string
+	// NoListener serves the engine in memory alone: through
+	// [Server.Client], [Server.NewClient] and [Server.Transport], with no
+	// loopback port ([Server.Endpoint] names none that answers). A test in
+	// a testing/synctest bubble needs it: a goroutine waiting on a socket
+	// is never durably blocked, so the bubble's time would never move.
+	NoListener bool
 }
 
 // Option sets a field of [Options], for [Start] and [NewEngine].
 type Option = func(*Options)
 
-// WithClock sets the embedded engine's clock.
-func WithClock(c Clock) Option { return func(o *Options) { o.Clock = c } }
+// WithoutListener sets [Options].NoListener: the engine is served in
+// memory alone, as a test in a testing/synctest bubble needs.
+func WithoutListener() Option { return func(o *Options) { o.NoListener = true } }
 
 // WithSeed sets the seed of fault rules' random draws.
 func WithSeed(seed uint64) Option { return func(o *Options) { o.Seed = seed } }
@@ -74,16 +72,21 @@ func engineChoice() (string, error) {
 	}
 }
 
-// startEmbedded starts the embedded engine and its loopback listener.
+// startEmbedded starts the embedded engine and its loopback listener
+// (none with o.NoListener).
 func startEmbedded(o Options) (*Server, error) {
 	faults := engine.NewFaults(o.Seed)
 	eng := engine.New(func(eo *engine.Options) {
-		if o.Clock != nil {
-			eo.Clock = o.Clock
-		}
 		eo.TTLDelay = o.TTLDelay
 		eo.Faults = faults
 	})
+	if o.NoListener {
+		// The SDK needs an endpoint to sign requests for; the in-memory
+		// transport never dials it.
+		s := &Server{endpoint: inMemoryEndpoint, eng: eng, faults: faults}
+		s.client = s.NewClient()
+		return s, nil
+	}
 	addr := o.Listen
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -103,8 +106,12 @@ func startEmbedded(o Options) (*Server, error) {
 	return s, nil
 }
 
+// inMemoryEndpoint is the endpoint of an engine served with no listener:
+// a port no one listens on.
+const inMemoryEndpoint = "http://127.0.0.1:0"
+
 // Embedded reports whether the server is the embedded engine (so that
-// [Server.Inject] and a clock given to [Start] work).
+// [Server.Inject] works).
 func (s *Server) Embedded() bool { return s.eng != nil }
 
 // Transport returns an http.RoundTripper that reaches the server: in
@@ -168,6 +175,9 @@ func (s *Server) Injected(fault Fault) int {
 
 // closeEmbedded stops the listener and waits for its goroutine.
 func (s *Server) closeEmbedded() error {
+	if s.http == nil { // served in memory alone
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
 	defer cancel()
 	err := s.http.Shutdown(ctx)
@@ -183,10 +193,12 @@ func (s *Server) closeEmbedded() error {
 func StartEngine(o Options) (*Server, error) { return startEmbedded(o) }
 
 // NewEngine starts a server of the embedded engine for this test alone,
-// with opts (a clock of the test's own, say), and closes it at the test's
-// cleanup. Unlike [New], it ignores [EnvEndpoint] and [EnvEngine]: what it
-// offers (the clock, faults inside the server) only the embedded engine
-// has. Start fails the test.
+// with opts, and closes it at the test's cleanup. Unlike [New], it ignores
+// [EnvEndpoint] and [EnvEngine]: what it offers (faults inside the server,
+// an engine in a testing/synctest bubble) only the embedded engine has.
+// Made inside a bubble with [WithoutListener], the engine runs on the
+// bubble's virtual time: item TTLs expire, and client request tokens age,
+// as the bubble's clock moves. Start fails the test.
 func NewEngine(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	var o Options

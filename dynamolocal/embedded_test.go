@@ -3,8 +3,10 @@ package dynamolocal_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 )
 
 func createTable(t *testing.T, c *dynamodb.Client, name string) {
@@ -32,30 +33,47 @@ func key(pk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}}
 }
 
-// TestTTLInVirtualTime: an item expires exactly when the engine's clock
-// passes its TTL, with no sleep.
+// TestTTLInVirtualTime: an engine made in a testing/synctest bubble runs
+// on the bubble's clock, so an item expires exactly when the bubble's time
+// passes its TTL, with no real waiting.
 func TestTTLInVirtualTime(t *testing.T) {
-	ctx := context.Background()
-	clock := fakeclock.New(time.Unix(1_800_000_000, 0))
-	c := dynamolocal.NewEngine(t, dynamolocal.WithClock(clock)).Client()
-	createTable(t, c, "ttl-table")
-	_, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("ttl-table"),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}})
-	require.NoError(t, err)
-	item := key("a")
-	item["ttl"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(clock.Now().Unix()+60, 10)}
-	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("ttl-table"), Item: item})
-	require.NoError(t, err)
-
-	get := func() bool {
-		out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("ttl-table"), Key: key("a")})
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		c := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
+		createTable(t, c, "ttl-table")
+		_, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("ttl-table"),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}})
 		require.NoError(t, err)
-		return out.Item != nil
-	}
-	clock.Advance(59 * time.Second)
-	assert.True(t, get(), "one second before its TTL")
-	clock.Advance(time.Second)
-	assert.False(t, get(), "deleted once the clock reaches its TTL")
+		item := key("a")
+		item["ttl"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().Unix()+60, 10)}
+		_, err = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("ttl-table"), Item: item})
+		require.NoError(t, err)
+
+		get := func() bool {
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("ttl-table"), Key: key("a")})
+			require.NoError(t, err)
+			return out.Item != nil
+		}
+		time.Sleep(59 * time.Second)
+		assert.True(t, get(), "one second before its TTL")
+		time.Sleep(time.Second)
+		assert.False(t, get(), "deleted once the bubble's clock reaches its TTL")
+	})
+}
+
+// TestWithoutListenerServesInMemory: an engine without a listener answers
+// its clients, names an endpoint no socket answers, and closes.
+func TestWithoutListenerServesInMemory(t *testing.T) {
+	srv, err := dynamolocal.StartEngine(dynamolocal.Options{NoListener: true})
+	require.NoError(t, err)
+	createTable(t, srv.Client(), "mem")
+	out, err := srv.NewClient().ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mem"}, out.TableNames)
+	assert.True(t, srv.Embedded())
+	_, err = http.Get(srv.Endpoint())
+	assert.Error(t, err, "no socket answers %s", srv.Endpoint())
+	require.NoError(t, srv.Close())
 }
 
 // TestInjectLostResponse: the engine applies a write and loses its answer;

@@ -363,4 +363,12 @@
 // one per round of unprocessed items. The README's "Under contention"
 // section compares them with hand-written loops and guregu/dynamo
 // (bench/, make bench).
+//
+// # Testing
+//
+// Modify's backoffs, its turns and the item it keeps between calls, and
+// the batch calls' backoffs, are timed with the time package: in a
+// testing/synctest bubble, with the embedded engine made inside it
+// (dynamolocal.NewEngine(t, dynamolocal.WithoutListener())), they run in
+// the bubble's virtual time.
 package mapper

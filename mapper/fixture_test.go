@@ -29,6 +29,14 @@ func newFixture(t *testing.T) *fixture {
 	})
 }
 
+// newBubbleFixture is newFixture on an engine of the test's own, for a
+// test in a testing/synctest bubble (see ddbtest.Engine).
+func newBubbleFixture(t *testing.T) *fixture {
+	return counters.NewOn(t, ddbtest.Engine(t), func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
+		return mapper.NewTable[Counter](c, name)
+	})
+}
+
 func requireConflict(t *testing.T, err error, expected, actual int64) *version.ConflictError {
 	t.Helper()
 	require.Error(t, err)

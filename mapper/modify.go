@@ -445,9 +445,8 @@ const (
 type turns struct {
 	mu   sync.Mutex
 	m    map[string]*turn
-	idle int              // turns in m that no call holds or waits for
-	hold time.Duration    // how long this Table's turns across processes last (turn.go)
-	now  func() time.Time // the clock; nil means time.Now (tests set it)
+	idle int           // turns in m that no call holds or waits for
+	hold time.Duration // how long this Table's turns across processes last (turn.go)
 }
 
 // turn is one key's queue: a channel of one slot, held by the Modify whose
@@ -467,12 +466,10 @@ type turn struct {
 	run  int
 }
 
-func (ts *turns) clock() time.Time {
-	if ts.now != nil {
-		return ts.now()
-	}
-	return time.Now()
-}
+// clock is the time turns and the items they keep are timed by: the time
+// package's, as everything the library times (a test in a
+// testing/synctest bubble runs them in virtual time).
+func (ts *turns) clock() time.Time { return time.Now() }
 
 // handOver returns the item the turn's last write stored, if it was
 // written less than keepItemFor before now, and forgets it until this

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -35,7 +37,18 @@ type keepFixture struct {
 
 func newKeepFixture(t *testing.T) *keepFixture {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	return newKeepFixtureOn(t, ddbtest.Server(t))
+}
+
+// newBubbleKeepFixture is newKeepFixture on an engine of the test's own,
+// for a test in a testing/synctest bubble (see ddbtest.Engine).
+func newBubbleKeepFixture(t *testing.T) *keepFixture {
+	t.Helper()
+	return newKeepFixtureOn(t, ddbtest.Engine(t))
+}
+
+func newKeepFixtureOn(t *testing.T, srv *dynamolocal.Server) *keepFixture {
+	t.Helper()
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	return &keepFixture{ctx: context.Background(), raw: raw, name: name}
@@ -142,22 +155,23 @@ func TestModifyKeptItemOutOfDate(t *testing.T) {
 }
 
 // TestModifyKeptItemExpires: a kept item starts the next call only within
-// keepItemFor of its write.
-func TestModifyKeptItemExpires(t *testing.T) {
-	f := newKeepFixture(t)
+// keepItemFor of its write (in a testing/synctest bubble, to the
+// nanosecond).
+func TestModifyKeptItemExpires(t *testing.T) { synctest.Test(t, testModifyKeptItemExpires) }
+
+func testModifyKeptItemExpires(t *testing.T) {
+	f := newBubbleKeepFixture(t)
 	tb, calls := f.table(t)
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	tb.turns.now = func() time.Time { return now }
 
 	_, err := tb.Modify(f.ctx, tally{ID: "a"}, inc)
 	require.NoError(t, err)
-	now = now.Add(keepItemFor - time.Nanosecond)
+	time.Sleep(keepItemFor - time.Nanosecond)
 	calls.Reset()
 	_, err = tb.Modify(f.ctx, tally{ID: "a"}, inc)
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), calls.Count("GetItem"), "just within keepItemFor: no read")
 
-	now = now.Add(keepItemFor)
+	time.Sleep(keepItemFor)
 	calls.Reset()
 	got, err := tb.Modify(f.ctx, tally{ID: "a"}, inc)
 	require.NoError(t, err)

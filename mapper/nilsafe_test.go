@@ -10,21 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
-// A nil option, a nil clock or a typed-nil client is an error matching
+// A nil option, a typed-nil observer or a typed-nil client is an error matching
 // ErrInvalidOption, never a panic, and nothing is sent.
 func TestNilOptionsAreRefusedNotPanics(t *testing.T) {
 	calls := &ddbtest.CountingClient{}
-	var nilFake *fakeclock.Clock
 	for name, opts := range map[string][]func(*mapper.TableOptions){
 		"nil option":        {nil},
 		"nil after a valid": {func(o *mapper.TableOptions) { o.MaxAttempts = 3 }, nil},
-		"nil Clock":         {func(o *mapper.TableOptions) { o.Clock = nil }},
-		"typed-nil Clock":   {func(o *mapper.TableOptions) { o.Clock = nilFake }},
 		"typed-nil Observer": {func(o *mapper.TableOptions) {
 			var f observe.Func
 			o.Observer = f

@@ -85,12 +85,6 @@ type TableOptions struct {
 	// refused before it sends anything. A client without DescribeTable
 	// (a wrapper of yours) is not checked.
 	WriteRegion string
-
-	// Clock is the table's source of time (default the system clock):
-	// Modify's backoff sleeps and the item it keeps for the next call of a
-	// key, and the batch calls' backoff, run on it. Tests set a fake one
-	// to run them in virtual time. A nil Clock is refused.
-	Clock TimeSource
 }
 
 // policy is the retry policy of Modify and the batch calls.

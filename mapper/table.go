@@ -65,16 +65,12 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 		MaxAttempts:    defaultMaxAttempts,
 		BackoffBase:    defaultBackoffBase,
 		BackoffMax:     defaultBackoffMax,
-		Clock:          systemClock,
 	}
 	for i, fn := range opts {
 		if fn == nil {
 			return nil, fmt.Errorf("%w: NewTable's option %d is nil", ErrInvalidOption, i+1)
 		}
 		fn(&o)
-	}
-	if isNil(o.Clock) {
-		return nil, fmt.Errorf("%w: TableOptions.Clock is nil; leave it unset for the system clock", ErrInvalidOption)
 	}
 	if o.Observer != nil && isNil(o.Observer) {
 		return nil, fmt.Errorf("%w: TableOptions.Observer holds a nil %T; set it to nil for none", ErrInvalidOption, o.Observer)
@@ -100,7 +96,6 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 		pt:     plan.NewTable(name, s.hash.name, version),
 
 		capacity: observe.WantsCapacity(o.Observer),
-		turns:    turns{now: o.Clock.Now},
 		replicas: replica.NewGuard(name, o.WriteRegion),
 	}
 	t.c.table = name

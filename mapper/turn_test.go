@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
@@ -67,18 +67,9 @@ func TestModifyAttemptsBoundedAcrossTables(t *testing.T) {
 	}
 }
 
-// onFakeClock puts tb's sleeps, its turns and its kept items on a fake
-// clock, which it returns.
-func onFakeClock(tb *Table[tally]) *fakeclock.Clock {
-	clock := fakeclock.New(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	tb.opts.Clock = clock
-	tb.turns.now = clock.Now
-	return clock
-}
-
-// turnAt is the turn condition of a write at clock's now.
-func turnAt(clock *fakeclock.Clock, owner string) plan.Turn {
-	return plan.Turn{Owner: owner, Now: millis(clock.Now())}
+// turnAt is the turn condition of a write now.
+func turnAt(owner string) plan.Turn {
+	return plan.Turn{Owner: owner, Now: millis(time.Now())}
 }
 
 // The turn step by step, in virtual time: the holder's write lands and
@@ -86,59 +77,60 @@ func turnAt(clock *fakeclock.Clock, owner string) plan.Turn {
 // live, and so is a second take; a stale holder's write, once its turn is
 // gone, is refused; a turn whose holder died is taken over once expired,
 // and not a millisecond before.
-func TestModifyTurnSteps(t *testing.T) {
-	f := newKeepFixture(t)
+func TestModifyTurnSteps(t *testing.T) { synctest.Test(t, testModifyTurnSteps) }
+
+func testModifyTurnSteps(t *testing.T) {
+	f := newBubbleKeepFixture(t)
 	tb, _ := f.table(t)
-	clock := onFakeClock(tb)
 	_, err := tb.Modify(f.ctx, tally{ID: "s"}, inc)
 	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}
 	o, err := tb.writeOptions(callModify, nil)
 	require.NoError(t, err)
 
-	granted, item, err := tb.takeTurn(f.ctx, key, "a", clock.Now())
+	granted, item, err := tb.takeTurn(f.ctx, key, "a", time.Now())
 	require.NoError(t, err)
 	require.True(t, granted)
 	owner, until, ok := turnOf(item)
 	require.True(t, ok, "ALL_NEW carries the turn")
 	assert.Equal(t, "a", owner)
-	assert.Equal(t, millis(clock.Now().Add(turnLease)), until)
+	assert.Equal(t, millis(time.Now().Add(turnLease)), until)
 	cur, err := decodeItem[tally](tb.c, item)
 	require.NoError(t, err, "readers ignore the turn")
 	assert.Equal(t, tally{ID: "s", N: 1, Version: 1}, *cur, "the take changed no version")
 
-	granted, item, err = tb.takeTurn(f.ctx, key, "b", clock.Now())
+	granted, item, err = tb.takeTurn(f.ctx, key, "b", time.Now())
 	require.NoError(t, err)
 	assert.False(t, granted, "one turn at a time")
 	owner, _, _ = turnOf(item)
 	assert.Equal(t, "a", owner, "the refusal shows the holder")
 
 	other := tally{ID: "s", N: 50, Version: 1}
-	_, err = tb.put(f.ctx, &other, withTurn(o, turnAt(clock, "")))
+	_, err = tb.put(f.ctx, &other, withTurn(o, turnAt("")))
 	var cde *ConditionError
 	require.ErrorAs(t, err, &cde, "a write outside the turn is refused while it is live")
-	assert.True(t, liveTurn(cde.Item, "", millis(clock.Now())))
+	assert.True(t, liveTurn(cde.Item, "", millis(time.Now())))
 
 	mine := tally{ID: "s", N: 2, Version: 1}
-	written, err := tb.put(f.ctx, &mine, withTurn(o, turnAt(clock, "a")))
+	written, err := tb.put(f.ctx, &mine, withTurn(o, turnAt("a")))
 	require.NoError(t, err, "the holder's write lands")
 	assert.NotContains(t, written, TurnAttribute, "and removes the turn")
 	assert.Equal(t, tally{ID: "s", N: 2, Version: 2}, f.stored(t, "s"))
 
 	stale := tally{ID: "s", N: 3, Version: 2}
-	_, err = tb.put(f.ctx, &stale, withTurn(o, turnAt(clock, "a")))
+	_, err = tb.put(f.ctx, &stale, withTurn(o, turnAt("a")))
 	require.ErrorAs(t, err, &cde, "a holder whose turn is gone is refused")
 
 	// A holder that dies in its turn: the turn blocks until it expires.
-	granted, _, err = tb.takeTurn(f.ctx, key, "dead", clock.Now())
+	granted, _, err = tb.takeTurn(f.ctx, key, "dead", time.Now())
 	require.NoError(t, err)
 	require.True(t, granted)
-	clock.Advance(turnLease)
-	granted, _, err = tb.takeTurn(f.ctx, key, "c", clock.Now())
+	time.Sleep(turnLease)
+	granted, _, err = tb.takeTurn(f.ctx, key, "c", time.Now())
 	require.NoError(t, err)
 	assert.False(t, granted, "not expired at its until")
-	clock.Advance(time.Millisecond)
-	granted, item, err = tb.takeTurn(f.ctx, key, "c", clock.Now())
+	time.Sleep(time.Millisecond)
+	granted, item, err = tb.takeTurn(f.ctx, key, "c", time.Now())
 	require.NoError(t, err)
 	assert.True(t, granted, "expired: taken over")
 	owner, _, _ = turnOf(item)
@@ -150,29 +142,28 @@ func TestModifyTurnSteps(t *testing.T) {
 // running no fn while it waits, and then writes past the expired turn: fn
 // ran once refused by the turn, once after it.
 func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
-	f := newKeepFixture(t)
+	synctest.Test(t, testModifyTakesOverAnExpiredTurn)
+}
+
+func testModifyTakesOverAnExpiredTurn(t *testing.T) {
+	f := newBubbleKeepFixture(t)
 	tb, calls := f.table(t)
-	clock := onFakeClock(tb)
 	_, err := tb.Modify(f.ctx, tally{ID: "x"}, inc)
 	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "x"}}
 	dead, _ := f.table(t)
-	granted, _, err := dead.takeTurn(f.ctx, key, "dead", clock.Now())
+	granted, _, err := dead.takeTurn(f.ctx, key, "dead", time.Now())
 	require.NoError(t, err)
 	require.True(t, granted)
 
-	start, began := clock.Now(), time.Now()
+	start := time.Now()
 	calls.Reset()
 	runs := 0
-	var got *tally
-	clock.Run(func() {
-		got, err = tb.Modify(f.ctx, tally{ID: "x"}, func(c *tally) error { runs++; return inc(c) })
-	})
+	got, err := tb.Modify(f.ctx, tally{ID: "x"}, func(c *tally) error { runs++; return inc(c) })
 	require.NoError(t, err)
-	assert.Less(t, time.Since(began), time.Minute, "slept in real time")
 	assert.Equal(t, 2, runs, "refused by the live turn, then written once it expired")
 	assert.Equal(t, tally{ID: "x", N: 2, Version: 2}, *got)
-	assert.GreaterOrEqual(t, clock.Now().Sub(start), turnLease, "waited for the lease to end")
+	assert.GreaterOrEqual(t, time.Since(start), turnLease, "waited for the lease to end")
 	assert.Equal(t, int64(2), calls.Count("PutItem"))
 	assert.Equal(t, int64(0), calls.Count("UpdateItem"), "one refusal is not the tail: no turn taken")
 	assert.Less(t, calls.Count("GetItem"), int64(60), "the waits grow: the turn is not polled every millisecond")
@@ -186,14 +177,17 @@ func TestModifyTakesOverAnExpiredTurn(t *testing.T) {
 // refused, once in its turn. Turns back to back cannot keep it waiting for
 // ever.
 func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
-	f := newKeepFixture(t)
+	synctest.Test(t, testModifyQueuesBehindBackToBackTurns)
+}
+
+func testModifyQueuesBehindBackToBackTurns(t *testing.T) {
+	f := newBubbleKeepFixture(t)
 	tb, calls := f.table(t)
-	clock := onFakeClock(tb)
 	_, err := tb.Modify(f.ctx, tally{ID: "b"}, inc)
 	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "b"}}
 	others, _ := f.table(t)
-	granted, _, err := others.takeTurn(f.ctx, key, "first", clock.Now())
+	granted, _, err := others.takeTurn(f.ctx, key, "first", time.Now())
 	require.NoError(t, err)
 	require.True(t, granted)
 
@@ -208,26 +202,27 @@ func TestModifyQueuesBehindBackToBackTurns(t *testing.T) {
 	// While it sleeps, the first turn is given back and a second taken;
 	// once it has woken, read the second and slept again, the second is
 	// given back and a third taken.
-	require.True(t, clock.WaitForSleepers(1, time.Minute), "refused by the first turn, it sleeps")
+	synctest.Wait() // refused by the first turn, it sleeps
 	next := func(done, taken string) {
 		others.releaseTurn(f.ctx, key, done)
-		granted, _, err := others.takeTurn(f.ctx, key, taken, clock.Now())
+		granted, _, err := others.takeTurn(f.ctx, key, taken, time.Now())
 		require.NoError(t, err)
 		require.True(t, granted)
 	}
 	next("first", "second")
-	wake, ok := clock.NextWake()
-	require.True(t, ok)
-	clock.Advance(wake.Sub(clock.Now()))
-	require.True(t, clock.WaitForSleepers(1, time.Minute), "it read the second turn, and sleeps again")
+	reads := calls.Count("GetItem")
+	for calls.Count("GetItem") == reads { // time moves on once it sleeps: it wakes and reads
+		time.Sleep(time.Millisecond)
+	}
+	synctest.Wait() // it read the second turn, and sleeps again
 	assert.Equal(t, int64(0), calls.Count("UpdateItem"), "one turn after another is waited out")
 	next("second", "third")
-	third := clock.Now()
-	clock.Run(func() { <-done })
+	third := time.Now()
+	<-done
 	require.NoError(t, err)
 	assert.Equal(t, 2, runs, "refused by the first turn, then written in its own")
 	assert.Equal(t, tally{ID: "b", N: 2, Version: 2}, *got)
-	assert.Greater(t, clock.Now().Sub(third), turnLease, "it waited for the third turn to expire")
+	assert.Greater(t, time.Since(third), turnLease, "it waited for the third turn to expire")
 	assert.Positive(t, calls.Count("UpdateItem"), "it asked for the turn")
 	assert.Equal(t, int64(2), calls.Count("PutItem"))
 	out, err := f.raw.GetItem(f.ctx, &dynamodb.GetItemInput{TableName: aws.String(f.name), ConsistentRead: aws.Bool(true), Key: key})

@@ -6,7 +6,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/cond"
-	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
@@ -57,11 +56,6 @@ import (
 //     stored: never an uncommitted state, but in those same moments the
 //     state from before the unit. CreateTable adds the attribute to every
 //     INCLUDE projection.
-
-// systemClock is the default of TableOptions.Clock. It alone times the
-// observation of other units' heartbeats: those observations are shared by
-// every Table of the process, so they are kept on one clock.
-var systemClock lease.Clock = lease.SystemClock{}
 
 // visible returns what a reader sees of item as stored: itself, or for an
 // item held by a unit its last committed state; nil for no item.

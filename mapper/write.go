@@ -192,7 +192,7 @@ func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, r
 	var le *LockedError
 	if err != nil && errors.As(err, &le) && !errors.Is(err, ErrUnknownOutcome) && le.Coordinator != "" {
 		l := &unitproto.Lock{Unit: le.Unit, Coordinator: le.Coordinator, Owner: le.Owner}
-		if ok, committed, serr := unitproto.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l, systemClock); serr == nil && ok {
+		if ok, committed, serr := unitproto.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l); serr == nil && ok {
 			if ob := t.opts.Observer; ob != nil {
 				obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: w.Kind.String(), Table: t.name,
 					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: obs.UnitOutcome(committed)})

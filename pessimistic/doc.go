@@ -180,4 +180,22 @@
 //     slow read-modify-write of one item whose retry would be expensive;
 //     keep a version field so that writers that ignore the lock conflict
 //     instead of being overwritten.
+//
+// # Testing code that takes locks
+//
+// Leases, heartbeats, waits, takeovers and the TTLs written are all timed
+// with the time package. A test that runs its code in a testing/synctest
+// bubble, with the embedded engine made inside it
+// (dynamolocal.NewEngine(t, dynamolocal.WithoutListener())), runs them in
+// the bubble's virtual time: a crashed holder's lock is taken over after
+// its lease, at once, with no option to set:
+//
+//	synctest.Test(t, func(t *testing.T) {
+//		client := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
+//		// pessimistic.CreateTable, New, Acquire; Close one Locker (a crash)
+//		// and Acquire from another: it waits a lease of virtual time
+//	})
+//
+// Close every Locker and release or lose every Lease before the bubble
+// ends: a bubble ends only when its goroutines (heartbeats) have.
 package pessimistic

@@ -56,7 +56,7 @@ const removeBatch = 50
 // heartbeats start at once, so that a long wait does not make the waiter
 // look abandoned to those behind it.
 func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Context, o Options) (*Lease, error) {
-	q := l.memory.queue(name, o.Clock)
+	q := l.memory.queue(name)
 	defer l.memory.done(q)
 	noWait := o.NoWait()
 	if noWait {
@@ -67,13 +67,13 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 	wait, bounded := o.Bounded()
 	var deadline time.Time
 	if bounded {
-		deadline = o.Clock.Now().Add(wait)
+		deadline = time.Now().Add(wait)
 	}
 	lease, ticket, err := l.join(ctx, name, parent, o, q)
 	if err != nil {
 		return nil, err
 	}
-	joined := o.Clock.Now()
+	joined := time.Now()
 	q.enter(ticket)
 	defer q.leave(ticket)
 	misses, lastHead, looks := 0, int64(0), 0
@@ -102,7 +102,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 			if pred != nil && p.gone.token == pred.token { // it was removed, not released
 				prev = &holder{owner: pred.owner, token: pred.token}
 			}
-			lease.headAt = o.Clock.Now()
+			lease.headAt = time.Now()
 			lease.observeHeld(ctx, "Acquire", looks, prev)
 			return lease, nil // at the head of the queue
 		case len(p.abandoned) > 0 && q.startRemoving():
@@ -125,7 +125,7 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		}
 		d := q.pause(p, ticket, misses, o)
 		if bounded {
-			left := deadline.Sub(o.Clock.Now())
+			left := time.Until(deadline)
 			if left <= 0 {
 				return giveUp(locked())
 			}

@@ -3,6 +3,7 @@ package pessimistic
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 )
 
 // TestFIFOBehindManyAbandonedEntries: 105 abandoned entries ahead (more
@@ -33,7 +33,7 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 	require.NoError(t, err)
 	o, err := crashing.opts.resolve(nil)
 	require.NoError(t, err)
-	q := newFIFOQueue(o.Clock)
+	q := newFIFOQueue()
 	var first int64
 	for i := range entries {
 		l, ticket, err := crashing.join(ctx, "job", ctx, o, q)
@@ -43,7 +43,7 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 			first = ticket
 		}
 	}
-	fresh := newFIFOQueue(o.Clock) // observes every entry from now
+	fresh := newFIFOQueue() // observes every entry from now
 	require.NoError(t, crashing.readQueue(ctx, "job", fresh))
 	p := fresh.look(0)
 	require.NotNil(t, p.first)
@@ -67,18 +67,20 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 	assert.LessOrEqual(t, calls.Count("UpdateItem"), int64(2+3+1), "join, a removal per batch of 50 (plus a retry), release")
 }
 
-// TestFIFOReadTiming: when a waiter reads the queue again, by the
+// TestFIFOReadTiming (in a testing/synctest bubble, for its clock): when
+// a waiter reads the queue again, by the
 // estimate of how long each head holds (see pause): about once per
 // hand-over ahead of it, with no cap at PollInterval.
-func TestFIFOReadTiming(t *testing.T) {
+func TestFIFOReadTiming(t *testing.T) { synctest.Test(t, testFIFOReadTiming) }
+
+func testFIFOReadTiming(t *testing.T) {
 	o, err := defaultOptions().resolve(nil)
 	require.NoError(t, err)
 	require.Equal(t, 100*time.Millisecond, o.PollInterval)
-	clock := fakeclock.New(time.Unix(1_000_000, 0))
-	q := newFIFOQueue(clock)
+	q := newFIFOQueue()
 	const hold = 20 * time.Millisecond
 	per := handOver(hold) // the hold, and the next one's delay in noticing
-	q.hold, q.headSince = hold, clock.Now()
+	q.hold, q.headSince = hold, time.Now()
 	around := func(want time.Duration, p place, mine int64, misses int, msg string) {
 		t.Helper()
 		for range 20 { // the pause has ±10% of jitter
@@ -91,10 +93,10 @@ func TestFIFOReadTiming(t *testing.T) {
 	around(3*per, place{known: true, ahead: 3}, 9, 0, "further back: after the head and the two others ahead")
 	around(11*per, place{known: true, ahead: 11}, 9, 0, "further back still: no cap at PollInterval")
 	around(o.LeaseDuration, place{known: true, ahead: 5000}, 9, 0, "but no pause is longer than the lease")
-	around(5*time.Millisecond, place{known: true, ahead: 3, due: clock.Now().Add(5 * time.Millisecond)}, 9, 0,
+	around(5*time.Millisecond, place{known: true, ahead: 3, due: time.Now().Add(5 * time.Millisecond)}, 9, 0,
 		"an entry ahead may be seen abandoned sooner: read then")
 
-	clock.Advance(5 * hold) // the head holds on, five times as long as expected
+	time.Sleep(5 * hold) // the head holds on, five times as long as expected
 	around(hold/8, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every eighth of a hold")
 	around(hold/8<<2, place{known: true, ahead: 1}, 9, 4, "after two reads that saw the same head, the pauses double")
 	around(2*per, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
@@ -105,10 +107,10 @@ func TestFIFOReadTiming(t *testing.T) {
 
 	// Before any hold is known, each ahead is taken to hold as long again
 	// as the head has held so far, and at least PollInterval.
-	q.hold, q.headSince = 0, clock.Now().Add(-300*time.Millisecond)
+	q.hold, q.headSince = 0, time.Now().Add(-300*time.Millisecond)
 	around(300*time.Millisecond, place{known: true, ahead: 1}, 9, 0, "unknown hold")
 	around(900*time.Millisecond, place{known: true, ahead: 3}, 9, 0, "unknown hold, three ahead")
-	q.headSince = clock.Now()
+	q.headSince = time.Now()
 	around(o.PollInterval, place{known: true, ahead: 1}, 9, 0, "unknown hold, head just seen: PollInterval")
 
 	assert.Equal(t, 10*time.Millisecond, nextHold(0, 10*time.Millisecond), "the first sample")

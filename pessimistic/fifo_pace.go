@@ -48,7 +48,7 @@ func nextHold(hold, sample time.Duration) time.Duration {
 // average instead of the low estimate made waiters wake after their turn
 // (BenchmarkContendedSections; the README has the figures).
 func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Duration {
-	now := q.clock.Now()
+	now := time.Now()
 	q.mu.Lock()
 	hold, since := q.hold, q.headSince
 	behind := false // another waiter of this Locker is ahead: its reads wake us

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // entry is a waiter of a FIFO queue, as read.
@@ -74,7 +75,6 @@ func entryHolder(v types.AttributeValue, ticket int64) holder {
 // A new snapshot wakes the Locker's waiters, so a release by one of them
 // hands the lock to the next in line at no cost if that one is local too.
 type fifoQueue struct {
-	clock TimeSource
 	users int // guarded by memory.mu
 
 	mu        sync.Mutex
@@ -92,8 +92,8 @@ type fifoQueue struct {
 	heldBy    int64               // the ticket of the last release whose hold was taken as a sample
 }
 
-func newFIFOQueue(clock TimeSource) *fifoQueue {
-	return &fifoQueue{clock: clock, news: make(chan struct{}), obs: map[string]observed{}, waiting: map[int64]bool{}}
+func newFIFOQueue() *fifoQueue {
+	return &fifoQueue{news: make(chan struct{}), obs: map[string]observed{}, waiting: map[int64]bool{}}
 }
 
 // publish takes a snapshot of the queue, from a read or join sent at sent
@@ -110,7 +110,7 @@ func (q *fifoQueue) published(item map[string]types.AttributeValue, sent time.Ti
 
 func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, moved bool) {
 	es := parseQueue(item)
-	now := q.clock.Now()
+	now := time.Now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	// The head changed after the last snapshot arrived (or, for a write
@@ -128,7 +128,7 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 	for _, e := range es {
 		present[e.id] = true
 		if ob, ok := q.obs[e.id]; !ok || ob.rvn != e.rvn {
-			q.obs[e.id] = observed{rvn: e.rvn, since: now, lease: e.lease, clock: q.clock}
+			q.obs[e.id] = observed{rvn: e.rvn, since: now, lease: e.lease}
 		}
 	}
 	for id := range q.obs {
@@ -199,7 +199,7 @@ type place struct {
 // look returns where the waiter with ticket mine stands (mine 0: one that
 // has not joined, behind everyone).
 func (q *fifoQueue) look(mine int64) place {
-	now := q.clock.Now()
+	now := time.Now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	p := place{known: mine == 0, news: q.news, sent: q.sent, gone: q.gone}
@@ -266,7 +266,7 @@ func (q *fifoQueue) stopRemoving() {
 	q.mu.Unlock()
 }
 
-// sleep waits for d on the queue's clock, or until a new snapshot arrives
+// sleep waits for d, or until a new snapshot arrives
 // (then it returns false: no need to read), or until ctx ends.
 func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan struct{}) (bool, error) {
 	sctx, cancel := context.WithCancel(ctx)
@@ -280,7 +280,7 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 		case <-sctx.Done():
 		}
 	}()
-	err := q.clock.Sleep(sctx, d)
+	err := retry.Sleep(sctx, d)
 	select {
 	case <-woken:
 		return false, nil

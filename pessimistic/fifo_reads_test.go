@@ -1,7 +1,7 @@
 package pessimistic_test
 
-// How often FIFO waiters read the queue, on a fake clock, against DynamoDB
-// Local: each waiter is a Locker of its own (a process of its own), so no
+// How often FIFO waiters read the queue, in a testing/synctest bubble on
+// an engine of its own: each waiter is a Locker of its own (a process of its own), so no
 // waiter is woken by another's reads.
 
 import (
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -17,50 +18,33 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
-// fifoRun is a queue of holders on one FIFO lock, every one on the same
-// fake clock, each holding for hold once it has the lock. The clock moves
-// only when every participant sleeps on it: each has two sleepers then,
-// its lease's heartbeat loop, and its wait for the lock or its hold.
+// fifoRun is a queue of holders on one FIFO lock, in a testing/synctest
+// bubble, each holding for hold once it has the lock. The bubble's time
+// moves only when every participant sleeps: in its lease's heartbeat
+// loop, and in its wait for the lock or its hold.
 type fifoRun struct {
 	t     *testing.T
-	clk   *fakeclock.Clock
+	start time.Time // when the run began
 	table string
 
 	started, done atomic.Int32
 	wg            sync.WaitGroup
 }
 
-// quiet waits until every participant started and not done sleeps on the
-// clock (two sleepers each).
-func (r *fifoRun) quiet() bool {
-	want := 2 * int(r.started.Load()-r.done.Load())
-	return r.clk.WaitForSleepers(want, 200*time.Millisecond) && r.clk.Sleepers() == want
-}
-
-// step moves the clock to the next wake-up once all is quiet.
-func (r *fifoRun) step() {
-	for !r.quiet() {
-	}
-	if next, ok := r.clk.NextWake(); ok {
-		r.clk.Advance(max(next.Sub(r.clk.Now()), time.Millisecond))
-	}
-}
-
-// timedReads records the fake time of each GetItem.
+// timedReads records the time of each GetItem, from start.
 type timedReads struct {
 	*ddbtest.CountingClient
-	clk   *fakeclock.Clock
+	start time.Time
 	mu    sync.Mutex
 	times []time.Duration
 }
 
 func (c *timedReads) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	c.mu.Lock()
-	c.times = append(c.times, c.clk.Now().Sub(time.Unix(1_000_000, 0)))
+	c.times = append(c.times, time.Since(c.start))
 	c.mu.Unlock()
 	return c.CountingClient.GetItem(ctx, in, optFns...)
 }
@@ -75,12 +59,12 @@ type waiterReads struct {
 }
 
 // join starts a participant with its own Locker and counting client, and
-// returns once it has joined the queue (it sleeps on the clock).
+// returns once it has joined the queue (it sleeps).
 func (r *fifoRun) join(cc *ddbtest.CountingClient, owner string, hold time.Duration, crash bool, out *waiterReads, opts ...pessimistic.Option) {
 	r.t.Helper()
-	c := &timedReads{CountingClient: cc, clk: r.clk}
+	c := &timedReads{CountingClient: cc, start: r.start}
 	out.client = c
-	l, err := pessimistic.New(c, r.table, append([]pessimistic.Option{pessimistic.Owner(owner), pessimistic.FIFO(), pessimistic.Clock(r.clk)}, opts...)...)
+	l, err := pessimistic.New(c, r.table, append([]pessimistic.Option{pessimistic.Owner(owner), pessimistic.FIFO()}, opts...)...)
 	require.NoError(r.t, err)
 	require.NoError(r.t, l.Check(context.Background()))
 	c.Reset()
@@ -91,7 +75,7 @@ func (r *fifoRun) join(cc *ddbtest.CountingClient, owner string, hold time.Durat
 		defer r.done.Add(1)
 		ctx := context.Background()
 		lease, err := l.Acquire(ctx, "job")
-		out.reads, out.got, out.err = c.Count("GetItem"), r.clk.Now(), err
+		out.reads, out.got, out.err = c.Count("GetItem"), time.Now(), err
 		if err != nil {
 			return
 		}
@@ -99,29 +83,24 @@ func (r *fifoRun) join(cc *ddbtest.CountingClient, owner string, hold time.Durat
 			l.Close()
 			return
 		}
-		if err := r.clk.Sleep(ctx, hold); err != nil {
-			out.err = err
-		}
+		time.Sleep(hold)
 		out.err = lease.Release(ctx)
 		l.Close()
 	}()
-	for !r.quiet() {
-	}
+	synctest.Wait()
 }
 
 // runFIFOReads queues n waiters behind a holder, each holding for hold,
 // and returns each waiter's reads of the queue (index 0: one place back).
 // warm: the lock has been held and released before (its record carries
-// the last hold), as a lock in use has.
+// the last hold), as a lock in use has. It runs in a testing/synctest
+// bubble.
 func runFIFOReads(t *testing.T, n int, hold time.Duration, warm bool) []waiterReads {
-	srv, table := lockTable(t)
-	r := &fifoRun{t: t, clk: fakeclock.New(time.Unix(1_000_000, 0)), table: table}
+	srv, table := bubbleLockTable(t)
+	r := &fifoRun{t: t, start: time.Now(), table: table}
 	if warm {
 		var first waiterReads
 		r.join(ddbtest.NewCounting(srv.Client()), "earlier", hold, false, &first)
-		for r.done.Load() < 1 {
-			r.step()
-		}
 		r.wg.Wait()
 		require.NoError(t, first.err)
 		r.started.Store(0)
@@ -131,9 +110,6 @@ func runFIFOReads(t *testing.T, n int, hold time.Duration, warm bool) []waiterRe
 	r.join(ddbtest.NewCounting(srv.Client()), "holder", hold, false, &results[0])
 	for i := 1; i <= n; i++ {
 		r.join(ddbtest.NewCounting(srv.Client()), fmt.Sprintf("waiter-%d", i), hold, false, &results[i])
-	}
-	for r.done.Load() < int32(n+1) {
-		r.step()
 	}
 	r.wg.Wait()
 	for i, res := range results {
@@ -163,30 +139,35 @@ func TestFIFOWaitersReadOncePerHandOver(t *testing.T) {
 	}
 	for _, tc := range runs {
 		t.Run(fmt.Sprintf("%d waiters, %v holds, warm %v", tc.n, tc.hold, tc.warm), func(t *testing.T) {
-			res := runFIFOReads(t, tc.n, tc.hold, tc.warm)
-			reads := make([]int64, len(res))
-			var total, handOvers int64
-			for i, w := range res {
-				reads[i] = w.reads
-				total += w.reads
-				handOvers += int64(i + 1)
-			}
-			t.Logf("reads per waiter, by place: %v; %d reads for %d hand-overs ahead", reads, total, handOvers)
-			for i, w := range res {
-				t.Logf("waiter %d: got at %v, reads at %v", i+1, w.got.Sub(time.Unix(1_000_000, 0)), w.client.times)
-			}
-			extra := int64(8) // learning the pace, and a late holder
-			if tc.warm {
-				extra = 6
-			}
-			for i, w := range res {
-				place := int64(i + 1)
-				assert.LessOrEqual(t, w.reads, place+extra, "waiter %d places back: about one read per hand-over ahead", place)
-			}
-			if tc.warm {
-				assert.LessOrEqual(t, total, handOvers+int64(tc.n)*3, "about one read per hand-over, in all")
-			}
+			synctest.Test(t, func(t *testing.T) { fifoWaitersReadOncePerHandOver(t, tc.n, tc.hold, tc.warm) })
 		})
+	}
+}
+
+func fifoWaitersReadOncePerHandOver(t *testing.T, n int, hold time.Duration, warm bool) {
+	start := time.Now()
+	res := runFIFOReads(t, n, hold, warm)
+	reads := make([]int64, len(res))
+	var total, handOvers int64
+	for i, w := range res {
+		reads[i] = w.reads
+		total += w.reads
+		handOvers += int64(i + 1)
+	}
+	t.Logf("reads per waiter, by place: %v; %d reads for %d hand-overs ahead", reads, total, handOvers)
+	for i, w := range res {
+		t.Logf("waiter %d: got at %v, reads at %v", i+1, w.got.Sub(start), w.client.times)
+	}
+	extra := int64(8) // learning the pace, and a late holder
+	if warm {
+		extra = 6
+	}
+	for i, w := range res {
+		place := int64(i + 1)
+		assert.LessOrEqual(t, w.reads, place+extra, "waiter %d places back: about one read per hand-over ahead", place)
+	}
+	if warm {
+		assert.LessOrEqual(t, total, handOvers+int64(n)*3, "about one read per hand-over, in all")
 	}
 }
 
@@ -194,19 +175,18 @@ func TestFIFOWaitersReadOncePerHandOver(t *testing.T) {
 // it, reading seldom, still take over about a lease after its last
 // heartbeat.
 func TestFIFODeadHeadTakenOverWithinALease(t *testing.T) {
+	synctest.Test(t, testFIFODeadHeadTakenOverWithinALease)
+}
+
+func testFIFODeadHeadTakenOverWithinALease(t *testing.T) {
 	const lease = 2 * time.Second
-	srv, table := lockTable(t)
-	r := &fifoRun{t: t, clk: fakeclock.New(time.Unix(1_000_000, 0)), table: table}
+	srv, table := bubbleLockTable(t)
+	r := &fifoRun{t: t, start: time.Now(), table: table}
 	results := make([]waiterReads, 3)
 	r.join(ddbtest.NewCounting(srv.Client()), "dead", 0, true, &results[0], pessimistic.LeaseDuration(lease))
-	for r.done.Load() < 1 {
-		r.step()
-	}
+	require.Equal(t, int32(1), r.done.Load(), "the head took the lock and died")
 	r.join(ddbtest.NewCounting(srv.Client()), "waiter-1", 500*time.Millisecond, false, &results[1])
 	r.join(ddbtest.NewCounting(srv.Client()), "waiter-2", 500*time.Millisecond, false, &results[2])
-	for r.done.Load() < 3 {
-		r.step()
-	}
 	r.wg.Wait()
 	require.NoError(t, results[1].err)
 	require.NoError(t, results[2].err)

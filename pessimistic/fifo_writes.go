@@ -44,7 +44,7 @@ func mapValue(item map[string]types.AttributeValue, attr, key string) types.Attr
 
 // readQueue reads the lock's record (consistently) into q.
 func (l *Locker) readQueue(ctx context.Context, name string, q *fifoQueue) error {
-	sent := q.clock.Now()
+	sent := time.Now()
 	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: l.tableP, Key: l.key(name, lockSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return fmt.Errorf("pessimistic: acquire %q: reading the queue: %w", name, err)
@@ -75,7 +75,7 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 		if o.Data != nil {
 			e[entryData] = &types.AttributeValueMemberB{Value: o.Data}
 		}
-		sent := o.Clock.Now()
+		sent := time.Now()
 		res, err := claim(ctx, l.client, rawUpdate(&dynamodb.UpdateItemInput{
 			TableName: l.tableP,
 			Key:       rec.key,
@@ -161,7 +161,7 @@ func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue,
 	if err != nil {
 		return err
 	}
-	sent := q.clock.Now()
+	sent := time.Now()
 	out, err := l.client.UpdateItem(ctx, in)
 	switch {
 	case err == nil:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -129,7 +130,7 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	name := table.Name() + " " + attrs.FormatKey(k)
 	w := newWaiter(o)
 	for tries := 1; ; tries++ {
-		rvn, sent := newRvn(), o.Clock.Now()
+		rvn, sent := newRvn(), time.Now()
 		item, h, err := lockItemOnce(ctx, table, rec, o, rvn, w.takeover())
 		if err != nil {
 			return nil, nil, fmt.Errorf("pessimistic: lock %s: %w", name, err)
@@ -148,7 +149,7 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 		if !ok {
 			return nil, nil, &NotAcquiredError{Name: name, Owner: h.owner}
 		}
-		if err := o.Clock.Sleep(ctx, pause); err != nil {
+		if err := retry.Sleep(ctx, pause); err != nil {
 			return nil, nil, fmt.Errorf("pessimistic: lock %s (held by %s): %w", name, h.owner, err)
 		}
 	}
@@ -194,7 +195,7 @@ func lockItemOnce[T any](ctx context.Context, table *mapper.Table[T], rec *recor
 		return nil, rec.parse(res.item), nil
 	case res.late && ctx.Err() != nil:
 		// Ours, but the caller has given up: give it back.
-		lease := newLease(rec, "", 0, rvn, o.Clock.Now(), o, context.WithoutCancel(ctx))
+		lease := newLease(rec, "", 0, rvn, time.Now(), o, context.WithoutCancel(ctx))
 		return nil, holder{}, errors.Join(ctx.Err(), lease.releaseDetached(ctx))
 	}
 	return res.item, holder{}, nil

@@ -3,6 +3,7 @@ package pessimistic_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 	"github.com/optimist-dynamo/optimist/version"
@@ -35,12 +36,19 @@ type orders struct {
 
 func newOrders(t *testing.T) *orders {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	o, _ := newOrdersOn(t, ddbtest.Server(t))
+	return o
+}
+
+// newOrdersOn is newOrders on the server srv (ddbtest.Engine for a test in
+// a testing/synctest bubble).
+func newOrdersOn(t *testing.T, srv *dynamolocal.Server) (*orders, *dynamolocal.Server) {
+	t.Helper()
 	name := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
 	calls := ddbtest.NewCounting(srv.Client())
 	table, err := mapper.NewTable[Order](calls, name)
 	require.NoError(t, err)
-	return &orders{ctx: context.Background(), raw: srv.Client(), calls: calls, table: table, name: name}
+	return &orders{ctx: context.Background(), raw: srv.Client(), calls: calls, table: table, name: name}, srv
 }
 
 func (o *orders) raw_(t *testing.T, id string) map[string]types.AttributeValue {
@@ -165,33 +173,38 @@ func TestSaveAndReleaseAfterAnUnlockedWrite(t *testing.T) {
 	assert.Equal(t, 99, got.Total)
 }
 
-// TestAbandonedItemLockIsTakenOver (fake clocks): a holder whose clock
-// never moves never renews; the waiter takes over when the lease it saw
-// ran out on its own clock.
+// TestAbandonedItemLockIsTakenOver (in a testing/synctest bubble): a
+// holder whose heartbeats cannot get through never renews; the waiter
+// takes over when the lease it saw ran out on its own clock.
 func TestAbandonedItemLockIsTakenOver(t *testing.T) {
-	o := newOrders(t)
-	require.NoError(t, o.table.Put(o.ctx, &Order{ID: "o1", Total: 5}))
-	frozen := fakeclock.New(time.Unix(1_000_000, 0))
-	const lease = 10 * time.Second
-	_, stuck, err := pessimistic.LockItem(o.ctx, o.table, Order{ID: "o1"}, pessimistic.Clock(frozen), pessimistic.LeaseDuration(lease))
-	require.NoError(t, err)
+	synctest.Test(t, func(t *testing.T) {
+		o, srv := newOrdersOn(t, ddbtest.Engine(t))
+		require.NoError(t, o.table.Put(o.ctx, &Order{ID: "o1", Total: 5}))
+		const lease = 10 * time.Second
+		p := &partition{}
+		cut, err := mapper.NewTable[Order](srv.NewClient(p.option), o.name)
+		require.NoError(t, err)
+		_, stuck, err := pessimistic.LockItem(o.ctx, cut, Order{ID: "o1"}, pessimistic.LeaseDuration(lease))
+		require.NoError(t, err)
+		p.on.Store(true) // from now on its heartbeats fail
 
-	clk := fakeclock.New(time.Unix(2_000_000, 0))
-	stamp := &stampingClient{Client: o.raw, clk: clk}
-	waiting, err := mapper.NewTable[Order](stamp, o.name)
-	require.NoError(t, err)
-	t0 := clk.Now()
-	done := make(chan struct{})
-	var got *Order
-	var l2 *pessimistic.ItemLock[Order]
-	go func() {
-		defer close(done)
-		got, l2, err = pessimistic.LockItem(o.ctx, waiting, Order{ID: "o1"}, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
-	}()
-	advanceUntil(t, clk, done, 2*time.Minute)
-	require.NoError(t, err)
-	assert.Equal(t, t0.Add(lease), stamp.firstWrite(), "after exactly the lease seen")
-	assert.Equal(t, 5, got.Total)
-	require.ErrorIs(t, stuck.Release(o.ctx), pessimistic.ErrNotHeld, "the old holder cannot release the new one's lock")
-	require.NoError(t, l2.Release(o.ctx))
+		stamp := &stampingClient{Client: o.raw}
+		waiting, err := mapper.NewTable[Order](stamp, o.name)
+		require.NoError(t, err)
+		t0 := time.Now()
+		done := make(chan struct{})
+		var got *Order
+		var l2 *pessimistic.ItemLock[Order]
+		go func() {
+			defer close(done)
+			got, l2, err = pessimistic.LockItem(o.ctx, waiting, Order{ID: "o1"}, pessimistic.PollInterval(time.Second))
+		}()
+		advanceUntil(t, done, 2*time.Minute)
+		require.NoError(t, err)
+		assert.Equal(t, t0.Add(lease), stamp.firstWrite(), "after exactly the lease seen")
+		assert.Equal(t, 5, got.Total)
+		p.on.Store(false)
+		require.ErrorIs(t, stuck.Release(o.ctx), pessimistic.ErrNotHeld, "the old holder cannot release the new one's lock")
+		require.NoError(t, l2.Release(o.ctx))
+	})
 }

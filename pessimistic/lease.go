@@ -16,6 +16,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // record is where a lease lives: a lock's record, a FIFO queue entry, or a
@@ -256,25 +257,25 @@ func (s *Lease) heartbeats() {
 	if s.stopAfter != nil {
 		defer s.stopAfter()
 	}
-	clock, ctx := s.o.Clock, s.beatCtx
-	next := clock.Now().Add(s.o.Heartbeat)
+	ctx := s.beatCtx
+	next := time.Now().Add(s.o.Heartbeat)
 	for {
 		s.mu.Lock()
 		deadline := s.lastOK.Add(s.o.LeaseDuration - s.o.margin())
 		s.mu.Unlock()
-		now := clock.Now()
-		if err := clock.Sleep(ctx, min(next.Sub(now), deadline.Sub(now))); err != nil {
+		now := time.Now()
+		if err := retry.Sleep(ctx, min(next.Sub(now), deadline.Sub(now))); err != nil {
 			return
 		}
-		if !clock.Now().Before(deadline) {
+		if !time.Now().Before(deadline) {
 			s.lose("Heartbeat", ErrUnreachable)
 			return
 		}
 		switch s.beat(ctx, deadline) {
 		case beatOK:
-			next = clock.Now().Add(s.o.Heartbeat)
+			next = time.Now().Add(s.o.Heartbeat)
 		case beatFailed:
-			next = clock.Now().Add(s.o.Heartbeat / 4)
+			next = time.Now().Add(s.o.Heartbeat / 4)
 		case beatLost:
 			return
 		}
@@ -304,9 +305,9 @@ func (s *Lease) beat(ctx context.Context, deadline time.Time) beatResult {
 		}
 	}
 	// The call may take until the lease would be given up, not longer.
-	ctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(s.o.Clock.Now()), time.Millisecond))
+	ctx, cancel := context.WithTimeout(ctx, max(time.Until(deadline), time.Millisecond))
 	defer cancel()
-	rvn, sent := newRvn(), s.o.Clock.Now()
+	rvn, sent := newRvn(), time.Now()
 	result, err := s.renew(ctx, rvn)
 	switch result {
 	case settledOurs:
@@ -509,7 +510,7 @@ func (s *Lease) removeRecord(ctx context.Context, cur string) (lost bool, err er
 	if r.released != nil {
 		rv = types.ReturnValueAllNew // free: no extra read
 	}
-	sent := s.o.Clock.Now()
+	sent := time.Now()
 	res := plan.Exec(ctx, r.client, req, plan.Call{ReturnValues: rv})
 	if res.Err == nil && r.released != nil {
 		r.released(res.Item, sent)
@@ -538,7 +539,7 @@ func (s *Lease) releaseWrite(cur string) *plan.Write {
 		// clock, not a time: no clocks are compared) and its ticket, for
 		// the waiters to time their reads by.
 		w.Actions = append(w.Actions,
-			set(plan.Top(attrHeldMs), attrs.N(max(s.o.Clock.Now().Sub(s.headAt), 0).Milliseconds())),
+			set(plan.Top(attrHeldMs), attrs.N(max(time.Since(s.headAt), 0).Milliseconds())),
 			set(plan.Top(attrHeldBy), attrs.N(s.token)))
 	}
 	return w

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -13,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
@@ -22,31 +22,31 @@ import (
 // back). The next heartbeat finds the version of that one, which is ours:
 // the lease goes on.
 func TestHeartbeatOfUnknownOutcomeThatLanded(t *testing.T) {
-	srv, table := lockTable(t)
-	clk := fakeclock.New(time.Unix(1_000_000, 0))
-	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
-		return op == "UpdateItem" && call >= 2 && call <= 4 || op == "GetItem" && call <= 3
-	}}
-	// A long lease leaves the SDK's real-time retries (of the heartbeat,
-	// then of the read back) room within the heartbeat's deadline.
-	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.LeaseDuration(60*time.Second), pessimistic.Clock(clk))
-	ctx := context.Background()
-	held, err := l.Acquire(ctx, "job")
-	require.NoError(t, err)
-	// Heartbeats until two have landed after the lost one: call 2 (and the
-	// SDK's retries 3 and 4) is the lost one, 5 meets its version, 6 is
-	// a plain heartbeat.
-	for drop.Calls("UpdateItem") < 6 {
-		require.True(t, clk.WaitForSleepers(1, 30*time.Second), "the heartbeat loop sleeps between beats")
-		next, _ := clk.NextWake()
-		clk.Advance(next.Sub(clk.Now()))
-		require.Eventually(t, func() bool { return clk.Sleepers() == 1 || held.Err() != nil }, 30*time.Second, 5*time.Millisecond)
-		require.NoError(t, held.Err())
-	}
-	assert.Equal(t, 3, drop.Calls("GetItem"), "the read back was lost too: the outcome stayed unknown")
-	assert.NoError(t, held.Err(), "the lease was never lost")
-	assert.NoError(t, held.Context().Err())
-	require.NoError(t, held.Release(ctx))
+	synctest.Test(t, func(t *testing.T) {
+		srv, table := bubbleLockTable(t)
+		drop := &ddbtest.DropTransport{Base: srv.Transport(), Drop: func(op string, call int) bool {
+			return op == "UpdateItem" && call >= 2 && call <= 4 || op == "GetItem" && call <= 3
+		}}
+		// A long lease leaves the SDK's retries (of the heartbeat, then of
+		// the read back) room within the heartbeat's deadline.
+		l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.LeaseDuration(60*time.Second))
+		ctx := context.Background()
+		held, err := l.Acquire(ctx, "job")
+		require.NoError(t, err)
+		// Heartbeats until two have landed after the lost one: call 2 (and
+		// the SDK's retries 3 and 4) is the lost one, 5 meets its version,
+		// 6 is a plain heartbeat.
+		start := time.Now()
+		for drop.Calls("UpdateItem") < 6 {
+			require.Less(t, time.Since(start), 5*time.Minute, "heartbeats go on")
+			time.Sleep(time.Second)
+			require.NoError(t, held.Err())
+		}
+		assert.Equal(t, 3, drop.Calls("GetItem"), "the read back was lost too: the outcome stayed unknown")
+		assert.NoError(t, held.Err(), "the lease was never lost")
+		assert.NoError(t, held.Context().Err())
+		require.NoError(t, held.Release(ctx))
+	})
 }
 
 // slow delays UpdateItem calls while on is set.
@@ -132,14 +132,19 @@ func TestFIFOQueueingOfUnknownOutcome(t *testing.T) {
 	require.NoError(t, again.Release(ctx))
 }
 
-// TestRepeatedTryLockTakesOver (fake clock): callers that never wait
+// TestRepeatedTryLockTakesOver (in testing/synctest bubbles): callers that never wait
 // (Wait(0)) still take an abandoned lock over, once the Locker has seen its
 // record unchanged for a lease across their calls; with and without FIFO.
 func TestRepeatedTryLockTakesOver(t *testing.T) {
 	for _, fifo := range []bool{false, true} {
-		srv, table := lockTable(t)
-		clk := fakeclock.New(time.Unix(1_000_000, 0))
-		opts := []pessimistic.Option{pessimistic.Clock(clk), pessimistic.LeaseDuration(10 * time.Second)}
+		synctest.Test(t, func(t *testing.T) { repeatedTryLockTakesOver(t, fifo) })
+	}
+}
+
+func repeatedTryLockTakesOver(t *testing.T, fifo bool) {
+	{
+		srv, table := bubbleLockTable(t)
+		opts := []pessimistic.Option{pessimistic.LeaseDuration(10 * time.Second)}
 		if fifo {
 			opts = append(opts, pessimistic.FIFO())
 		}
@@ -152,10 +157,10 @@ func TestRepeatedTryLockTakesOver(t *testing.T) {
 
 		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
 		require.ErrorIs(t, err, pessimistic.ErrNotAcquired, "fifo=%v", fifo)
-		clk.Advance(9 * time.Second)
+		time.Sleep(9 * time.Second)
 		_, err = trying.Acquire(ctx, "job", pessimistic.Wait(0))
 		require.ErrorIs(t, err, pessimistic.ErrNotAcquired, "not before a full lease, fifo=%v", fifo)
-		clk.Advance(time.Second)
+		time.Sleep(time.Second)
 		got, err := trying.Acquire(ctx, "job", pessimistic.Wait(0))
 		require.NoError(t, err, "fifo=%v", fifo)
 		require.NoError(t, got.Release(ctx))

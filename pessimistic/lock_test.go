@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
@@ -27,7 +27,19 @@ import (
 // the table's name.
 func lockTable(t *testing.T) (*dynamolocal.Server, string) {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	return lockTableOn(t, ddbtest.Server(t))
+}
+
+// bubbleLockTable is lockTable on an engine of the test's own, for a test
+// in a testing/synctest bubble: the engine and the Lockers then run on
+// the bubble's virtual time (see ddbtest.Engine).
+func bubbleLockTable(t *testing.T) (*dynamolocal.Server, string) {
+	t.Helper()
+	return lockTableOn(t, ddbtest.Engine(t))
+}
+
+func lockTableOn(t *testing.T, srv *dynamolocal.Server) (*dynamolocal.Server, string) {
+	t.Helper()
 	name := ddbtest.TableName(t)
 	require.NoError(t, pessimistic.CreateTable(context.Background(), srv.Client(), name))
 	t.Cleanup(func() {
@@ -75,13 +87,12 @@ func lockItem(t *testing.T, c *dynamodb.Client, table, name string) map[string]t
 	return out.Item
 }
 
-// stampingClient records the fake clock's time when its first UpdateItem
+// stampingClient records the (bubble's) time when its first UpdateItem
 // succeeds: the moment a lock was taken. Reading the clock after Acquire
 // returns would be too late, since the new lease's heartbeat goroutine
-// already sleeps on the clock and advanceUntil may have moved it on.
+// already sleeps and the bubble's time may have moved on.
 type stampingClient struct {
 	*dynamodb.Client
-	clk   *fakeclock.Clock
 	mu    sync.Mutex
 	first time.Time
 }
@@ -91,7 +102,7 @@ func (s *stampingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItem
 	if err == nil {
 		s.mu.Lock()
 		if s.first.IsZero() {
-			s.first = s.clk.Now() // no one sleeps on clk while this call runs
+			s.first = time.Now() // the bubble's time does not move while this call runs
 		}
 		s.mu.Unlock()
 	}
@@ -105,24 +116,18 @@ func (s *stampingClient) firstWrite() time.Time {
 	return s.first
 }
 
-// advanceUntil moves clk forward, one sleeper's wake-up at a time, until
-// done is closed; it returns the clock's time then.
-func advanceUntil(t *testing.T, clk *fakeclock.Clock, done <-chan struct{}, limit time.Duration) time.Time {
+// advanceUntil waits, in a testing/synctest bubble, until done is closed,
+// and returns the time then; the bubble's time moves on by itself while
+// every goroutine sleeps. It fails the test if that takes longer than
+// limit of the bubble's time.
+func advanceUntil(t *testing.T, done <-chan struct{}, limit time.Duration) time.Time {
 	t.Helper()
-	start := clk.Now()
-	for {
-		select {
-		case <-done:
-			return clk.Now()
-		default:
-		}
-		require.Less(t, clk.Now().Sub(start), limit, "nothing happened within %v of clock time", limit)
-		if !clk.WaitForSleepers(1, 50*time.Millisecond) {
-			continue // a call is in flight
-		}
-		if next, ok := clk.NextWake(); ok {
-			clk.Advance(max(next.Sub(clk.Now()), time.Millisecond))
-		}
+	select {
+	case <-done:
+		return time.Now()
+	case <-time.After(limit):
+		require.FailNow(t, "nothing happened", "within %v of the bubble's time", limit)
+		return time.Time{}
 	}
 }
 
@@ -314,42 +319,44 @@ func TestCrashedHolderIsTakenOver(t *testing.T) {
 	assert.ErrorIs(t, err, pessimistic.ErrClosed)
 }
 
-// TestTakeoverByObservation (fake clock): the waiter takes over exactly when
+// TestTakeoverByObservation (in a testing/synctest bubble): the waiter takes over exactly when
 // the record it saw has stayed unchanged for a full lease on its own clock.
-func TestTakeoverByObservation(t *testing.T) {
-	srv, table := lockTable(t)
-	clk := fakeclock.New(time.Unix(1_000_000, 0))
+func TestTakeoverByObservation(t *testing.T) { synctest.Test(t, testTakeoverByObservation) }
+
+func testTakeoverByObservation(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	const lease = 10 * time.Second
-	crashing := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease), pessimistic.Clock(clk))
-	stamp := &stampingClient{Client: srv.Client(), clk: clk}
-	waiting := newLocker(t, stamp, table, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
+	crashing := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease))
+	stamp := &stampingClient{Client: srv.Client()}
+	waiting := newLocker(t, stamp, table, pessimistic.PollInterval(time.Second))
 	ctx := context.Background()
 	old, err := crashing.Acquire(ctx, "job")
 	require.NoError(t, err)
 	crashing.Close()
 
-	t0 := clk.Now()
+	t0 := time.Now()
 	done := make(chan struct{})
 	var got *pessimistic.Lease
 	go func() {
 		defer close(done)
 		got, err = waiting.Acquire(ctx, "job")
 	}()
-	advanceUntil(t, clk, done, time.Minute)
+	advanceUntil(t, done, time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, t0.Add(lease), stamp.firstWrite(), "taken over when the lease seen ran out, not before, not later")
 	assert.Greater(t, got.Token(), old.Token())
 	require.NoError(t, got.Release(ctx))
 }
 
-// TestHeartbeatsKeepTheLease (fake clock): a holder that heartbeats is not
+// TestHeartbeatsKeepTheLease (in a testing/synctest bubble): a holder that heartbeats is not
 // taken over, however long it holds.
-func TestHeartbeatsKeepTheLease(t *testing.T) {
-	srv, table := lockTable(t)
-	clk := fakeclock.New(time.Unix(1_000_000, 0))
+func TestHeartbeatsKeepTheLease(t *testing.T) { synctest.Test(t, testHeartbeatsKeepTheLease) }
+
+func testHeartbeatsKeepTheLease(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	const lease = 10 * time.Second
-	holding := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease), pessimistic.Clock(clk))
-	waiting := newLocker(t, srv.Client(), table, pessimistic.Clock(clk), pessimistic.PollInterval(time.Second))
+	holding := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(lease))
+	waiting := newLocker(t, srv.Client(), table, pessimistic.PollInterval(time.Second))
 	ctx := context.Background()
 	held, err := holding.Acquire(ctx, "job")
 	require.NoError(t, err)
@@ -360,11 +367,7 @@ func TestHeartbeatsKeepTheLease(t *testing.T) {
 		defer close(done)
 		_, err = waiting.Acquire(wctx, "job")
 	}()
-	for clk.Now().Sub(time.Unix(1_000_000, 0)) < 5*lease {
-		require.True(t, clk.WaitForSleepers(2, 5*time.Second), "holder and waiter sleep between calls")
-		next, _ := clk.NextWake()
-		clk.Advance(max(next.Sub(clk.Now()), time.Millisecond))
-	}
+	time.Sleep(5 * lease) // the holder heartbeats, the waiter polls
 	cancel()
 	<-done
 	require.ErrorIs(t, err, context.Canceled, "the waiter never got it")
@@ -373,12 +376,13 @@ func TestHeartbeatsKeepTheLease(t *testing.T) {
 	require.NoError(t, held.Release(ctx))
 }
 
-// TestStolenLockCancelsTheHolder (fake clock): overwriting the lock record
+// TestStolenLockCancelsTheHolder (in a testing/synctest bubble): overwriting the lock record
 // by hand ends the holder's context at its next heartbeat.
-func TestStolenLockCancelsTheHolder(t *testing.T) {
-	srv, table := lockTable(t)
-	clk := fakeclock.New(time.Unix(1_000_000, 0))
-	l := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(8*time.Second), pessimistic.Clock(clk))
+func TestStolenLockCancelsTheHolder(t *testing.T) { synctest.Test(t, testStolenLockCancelsTheHolder) }
+
+func testStolenLockCancelsTheHolder(t *testing.T) {
+	srv, table := bubbleLockTable(t)
+	l := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(8*time.Second))
 	ctx := context.Background()
 	lease, err := l.Acquire(ctx, "job")
 	require.NoError(t, err)
@@ -389,8 +393,8 @@ func TestStolenLockCancelsTheHolder(t *testing.T) {
 		"fence": &types.AttributeValueMemberN{Value: "999999999999999"},
 	}})
 	require.NoError(t, err)
-	t0 := clk.Now()
-	at := advanceUntil(t, clk, lease.Context().Done(), time.Minute)
+	t0 := time.Now()
+	at := advanceUntil(t, lease.Context().Done(), time.Minute)
 	assert.Equal(t, t0.Add(2*time.Second), at, "at the first heartbeat")
 	assert.ErrorIs(t, lease.Err(), pessimistic.ErrLeaseLost)
 	assert.ErrorIs(t, context.Cause(lease.Context()), pessimistic.ErrLeaseLost)
@@ -416,21 +420,24 @@ func (p *partition) option(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(p, middleware.Before) })
 }
 
-// TestPartitionCancelsBeforeExpiry (fake clock): when heartbeats cannot get
+// TestPartitionCancelsBeforeExpiry (in a testing/synctest bubble): when heartbeats cannot get
 // through, the lease context is canceled before the lease would expire.
 func TestPartitionCancelsBeforeExpiry(t *testing.T) {
-	srv, table := lockTable(t)
-	clk := fakeclock.New(time.Unix(1_000_000, 0))
+	synctest.Test(t, testPartitionCancelsBeforeExpiry)
+}
+
+func testPartitionCancelsBeforeExpiry(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	p := &partition{}
 	const lease = 10 * time.Second
-	l := newLocker(t, srv.NewClient(p.option), table, pessimistic.LeaseDuration(lease), pessimistic.Clock(clk))
+	l := newLocker(t, srv.NewClient(p.option), table, pessimistic.LeaseDuration(lease))
 	ctx := context.Background()
 	held, err := l.Acquire(ctx, "job")
 	require.NoError(t, err)
-	t0 := clk.Now()
+	t0 := time.Now()
 	p.on.Store(true)
 
-	at := advanceUntil(t, clk, held.Context().Done(), time.Minute)
+	at := advanceUntil(t, held.Context().Done(), time.Minute)
 	assert.ErrorIs(t, held.Err(), pessimistic.ErrUnreachable)
 	assert.Less(t, at.Sub(t0), lease, "given up before the lease ran out")
 	assert.GreaterOrEqual(t, at.Sub(t0), lease/2, "not at the first failure")
@@ -441,19 +448,25 @@ func TestPartitionCancelsBeforeExpiry(t *testing.T) {
 // response is lost, so that the SDK's retry fails its condition, does not
 // lose the lease.
 func TestLostHeartbeatResponseKeepsTheLease(t *testing.T) {
-	srv, table := lockTable(t)
-	clk := fakeclock.New(time.Unix(1_000_000, 0))
-	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool { return op == "UpdateItem" && call == 2 }} // 1 is the acquire
-	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.LeaseDuration(8*time.Second), pessimistic.Clock(clk))
+	synctest.Test(t, testLostHeartbeatResponseKeepsTheLease)
+}
+
+func testLostHeartbeatResponseKeepsTheLease(t *testing.T) {
+	srv, table := bubbleLockTable(t)
+	drop := &ddbtest.DropTransport{Base: srv.Transport(), Drop: func(op string, call int) bool { return op == "UpdateItem" && call == 2 }} // 1 is the acquire
+	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.LeaseDuration(8*time.Second))
 	ctx := context.Background()
 	held, err := l.Acquire(ctx, "job")
 	require.NoError(t, err)
 	before := lockItem(t, srv.Client(), table, "job")["rvn"]
+	t0 := time.Now()
 
-	require.True(t, clk.WaitForSleepers(1, 5*time.Second))
-	clk.Advance(2 * time.Second) // the first heartbeat
-	require.Eventually(t, func() bool { return drop.Calls("UpdateItem") >= 3 }, 10*time.Second, 10*time.Millisecond, "the heartbeat and the SDK's retry")
-	require.True(t, clk.WaitForSleepers(1, 5*time.Second), "the heartbeat loop goes on")
+	time.Sleep(2 * time.Second)        // the first heartbeat
+	for drop.Calls("UpdateItem") < 3 { // the heartbeat and the SDK's retry (after its backoff)
+		require.Less(t, time.Since(t0), 10*time.Second, "the heartbeat and the SDK's retry")
+		time.Sleep(time.Millisecond)
+	}
+	synctest.Wait() // the heartbeat loop goes on: it sleeps again
 	assert.Equal(t, 1, drop.Dropped())
 	assert.NoError(t, held.Err())
 	assert.NoError(t, held.Context().Err())
@@ -499,7 +512,6 @@ func TestOptionsAreChecked(t *testing.T) {
 		"negative poll":               {pessimistic.PollInterval(-1)},
 		"negative wait":               {pessimistic.Wait(-1)},
 		"empty owner":                 {pessimistic.Owner("")},
-		"nil clock":                   {pessimistic.Clock(nil)},
 	} {
 		_, err := pessimistic.New(srv.Client(), table, opts...)
 		assert.ErrorIs(t, err, pessimistic.ErrInvalidOption, name)

@@ -18,6 +18,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -263,7 +264,7 @@ func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []O
 		return l.acquireFIFO(ctx, name, parent, o)
 	}
 	w := newWaiter(o)
-	if obs, ok := l.memory.recall(name, o.Clock); ok {
+	if obs, ok := l.memory.recall(name); ok {
 		w.obs = obs
 	}
 	for tries := 1; ; tries++ {
@@ -283,7 +284,7 @@ func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []O
 		if !ok {
 			return nil, &NotAcquiredError{Name: name, Owner: h.owner, Token: h.token}
 		}
-		if err := o.Clock.Sleep(ctx, pause); err != nil {
+		if err := retry.Sleep(ctx, pause); err != nil {
 			return nil, fmt.Errorf("pessimistic: acquire %q (held by %s): %w", name, h.owner, err)
 		}
 	}
@@ -301,7 +302,7 @@ type waiter struct {
 func newWaiter(o Options) *waiter {
 	w := &waiter{o: o}
 	if wait, ok := o.Bounded(); ok {
-		w.deadline, w.bounded = o.Clock.Now().Add(wait), true
+		w.deadline, w.bounded = time.Now().Add(wait), true
 	}
 	return w
 }
@@ -312,13 +313,13 @@ func newWaiter(o Options) *waiter {
 // holder's last renewal.
 func (w *waiter) saw(rvn string, lease time.Duration) {
 	if rvn != w.obs.rvn || w.obs.since.IsZero() {
-		w.obs = observed{rvn: rvn, since: w.o.Clock.Now(), lease: lease, clock: w.o.Clock}
+		w.obs = observed{rvn: rvn, since: time.Now(), lease: lease}
 	}
 }
 
 // takeover returns the record version that may be taken over now, or "".
 func (w *waiter) takeover() string {
-	if w.obs.rvn != "" && !w.obs.since.IsZero() && w.o.Clock.Now().Sub(w.obs.since) >= w.obs.lease {
+	if w.obs.rvn != "" && !w.obs.since.IsZero() && time.Since(w.obs.since) >= w.obs.lease {
 		return w.obs.rvn
 	}
 	return ""
@@ -327,7 +328,7 @@ func (w *waiter) takeover() string {
 // next returns how long to pause before the next attempt, and false if the
 // wait is over.
 func (w *waiter) next() (time.Duration, bool) {
-	now := w.o.Clock.Now()
+	now := time.Now()
 	if w.bounded && !now.Before(w.deadline) {
 		return 0, false
 	}
@@ -349,7 +350,7 @@ func newRvn() string { return strconv.FormatUint(rand.Uint64(), 36) }
 func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o Options, takeover string) (*Lease, holder, error) {
 	rec := l.lockRecord(name)
 	rvn := newRvn()
-	now := o.Clock.Now()
+	now := time.Now()
 	cond := "attribute_not_exists(#o)"
 	// prevOwner and prevToken keep the holder this write replaces (NULL:
 	// none; SET reads the item as it was), so that the answer (ALL_NEW)

@@ -8,8 +8,7 @@ import (
 // memory keeps what a Locker's calls observed of holders, across calls, so
 // that callers who try often but wait briefly (Wait(0) in a loop, a cron
 // job) still take over an abandoned lock once its record stayed the same
-// for a lease: each call alone would give up before watching that long. An
-// observation is kept only with the clock it was made on.
+// for a lease: each call alone would give up before watching that long.
 type memory struct {
 	mu     sync.Mutex
 	locks  map[string]observed   // lock name → its holder's record version
@@ -25,15 +24,14 @@ type observed struct {
 	rvn   string
 	since time.Time
 	lease time.Duration
-	clock TimeSource
 }
 
-// recall returns the observation of the lock's record made with clock.
-func (m *memory) recall(name string, clock TimeSource) (observed, bool) {
+// recall returns the observation of the lock's record.
+func (m *memory) recall(name string) (observed, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	obs, ok := m.locks[name]
-	return obs, ok && obs.clock == clock
+	return obs, ok
 }
 
 // remember keeps an observation of the lock's record; forget drops it.
@@ -43,7 +41,7 @@ func (m *memory) remember(name string, obs observed) {
 	if m.locks == nil || len(m.locks) >= memoryCap {
 		m.locks = map[string]observed{}
 	}
-	if old, ok := m.locks[name]; !ok || old.rvn != obs.rvn || old.clock != obs.clock || obs.since.Before(old.since) {
+	if old, ok := m.locks[name]; !ok || old.rvn != obs.rvn || obs.since.Before(old.since) {
 		m.locks[name] = obs
 	}
 }
@@ -55,12 +53,12 @@ func (m *memory) forget(name string) {
 }
 
 // queue returns the Locker's view of the FIFO queue of the lock called
-// name, made with clock, for one more user; done gives it back.
-func (m *memory) queue(name string, clock TimeSource) *fifoQueue {
+// name, for one more user; done gives it back.
+func (m *memory) queue(name string) *fifoQueue {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	q := m.queues[name]
-	if q == nil || q.clock != clock {
+	if q == nil {
 		if m.queues == nil {
 			m.queues = map[string]*fifoQueue{}
 		}
@@ -71,7 +69,7 @@ func (m *memory) queue(name string, clock TimeSource) *fifoQueue {
 				}
 			}
 		}
-		q = newFIFOQueue(clock)
+		q = newFIFOQueue()
 		m.queues[name] = q
 	}
 	q.users++

@@ -15,18 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 	"github.com/optimist-dynamo/optimist/update"
-)
-
-// The public time types stay usable: a fake clock is a TimeSource, and the
-// system clock is the default.
-var (
-	_ pessimistic.TimeSource = fakeclock.New(time.Now())
-	_ pessimistic.TimeSource = pessimistic.SystemClock{}
-	_ pessimistic.Option     = pessimistic.Clock(fakeclock.New(time.Now()))
 )
 
 func TestInspectHeldAndFree(t *testing.T) {

@@ -22,15 +22,15 @@ type Option = func(*Options)
 // result as the Locker's; Acquire, Do and LockItem apply theirs to a copy.
 // The settings are checked once all options have run: impossible ones (a
 // lease that is not positive, a heartbeat of half the lease or more, an
-// empty owner, a nil clock, a negative wait or poll interval, data over
+// empty owner, a negative wait or poll interval, data over
 // [MaxDataSize], equal item lock attributes) are errors matching
 // [ErrInvalidOption], and nothing is sent.
 type Options struct {
 	// The lease settings, shared with package unit: LeaseDuration (default
 	// 20s), Heartbeat (0: a quarter of the lease), Owner (default the host
-	// name and a random suffix), Clock (default [SystemClock]) and Wait (nil:
-	// until the context ends; 0: not at all; d > 0: at most d). See the
-	// option functions of the same names.
+	// name and a random suffix) and Wait (nil: until the context ends; 0: not
+	// at all; d > 0: at most d). See the option functions of the same
+	// names.
 	lease.Config
 
 	// PollInterval is how often a waiter tries again; 0 (the default) means
@@ -118,12 +118,6 @@ func PollInterval(d time.Duration) Option {
 // unique per Locker).
 func Owner(name string) Option {
 	return func(o *Options) { o.Owner = name }
-}
-
-// Clock sets the time source (default the system clock), for tests that
-// drive time by hand.
-func Clock(c TimeSource) Option {
-	return func(o *Options) { o.Clock = c }
 }
 
 // Wait bounds how long Acquire waits for a held lock: 0 means not at all

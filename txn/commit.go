@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/optimist-dynamo/optimist/internal/attempt"
-	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
@@ -153,18 +151,10 @@ func (tx *Tx) send(ctx context.Context, in *dynamodb.TransactWriteItemsInput, sp
 			e.Kind, e.Attempt, e.Wait, e.Err = observe.Retry, n+1, wait, err
 			span.Point(e)
 		}
-		if err := tx.sleep(ctx, wait); err != nil {
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return n, 0, tx.failed(&att, fmt.Errorf("txn: commit %s: %w after %d attempts (last: %v)", tx.cfg.Token, err, n, errFrom(tce, inProgress)))
 		}
 	}
-}
-
-// sleep waits for d on the transaction's clock, or until ctx ends.
-func (tx *Tx) sleep(ctx context.Context, d time.Duration) error {
-	if tx.cfg.Clock == nil {
-		return retry.Sleep(ctx, d)
-	}
-	return tx.cfg.Clock.Sleep(ctx, d)
 }
 
 // settleUnits settles the items of a cancellation that are held by units
@@ -179,7 +169,7 @@ func (tx *Tx) settleUnits(ctx context.Context, tce *types.TransactionCanceledExc
 		}
 		held = true
 		op := tx.ops[i]
-		ok, _, err := unitproto.Settle(ctx, unitproto.ViaTransactions(tx.client), op.Table(), op.Key(), l, lease.SystemClock{})
+		ok, _, err := unitproto.Settle(ctx, unitproto.ViaTransactions(tx.client), op.Table(), op.Key(), l)
 		if err != nil || !ok {
 			return false
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/optimist-dynamo/optimist/internal/lease"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/observe"
 )
@@ -32,32 +31,7 @@ type Options struct {
 	// [Observer].
 	Observer observe.Observer
 
-	// Clock times the backoff between attempts (default: the system
-	// clock). See [Clock].
-	Clock TimeSource
-
 	err error
-}
-
-// TimeSource is a source of time, with two methods:
-//
-//	Now() time.Time
-//	Sleep(ctx context.Context, d time.Duration) error // d on this clock, or until ctx ends (its error)
-//
-// It is the same type as mapper.TimeSource, pessimistic.TimeSource and
-// unit.TimeSource.
-type TimeSource = lease.Clock
-
-// Clock sets the clock Commit sleeps its backoff on between attempts, so
-// a test can run retries in virtual time. A nil clock is refused with
-// [ErrInvalidOption].
-func Clock(c TimeSource) Option {
-	return func(o *Options) {
-		if c == nil {
-			o.fail("Clock(nil)")
-		}
-		o.Clock = c
-	}
 }
 
 // An Option changes the [Options] of one [Tx].

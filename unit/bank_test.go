@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -38,8 +39,14 @@ type transfer struct {
 // account's balance is its opening balance plus exactly the transfers it
 // lists, no transfer is listed twice or only partly, every transfer
 // commits or ends with a clear error, and the run ends in bounded time.
-func TestBankWorkload(t *testing.T) {
-	e := newEnv(t)
+// It runs in a testing/synctest bubble, on an engine of its own: the
+// units' leases and backoffs, and the final Recover's watch of a lease,
+// pass in virtual time.
+func TestBankWorkload(t *testing.T) { synctest.Test(t, testBankWorkload) }
+
+func testBankWorkload(t *testing.T) {
+	srv := ddbtest.Engine(t)
+	e := newEnvOn(t, srv)
 	const (
 		accounts = 200
 		opening  = 1000
@@ -52,8 +59,8 @@ func TestBankWorkload(t *testing.T) {
 		perWorker = r
 	}
 	e.seed(t, accounts, opening)
-	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool { return rand.N(100) < 3 }}
-	lossy := ddbtest.Server(t).NewClient(drop.Option())
+	drop := &ddbtest.DropTransport{Base: srv.Transport(), Drop: func(op string, call int) bool { return rand.N(100) < 3 }}
+	lossy := srv.NewClient(drop.Option())
 	accts, err := mapper.NewTable[Account](lossy, e.accounts.Name())
 	require.NoError(t, err)
 

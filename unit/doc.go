@@ -194,4 +194,13 @@
 // lock, or at its commit point: [ErrAborted]; Commit and Rollback then
 // release what it holds. Always end a unit with Commit or Rollback: until
 // then its heartbeats keep its locks alive.
+//
+// # Testing code that uses units
+//
+// Heartbeats, leases, waits, Recover's watch and the TTLs written are all
+// timed with the time package: a test in a testing/synctest bubble, with
+// the embedded engine made inside it (dynamolocal.NewEngine(t,
+// dynamolocal.WithoutListener())), runs them in the bubble's virtual time,
+// so Recover's wait of a lease returns at once. End every unit with Commit
+// or Rollback before the bubble ends: its heartbeats are goroutines.
 package unit

@@ -35,7 +35,7 @@ var (
 	// ErrInvalidOption is returned, before anything is sent, for options
 	// and arguments that cannot work: Begin without a Coordinator, a lease
 	// that is not positive, a heartbeat of half the lease or more, an
-	// empty owner, a nil clock, a negative wait, a nil option, a nil client
+	// empty owner, a negative wait, a nil option, a nil client
 	// (or a nil *dynamodb.Client) or *Unit, an op that writes the lock
 	// attribute. It is one value with mapper.ErrInvalidOption,
 	// txn.ErrInvalidOption and pessimistic.ErrInvalidOption. An op whose

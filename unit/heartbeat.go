@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
@@ -20,7 +21,7 @@ var live sync.Map // string -> *Unit
 func (u *Unit) heartbeats(ctx context.Context) {
 	defer u.beating.Done()
 	for {
-		if u.o.clock.Sleep(ctx, u.o.heartbeat) != nil {
+		if retry.Sleep(ctx, u.o.heartbeat) != nil {
 			return
 		}
 		if _, err := u.beat(ctx); err != nil && ctx.Err() == nil {
@@ -36,7 +37,7 @@ func (u *Unit) heartbeats(ctx context.Context) {
 // record that is not active any more (recovery aborted it) marks the unit
 // aborted.
 func (u *Unit) beat(ctx context.Context) (bool, error) {
-	sent := u.o.clock.Now()
+	sent := time.Now()
 	alive, state, err := u.coord.Beat(ctx, u.id)
 	switch {
 	case err != nil:
@@ -60,7 +61,7 @@ func (u *Unit) alive(ctx context.Context) error {
 	if u.aborted.Load() {
 		return ErrAborted
 	}
-	if u.o.clock.Now().Sub(time.Unix(0, u.confirmed.Load())) < u.o.lease/2 {
+	if time.Since(time.Unix(0, u.confirmed.Load())) < u.o.lease/2 {
 		return nil
 	}
 	if _, err := u.beat(ctx); err != nil {

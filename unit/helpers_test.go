@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -42,7 +43,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	return newEnvOn(t, ddbtest.Server(t))
+}
+
+// newEnvOn is newEnv on the server srv: ddbtest.Engine for a test in a
+// testing/synctest bubble, whose units then run on the bubble's time.
+func newEnvOn(t *testing.T, srv *dynamolocal.Server) *env {
+	t.Helper()
 	c := srv.Client()
 	coord := ddbtest.TableName(t) + "-coord"
 	ctx := context.Background()

@@ -37,8 +37,7 @@ type Info struct {
 	// Finished reports that every item was applied or undone and the
 	// unit's locks are gone; the record then expires by TTL.
 	Finished bool
-	// Started is when the unit began, by its owner's clock (the system
-	// clock unless the owner set [Clock]).
+	// Started is when the unit began, by its owner's clock.
 	Started time.Time
 	Lease   time.Duration // the owner's lease
 	Beat    int64         // the heartbeat counter

@@ -12,17 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/mapper"
-	"github.com/optimist-dynamo/optimist/pessimistic"
 	"github.com/optimist-dynamo/optimist/unit"
-)
-
-// The public time type stays usable, and is the one of package pessimistic.
-var (
-	_ unit.TimeSource = fakeclock.New(time.Now())
-	_ unit.TimeSource = pessimistic.SystemClock{}
-	_ unit.Option     = unit.Clock(fakeclock.New(time.Now()))
 )
 
 type listed struct {

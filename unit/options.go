@@ -8,7 +8,7 @@ import (
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
-// Option configures [Begin] (and [Recover], which takes [Clock]). The
+// Option configures [Begin] (and [Recover], which takes [Observer]). The
 // functions of this package make them; a caller may write its own, which
 // sets fields of [Options].
 type Option = func(*Options)
@@ -17,14 +17,14 @@ type Option = func(*Options)
 // (below) and applies its options; the settings are checked once all
 // options have run, and impossible ones (no Coordinator, a lease that is
 // not positive, a heartbeat of half the lease or more, an empty owner, a
-// nil clock, a negative wait) are errors matching [ErrInvalidOption],
+// negative wait) are errors matching [ErrInvalidOption],
 // before anything is sent.
 type Options struct {
 	// The lease settings, shared with package pessimistic: LeaseDuration
 	// (default 20s), Heartbeat (0: a quarter of the lease), Owner (default
-	// the host name and a random suffix), Clock (default the system clock)
-	// and Wait (nil: until the context ends; 0: not at all; d > 0: at most
-	// d). See the option functions of the same names.
+	// the host name and a random suffix) and Wait (nil: until the context
+	// ends; 0: not at all; d > 0: at most d). See the option functions of
+	// the same names.
 	lease.Config
 
 	// Coordinator names the coordinator table; Begin requires it. See
@@ -48,7 +48,6 @@ type options struct {
 	wait      time.Duration
 	waitSet   bool // false: wait until ctx ends
 	owner     string
-	clock     TimeSource
 	workers   int
 	started   time.Time
 	observer  observe.Observer
@@ -112,12 +111,6 @@ func Owner(name string) Option {
 	return func(o *Options) { o.Owner = name }
 }
 
-// Clock sets the time source for heartbeats, waits and the observation of
-// other units' leases (default the system clock); for tests.
-func Clock(c TimeSource) Option {
-	return func(o *Options) { o.Clock = c }
-}
-
 // KeepAge makes a unit that retries the work of prev keep prev's age for
 // wait-die: among units that meet at an item, the older waits and the
 // younger gives up (ErrLocked), so a unit that retries with a new age each
@@ -164,15 +157,6 @@ func Observer(o observe.Observer) Option {
 	return func(opts *Options) { opts.Observer = o }
 }
 
-// TimeSource is a source of time, with two methods:
-//
-//	Now() time.Time // must be monotonic
-//	Sleep(ctx context.Context, d time.Duration) error // waits for d on this clock, or until ctx ends (returning its error)
-//
-// It is the same type as pessimistic.TimeSource; pessimistic.SystemClock
-// is the system clock.
-type TimeSource = lease.Clock
-
 func newOptions(opts []Option) (options, error) {
 	o := Options{Config: lease.Defaults()}
 	for _, fn := range opts {
@@ -188,7 +172,7 @@ func newOptions(opts []Option) (options, error) {
 	wait, bounded := cfg.Bounded()
 	return options{
 		coord: o.Coordinator, lease: cfg.LeaseDuration, heartbeat: cfg.Heartbeat,
-		wait: wait, waitSet: bounded, owner: cfg.Owner, clock: cfg.Clock, workers: defaultWorkers,
+		wait: wait, waitSet: bounded, owner: cfg.Owner, workers: defaultWorkers,
 		started: o.Started, observer: o.Observer, region: cfg.WriteRegion,
 	}, nil
 }

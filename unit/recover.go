@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/obs"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -33,7 +34,8 @@ import (
 // watched before, in earlier calls). One unit that cannot be finished (its
 // items' table was deleted, DynamoDB refuses a write) does not stop the
 // others: its error is returned, joined with the others', after every unit
-// was tried, and the unit is left for a later Recover. Options: [Clock].
+// was tried, and the unit is left for a later Recover. Options:
+// [Observer].
 //
 // A table that is not a coordinator table (its key is not the hash key
 // "id" of type S) is refused with an error matching [ErrNotCoordinator],
@@ -62,7 +64,7 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	if err := checkCoordinator(ctx, c, name); err != nil {
 		return 0, fmt.Errorf("unit: Recover: %w", err)
 	}
-	r := &recovery{c: c, co: unitproto.NewCoordinator(c, name), o: o, began: o.clock.Now()}
+	r := &recovery{c: c, co: unitproto.NewCoordinator(c, name), o: o, began: time.Now()}
 	watch, strays, err := r.scan(ctx)
 	if err != nil {
 		return r.n, errors.Join(append(r.errs, err)...)
@@ -81,7 +83,7 @@ type recovery struct {
 	c     Client
 	co    unitproto.Coordinator
 	o     options
-	began time.Time // when Recover began, on o.clock
+	began time.Time // when Recover began
 	n     int       // units finished
 	errs  []error   // failures of single units, which do not stop the others
 }
@@ -192,7 +194,7 @@ func (r *recovery) watch(ctx context.Context, watch []pending) error {
 			for _, p := range watch {
 				poll = min(poll, max(p.rec.Lease/4, 1))
 			}
-			if err := r.o.clock.Sleep(ctx, poll); err != nil {
+			if err := retry.Sleep(ctx, poll); err != nil {
 				return err
 			}
 		}
@@ -225,7 +227,7 @@ func (r *recovery) watchOne(ctx context.Context, p *pending) bool {
 		}
 		p.moved, p.rec = true, rec
 	}
-	v, err := r.co.Judge(ctx, p.id, rec, r.o.clock)
+	v, err := r.co.Judge(ctx, p.id, rec)
 	switch {
 	case err != nil:
 		r.errs = append(r.errs, err)

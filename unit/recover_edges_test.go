@@ -10,14 +10,16 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
@@ -300,38 +302,71 @@ func TestKeepAge(t *testing.T) {
 }
 
 // A unit that takes a lock after recovery finished it (it paused past its
-// lease, and resumed before learning so) and then dies leaves no lock
-// behind: its page, written after the finish, tells Recover which item to
-// release.
+// lease between its check that it is alive and its next lock) and then
+// dies leaves no lock behind: its page, written after the finish, tells
+// Recover which item to release. It runs in a testing/synctest bubble: the
+// pause is a page write held at a gate while Recover watches the unit for
+// its lease.
 func TestAStrayLockIsRecovered(t *testing.T) {
-	e := newEnv(t)
-	ctx := ctxT(t, time.Minute)
-	e.seed(t, 2, 100)
-	const lease = 300 * time.Millisecond
-	// On its own clock no time passes: it never learns of the abort by
-	// itself, and takes its next lock.
-	clock := fakeclock.New(time.Now())
-	cc := &crashClient{c: e.c, limit: -1}
-	u := begin(t, e, cc, unit.LeaseDuration(lease), unit.Clock(clock))
-	_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
-	require.NoError(t, err)
-	cc.paused.Store(true)
-	n, err := unit.Recover(ctx, e.c, e.coord)
-	require.NoError(t, err)
-	require.Equal(t, 1, n)
-	cc.paused.Store(false)
-	_, err = unit.Get(ctx, u, e.accounts, Account{ID: accountID(1)})
-	require.NoError(t, err, "the unit does not know yet")
-	cc.paused.Store(true) // and dies
-	require.Equal(t, 1, lockedItems(t, e.c, e.accounts.Name()))
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnvOn(t, ddbtest.Engine(t))
+		ctx := ctxT(t, time.Minute)
+		e.seed(t, 2, 100)
+		const lease = 300 * time.Millisecond
+		cc := &crashClient{c: e.c, limit: -1}
+		gc := &gateClient{crashClient: cc}
+		u := begin(t, e, gc, unit.LeaseDuration(lease))
+		_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(0)})
+		require.NoError(t, err)
 
-	_, err = unit.Recover(ctx, e.c, e.coord)
-	require.NoError(t, err)
-	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "Recover released the stray lock")
-	for _, r := range raw(t, e.c, e.coord) {
-		id := r[unitproto.RecID].(*types.AttributeValueMemberS).Value
-		assert.NotContains(t, id, "#", "no page is left")
+		// The next page write waits at the gate: the unit pauses after
+		// it checked that it is alive, before it writes its page and lock.
+		gc.gate = make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			_, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(1)})
+			done <- err
+		}()
+		synctest.Wait()
+		cc.paused.Store(true) // no heartbeats get through
+		n, err := unit.Recover(ctx, e.c, e.coord)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		cc.paused.Store(false)
+		close(gc.gate) // it resumes, at once: no time passes for a heartbeat
+		require.NoError(t, <-done, "the unit does not know yet")
+		cc.paused.Store(true) // and dies
+		require.Equal(t, 1, lockedItems(t, e.c, e.accounts.Name()))
+
+		_, err = unit.Recover(ctx, e.c, e.coord)
+		require.NoError(t, err)
+		assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()), "Recover released the stray lock")
+		for _, r := range raw(t, e.c, e.coord) {
+			id := r[unitproto.RecID].(*types.AttributeValueMemberS).Value
+			assert.NotContains(t, id, "#", "no page is left")
+		}
+		// A dead unit's process is gone; here its heartbeats go on until
+		// Rollback stops them, and a bubble ends only with its goroutines.
+		cc.paused.Store(false)
+		_ = u.Rollback(ctx)
+	})
+}
+
+// gateClient holds the unit's page writes at gate while it is not nil.
+type gateClient struct {
+	*crashClient
+	gate chan struct{}
+}
+
+func (g *gateClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if g.gate != nil && strings.HasPrefix(aws.ToString(in.UpdateExpression), "ADD #items") {
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
+	return g.crashClient.UpdateItem(ctx, in, o...)
 }
 
 // Every write the library sends respects a unit's lock: an item lock

@@ -25,7 +25,7 @@ type Unit struct {
 	coord unitproto.Coordinator // the unit's record and pages
 	o     options
 	id    string
-	start int64 // o.clock's time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
+	start int64 // the time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
 
 	items map[string]*item
 	order []*item
@@ -34,7 +34,7 @@ type Unit struct {
 
 	done      bool
 	aborted   atomic.Bool  // the heartbeat found the record aborted
-	confirmed atomic.Int64 // when the record was last seen active (o.clock, unix nanoseconds)
+	confirmed atomic.Int64 // when the record was last seen active (unix nanoseconds)
 	stop      context.CancelFunc
 	beating   sync.WaitGroup
 	sends     sync.WaitGroup // lock and log writes not yet answered (see send)
@@ -89,7 +89,7 @@ func (u *Unit) Started() time.Time { return time.Unix(0, u.start) }
 // table named by the [Coordinator] option (required). It writes the record
 // (one PutItem) and starts heartbeats: one UpdateItem every [Heartbeat]
 // until Commit or Rollback. Options: Coordinator, [LeaseDuration],
-// [Heartbeat], [Wait], [Owner], [Clock], [KeepAge].
+// [Heartbeat], [Wait], [Owner], [KeepAge], [WriteRegion], [Observer].
 func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	o, err := newOptions(opts)
 	if err != nil {
@@ -103,7 +103,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	}
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	now := o.clock.Now()
+	now := time.Now()
 	u := &Unit{c: c, o: o, id: hex.EncodeToString(b[:]), start: now.UnixNano(), items: map[string]*item{}}
 	if !o.started.IsZero() {
 		u.start = o.started.UnixNano()

@@ -171,7 +171,6 @@ func TestOptionsAndAddAreChecked(t *testing.T) {
 		{unit.Coordinator("c"), unit.LeaseDuration(time.Second), unit.Heartbeat(time.Second)},
 		{unit.Coordinator("c"), unit.Wait(-1)},
 		{unit.Coordinator("c"), unit.Owner("")},
-		{unit.Coordinator("c"), unit.Clock(nil)},
 	} {
 		_, err := unit.Begin(ctx, nil, opts...)
 		require.ErrorIs(t, err, unit.ErrInvalidOption, "%d options", len(opts))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/optimist-dynamo/optimist/internal/obs"
+	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
@@ -22,7 +23,7 @@ type contention struct {
 // waited for, unless u is younger (wait-die) or its wait is over. It
 // returns nil to try the lock again.
 func (u *Unit) contend(ctx context.Context, it *item, h *unitproto.Lock, c *contention) error {
-	v, err := unitproto.NewCoordinator(u.c, h.Coordinator).JudgeUnit(ctx, h.Unit, u.o.clock)
+	v, err := unitproto.NewCoordinator(u.c, h.Coordinator).JudgeUnit(ctx, h.Unit)
 	switch {
 	case err != nil:
 		return err
@@ -38,7 +39,7 @@ func (u *Unit) contend(ctx context.Context, it *item, h *unitproto.Lock, c *cont
 // started), or gives up with a LockedError: at once when u is the younger
 // (wait-die rules out deadlocks), or when u's wait is over.
 func (u *Unit) waitDie(ctx context.Context, it *item, h *unitproto.Lock, started int64, c *contention) error {
-	now := u.o.clock.Now()
+	now := time.Now()
 	if c.unit != h.Unit {
 		*c = contention{op: c.op, since: now, unit: h.Unit}
 	}
@@ -47,7 +48,7 @@ func (u *Unit) waitDie(ctx context.Context, it *item, h *unitproto.Lock, started
 	if younger || (u.o.waitSet && now.Sub(c.since) >= u.o.wait) {
 		return locked
 	}
-	if err := u.o.clock.Sleep(ctx, u.o.poll()); err != nil {
+	if err := retry.Sleep(ctx, u.o.poll()); err != nil {
 		locked.Err = err
 		return locked
 	}

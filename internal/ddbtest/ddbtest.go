@@ -26,6 +26,19 @@ func Server(t testing.TB) *dynamolocal.Server {
 	return dynamolocal.New(t)
 }
 
+// Engine returns an embedded engine of this test alone, served in memory
+// with no listener ([dynamolocal.WithoutListener]), and closed at the
+// test's cleanup. Called inside a testing/synctest bubble, it runs on the
+// bubble's virtual time with the library it serves: leases, heartbeats,
+// backoffs and TTLs pass in time.Sleep, with no wall-clock wait. It is
+// always the embedded engine, whatever OPTIMIST_ENGINE says: the shared
+// server of [Server] (DynamoDB Local, or the engine behind a socket) runs
+// outside any bubble.
+func Engine(t testing.TB) *dynamolocal.Server {
+	t.Helper()
+	return dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
+}
+
 // reference is the AWS DynamoDB Local shared by the test binary.
 var reference struct {
 	once sync.Once

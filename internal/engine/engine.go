@@ -32,21 +32,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Clock is the engine's source of time: item TTLs expire, tables are dated
-// and client request tokens age by it. A test that owns the clock decides
-// when an item's TTL has passed.
-type Clock interface {
-	Now() time.Time
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
 // Options configure an [Engine].
 type Options struct {
-	// Clock is the engine's time; nil means the system clock.
-	Clock Clock
 	// TTLDelay is how long after an item's TTL the engine deletes it.
 	// DynamoDB deletes expired items within a few days, DynamoDB Local
 	// after about ten seconds; the default, 0, deletes them at the first
@@ -88,14 +75,15 @@ func New(opts ...func(*Options)) *Engine {
 			o(&e.opts)
 		}
 	}
-	if e.opts.Clock == nil {
-		e.opts.Clock = systemClock{}
-	}
 	return e
 }
 
-// now is the engine's time.
-func (e *Engine) now() time.Time { return e.opts.Clock.Now() }
+// now is the engine's time: item TTLs expire, tables are dated and client
+// request tokens age by it. It is the time package's, so that an engine
+// made in a testing/synctest bubble, served on its caller's goroutine
+// ([Engine.Do]), runs on the bubble's virtual time with the code it
+// serves.
+func (e *Engine) now() time.Time { return time.Now() }
 
 // targetPrefix is the X-Amz-Target prefix of DynamoDB's operations.
 const targetPrefix = "DynamoDB_20120810."

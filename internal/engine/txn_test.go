@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,24 +24,6 @@ import (
 // The expected answers in these tests are DynamoDB Local's (1.25.1), measured
 // with the same requests, except where a comment names a difference the
 // engine keeps on purpose.
-
-// fakeClock is an engine clock the test moves.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // call posts a raw request to e and returns the status and the body.
 func call(t testing.TB, e *engine.Engine, op, body string) (int, string) {
@@ -296,9 +279,13 @@ func TestTransactWriteItemsCapacity(t *testing.T) {
 	expect(t, e, "TransactWriteItems", `{"TransactItems":[`+put("txa", `{"pk":{"S":"a3"}}`)+`],"ReturnConsumedCapacity":"NONE"}`, http.StatusOK, `{}`)
 }
 
-func TestTransactWriteItemsToken(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
-	e := txnTables(t, func(o *engine.Options) { o.Clock = clock })
+// TestTransactWriteItemsToken runs in a testing/synctest bubble: the
+// engine's time is the bubble's, and the ten minutes a token lives pass
+// in time.Sleep.
+func TestTransactWriteItemsToken(t *testing.T) { synctest.Test(t, testTransactWriteItemsToken) }
+
+func testTransactWriteItemsToken(t *testing.T) {
+	e := txnTables(t)
 	withToken := func(token, body string) string {
 		return `{"ClientRequestToken":"` + token + `",` + strings.TrimPrefix(body, "{")
 	}
@@ -334,12 +321,12 @@ func TestTransactWriteItemsToken(t *testing.T) {
 			`{"__type":"com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException","Message":""}`)
 	}
 	// Still remembered just before ten minutes have passed.
-	clock.advance(10*time.Minute - time.Second)
+	time.Sleep(10*time.Minute - time.Second)
 	expect(t, e, "TransactWriteItems", withToken("tok", first), http.StatusOK, `{}`)
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"k1"},"v":{"N":"2"}}}`, getItem(t, e, "txa", `{"pk":{"S":"k1"}}`))
 	// Forgotten after ten minutes: the request is a new one, with any
 	// parameters. (DynamoDB Local answers success and applies nothing.)
-	clock.advance(time.Second)
+	time.Sleep(time.Second)
 	expect(t, e, "TransactWriteItems", withToken("tok", txn(put("txa", `{"pk":{"S":"k1"},"v":{"N":"3"}}`))), http.StatusOK, `{}`)
 	assert.JSONEq(t, `{"Item":{"pk":{"S":"k1"},"v":{"N":"3"}}}`, getItem(t, e, "txa", `{"pk":{"S":"k1"}}`))
 	expect(t, e, "TransactWriteItems", withToken("tok", first), http.StatusBadRequest,

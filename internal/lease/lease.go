@@ -1,13 +1,17 @@
 // Package lease is the lease configuration that the lease holders of
 // package pessimistic (locks) and package unit (units of work) share: the
-// clock, the default owner, the default lease, the heartbeat rule, what
-// Wait means, and the checks with their messages. Each package embeds
-// [Config] in its exported Options and wraps the errors of [Config.Resolve]
-// in its own ErrInvalidOption.
+// default owner, the default lease, the heartbeat rule, what Wait means,
+// and the checks with their messages. Each package embeds [Config] in its
+// exported Options and wraps the errors of [Config.Resolve] in its own
+// ErrInvalidOption.
+//
+// Leases are timed with the time package alone (time.Now, timers), as
+// everything else the library times: a test that runs the library and the
+// embedded engine in a testing/synctest bubble runs them all in the
+// bubble's virtual time, with no clock to pass around.
 package lease
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -15,33 +19,10 @@ import (
 	"os"
 	"sync"
 	"time"
-
-	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
 // DefaultDuration is the lease of a holder that sets none.
 const DefaultDuration = 20 * time.Second
-
-// Clock is a lease's source of time. Leases are timed on it: a waiter takes
-// a lease over only after seeing its record unchanged for a full lease by
-// its Now, and a holder gives its lease up by its own Now; so Now must be
-// monotonic (time.Now's reading is). Tests inject a fake one to run the
-// timing logic deterministically.
-type Clock interface {
-	Now() time.Time
-	// Sleep waits for d on this clock, or until ctx ends (returning its
-	// error).
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-// SystemClock is the real clock, the default.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// Sleep waits for d or until ctx ends.
-func (SystemClock) Sleep(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }
 
 // hostname is read once: item locks build default options on every call.
 var hostname = sync.OnceValue(func() string {
@@ -75,9 +56,6 @@ type Config struct {
 	// Owner names the holder (default: the host name and a random suffix).
 	// It must not be empty.
 	Owner string
-	// Clock is the source of time (default the system clock). It must not
-	// be nil.
-	Clock Clock
 	// Wait bounds how long the holder waits for what another holds: nil
 	// (the default) until the context ends, 0 not at all, d > 0 at most d.
 	// It must not be negative.
@@ -92,7 +70,7 @@ type Config struct {
 
 // Defaults returns the default settings, with a new [DefaultOwner].
 func Defaults() Config {
-	return Config{LeaseDuration: DefaultDuration, Owner: DefaultOwner(), Clock: SystemClock{}}
+	return Config{LeaseDuration: DefaultDuration, Owner: DefaultOwner()}
 }
 
 // Resolve checks c and returns it with the heartbeat set (a quarter of the
@@ -106,8 +84,6 @@ func (c Config) Resolve() (Config, error) {
 		return c, fmt.Errorf("Heartbeat(%v): must be positive", c.Heartbeat)
 	case c.Owner == "":
 		return c, errors.New(`Owner(""): must not be empty`)
-	case c.Clock == nil:
-		return c, errors.New("Clock(nil): needs a clock")
 	case c.Wait != nil && *c.Wait < 0:
 		return c, fmt.Errorf("Wait(%v): must not be negative", *c.Wait)
 	}

@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -26,7 +25,6 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, 20*time.Second, DefaultDuration)
 	assert.NotEqual(t, a.Owner, b.Owner, "a random suffix tells holders on one host apart")
 	assert.Regexp(t, `^.+-[0-9a-f]{8}$`, a.Owner)
-	assert.Equal(t, SystemClock{}, a.Clock)
 	_, bounded := a.Bounded()
 	assert.False(t, bounded, "by default, wait until the context ends")
 	assert.False(t, a.NoWait())
@@ -61,7 +59,6 @@ func TestResolveRefuses(t *testing.T) {
 		"Heartbeat(-1s): must be positive":                   func(c *Config) { c.Heartbeat = -time.Second },
 		"heartbeat 10s must be less than half the lease 20s": func(c *Config) { c.Heartbeat = 10 * time.Second },
 		`Owner(""): must not be empty`:                       func(c *Config) { c.Owner = "" },
-		"Clock(nil): needs a clock":                          func(c *Config) { c.Clock = nil },
 		"Wait(-1ns): must not be negative":                   func(c *Config) { c.Wait = WaitFor(-1) },
 	} {
 		c := Defaults()
@@ -69,14 +66,4 @@ func TestResolveRefuses(t *testing.T) {
 		_, err := c.Resolve()
 		assert.EqualError(t, err, want)
 	}
-}
-
-func TestSystemClock(t *testing.T) {
-	var c Clock = SystemClock{}
-	before := time.Now()
-	require.NoError(t, c.Sleep(context.Background(), time.Millisecond))
-	assert.False(t, c.Now().Before(before.Add(time.Millisecond)))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	assert.ErrorIs(t, c.Sleep(ctx, time.Hour), context.Canceled)
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/optimist-dynamo/optimist/internal/lease"
 )
 
 // Action is what to do about the locks of a unit, as its record says.
@@ -59,14 +57,14 @@ func Fate(rec Record) Verdict {
 // (plain writers in [Settle], units meeting another's lock, and Recover):
 // [Fate] of the record rec (as just read), and for an active unit the
 // watch: a unit whose heartbeat counter stayed the same for a full lease,
-// watched on clock across calls in this process, is dead, and is marked
+// watched on this process's clock across calls, is dead, and is marked
 // aborted (conditional on the counter watched, so a unit that beat in the
 // meantime is never touched) and rolled back. A unit that beat in the
 // meantime, or is not seen dead yet, waits. Cost: nothing, or for a dead
 // unit one UpdateItem of its record.
-func (co Coordinator) Judge(ctx context.Context, id string, rec Record, clock lease.Clock) (Verdict, error) {
+func (co Coordinator) Judge(ctx context.Context, id string, rec Record) (Verdict, error) {
 	v := Fate(rec)
-	if v.Action != Wait || !watch(co.Table, id, rec.Beat, rec.Lease, clock) {
+	if v.Action != Wait || !watch(co.Table, id, rec.Beat, rec.Lease) {
 		return v, nil
 	}
 	st, err := co.SetState(ctx, id, StateAborted, rec.Beat)
@@ -82,18 +80,18 @@ func (co Coordinator) Judge(ctx context.Context, id string, rec Record, clock le
 
 // JudgeUnit reads the record of unit id (one consistent GetItem) and
 // judges it (see [Coordinator.Judge]).
-func (co Coordinator) JudgeUnit(ctx context.Context, id string, clock lease.Clock) (Verdict, error) {
+func (co Coordinator) JudgeUnit(ctx context.Context, id string) (Verdict, error) {
 	rec, err := co.Read(ctx, id)
 	if err != nil {
 		return Verdict{}, err
 	}
-	return co.Judge(ctx, id, rec, clock)
+	return co.Judge(ctx, id, rec)
 }
 
 // memory keeps, across calls in this process, since when each unit's
-// record was seen with its heartbeat counter unchanged, on which clock:
-// a unit is dead once that lasted a full lease on the observer's own
-// clock. No clocks of different machines are compared.
+// record was seen with its heartbeat counter unchanged: a unit is dead
+// once that lasted a full lease by the observer's own clock (time.Now).
+// No clocks of different machines are compared.
 var memory struct {
 	sync.Mutex
 	seen map[string]observed
@@ -102,24 +100,23 @@ var memory struct {
 type observed struct {
 	beat  string
 	since time.Time
-	clock lease.Clock
 }
 
 const memoryCap = 1 << 14
 
 // watch records a sighting of unit id's record with counter beat and
 // reports whether the counter has stayed so for a full lease or longer.
-func watch(coord, id, beat string, d time.Duration, clock lease.Clock) bool {
+func watch(coord, id, beat string, d time.Duration) bool {
 	k := StateKey(coord, id)
-	now := clock.Now()
+	now := time.Now()
 	memory.Lock()
 	defer memory.Unlock()
 	if memory.seen == nil || len(memory.seen) >= memoryCap {
 		memory.seen = map[string]observed{}
 	}
 	o, ok := memory.seen[k]
-	if !ok || o.beat != beat || o.clock != clock {
-		memory.seen[k] = observed{beat: beat, since: now, clock: clock}
+	if !ok || o.beat != beat {
+		memory.seen[k] = observed{beat: beat, since: now}
 		return false
 	}
 	return now.Sub(o.since) >= d

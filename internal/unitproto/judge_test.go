@@ -5,13 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
-	"github.com/optimist-dynamo/optimist/internal/fakeclock"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
@@ -46,28 +46,42 @@ func newID(t *testing.T) string {
 // TestJudge holds the one judgement to what the record says: over units
 // are rolled forward or back, a unit is dead only after its counter stayed
 // the same for a full lease on the judge's clock (one write then, to
-// abort it), and a unit that beat in the meantime is left alone.
+// abort it), and a unit that beat in the meantime is left alone. Each case
+// runs in a testing/synctest bubble with an engine of its own: the lease
+// passes in time.Sleep.
 func TestJudge(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := ddbtest.Server(t).Client()
-	cc := ddbtest.NewCounting(c)
-	co := unitproto.NewCoordinator(cc, ddbtest.CreateTable(t, c, unitproto.RecID, types.ScalarAttributeTypeS, "", ""))
-	clock := fakeclock.New(time.Unix(1_000_000, 0))
 	const lease = time.Second
-	begin := func() string {
-		id := newID(t)
-		require.NoError(t, co.Create(ctx, id, unitproto.Record{Owner: "test", Lease: lease, Started: 1}))
-		return id
+	type world struct {
+		cc    *ddbtest.CountingClient
+		co    unitproto.Coordinator
+		begin func() string
+		judge func(id string) unitproto.Verdict
 	}
-	judge := func(id string) unitproto.Verdict {
-		t.Helper()
-		v, err := co.JudgeUnit(ctx, id, clock)
-		require.NoError(t, err)
-		return v
+	inBubble := func(f func(t *testing.T, ctx context.Context, w world)) func(t *testing.T) {
+		return func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := t.Context()
+				c := ddbtest.Engine(t).Client()
+				cc := ddbtest.NewCounting(c)
+				co := unitproto.NewCoordinator(cc, ddbtest.CreateTable(t, c, unitproto.RecID, types.ScalarAttributeTypeS, "", ""))
+				f(t, ctx, world{cc: cc, co: co,
+					begin: func() string {
+						id := newID(t)
+						require.NoError(t, co.Create(ctx, id, unitproto.Record{Owner: "test", Lease: lease, Started: 1}))
+						return id
+					},
+					judge: func(id string) unitproto.Verdict {
+						t.Helper()
+						v, err := co.JudgeUnit(ctx, id)
+						require.NoError(t, err)
+						return v
+					}})
+			})
+		}
 	}
 
-	t.Run("over", func(t *testing.T) {
+	t.Run("over", inBubble(func(t *testing.T, ctx context.Context, w world) {
+		cc, co, begin, judge := w.cc, w.co, w.begin, w.judge
 		committed, aborted, finished := begin(), begin(), begin()
 		for id, st := range map[string]string{committed: unitproto.StateCommitted, aborted: unitproto.StateAborted, finished: unitproto.StateCommitted} {
 			got, err := co.SetState(ctx, id, st, "")
@@ -90,14 +104,15 @@ func TestJudge(t *testing.T) {
 		require.True(t, v.Over)
 		require.Equal(t, int64(4), cc.Count("GetItem"))
 		require.Equal(t, int64(4), cc.Total(), "judging a unit that is over writes nothing")
-	})
+	}))
 
-	t.Run("dead", func(t *testing.T) {
+	t.Run("dead", inBubble(func(t *testing.T, ctx context.Context, w world) {
+		cc, co, begin, judge := w.cc, w.co, w.begin, w.judge
 		id := begin()
 		require.Equal(t, unitproto.Wait, judge(id).Action, "first sighting")
-		clock.Advance(lease - time.Millisecond)
+		time.Sleep(lease - time.Millisecond)
 		require.Equal(t, unitproto.Wait, judge(id).Action, "not a full lease yet")
-		clock.Advance(time.Millisecond)
+		time.Sleep(time.Millisecond)
 		cc.Reset()
 		v := judge(id)
 		require.Equal(t, unitproto.Back, v.Action)
@@ -107,37 +122,39 @@ func TestJudge(t *testing.T) {
 		rec, err := co.Read(ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, unitproto.StateAborted, rec.State)
-	})
+	}))
 
-	t.Run("beating", func(t *testing.T) {
+	t.Run("beating", inBubble(func(t *testing.T, ctx context.Context, w world) {
+		cc, co, begin, judge := w.cc, w.co, w.begin, w.judge
 		id := begin()
 		require.Equal(t, unitproto.Wait, judge(id).Action)
 		alive, _, err := co.Beat(ctx, id)
 		require.NoError(t, err)
 		require.True(t, alive)
-		clock.Advance(lease)
+		time.Sleep(lease)
 		cc.Reset()
 		require.Equal(t, unitproto.Wait, judge(id).Action, "its counter moved: a new sighting")
 		require.Zero(t, cc.Count("UpdateItem"))
-	})
+	}))
 
-	t.Run("revived", func(t *testing.T) {
+	t.Run("revived", inBubble(func(t *testing.T, ctx context.Context, w world) {
+		co, begin, judge := w.co, w.begin, w.judge
 		// Seen dead on a record read before its last heartbeat landed: the
 		// abort, conditional on the counter watched, is refused.
 		id := begin()
 		stale, err := co.Read(ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, unitproto.Wait, judge(id).Action)
-		clock.Advance(lease)
+		time.Sleep(lease)
 		alive, _, err := co.Beat(ctx, id)
 		require.NoError(t, err)
 		require.True(t, alive)
-		v, err := co.Judge(ctx, id, stale, clock)
+		v, err := co.Judge(ctx, id, stale)
 		require.NoError(t, err)
 		require.Equal(t, unitproto.Wait, v.Action)
 		require.True(t, v.Revived)
 		rec, err := co.Read(ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, unitproto.StateActive, rec.State)
-	})
+	}))
 }

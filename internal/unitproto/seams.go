@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
-	"github.com/optimist-dynamo/optimist/internal/lease"
 )
 
 // The seams: packages mapper, txn and pessimistic meet the unit-of-work
@@ -40,11 +39,11 @@ func NotPlaceholder() expression.ConditionBuilder {
 // alone (false). Cost: one GetItem of the record, and for a unit that is
 // over or dead one write on the item (and for a dead one one on its
 // record).
-func Settle(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock, clock lease.Clock) (free, committed bool, err error) {
+func Settle(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock) (free, committed bool, err error) {
 	if l.Coordinator == "" {
 		return false, false, nil
 	}
-	v, err := NewCoordinator(c, l.Coordinator).JudgeUnit(ctx, l.Unit, clock)
+	v, err := NewCoordinator(c, l.Coordinator).JudgeUnit(ctx, l.Unit)
 	if err != nil || v.Action == Wait {
 		return false, false, err
 	}

@@ -17,12 +17,15 @@ import (
 // root is the repository's root, from this package's directory.
 const root = "../../.."
 
-// programs returns the snippets of every example program.
+// programs returns the snippets of every example program and its test.
 func programs(t *testing.T) []Snippet {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "main.go"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
+	tests, err := filepath.Glob(filepath.Join(root, "examples", "*", "main_test.go"))
+	require.NoError(t, err)
+	files = append(files, tests...)
 	var all []Snippet
 	for _, f := range files {
 		src, err := os.ReadFile(f)

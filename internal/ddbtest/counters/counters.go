@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -44,7 +45,13 @@ type Fixture[Tab any] struct {
 // newTable, given the counting client and the table's name.
 func New[Tab any](t *testing.T, newTable func(c *ddbtest.CountingClient, name string) (Tab, error)) *Fixture[Tab] {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	return NewOn(t, ddbtest.Server(t), newTable)
+}
+
+// NewOn is [New] on the server srv: [ddbtest.Engine] for a test in a
+// testing/synctest bubble.
+func NewOn[Tab any](t *testing.T, srv *dynamolocal.Server, newTable func(c *ddbtest.CountingClient, name string) (Tab, error)) *Fixture[Tab] {
+	t.Helper()
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	calls := ddbtest.NewCounting(raw)
