@@ -135,8 +135,8 @@ func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { ret
 // of its items), empty fields matching anything; with which Fault
 // (FaultLostResponse: applied, answer lost; FaultRefused: not applied,
 // the connection dropped, to the client an unknown outcome like a lost
-// answer; FaultThrottled; FaultServerError; FaultDelayed, by Delay, in
-// real time; FaultPartitioned, like FaultRefused for as long as the rule
+// answer; FaultThrottled; FaultServerError; FaultDelayed, by Delay, on
+// the time package's clock (virtual in a synctest bubble); FaultPartitioned, like FaultRefused for as long as the rule
 // stays; FaultTransactionConflict or FaultReplicatedWriteConflict); and
 // how often: with a Probability drawn from the server's seed
 // ([WithSeed]; 0 means always), after the first After matching requests,

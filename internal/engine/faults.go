@@ -42,8 +42,9 @@ const (
 	// FaultServerError: answered 500 InternalServerError; nothing changes.
 	// To the client a 5xx is an unknown outcome, and the SDK retries it.
 	FaultServerError
-	// FaultDelayed: served after Rule.Delay (real time, not the engine's
-	// clock), or dropped unapplied if the client gives up first.
+	// FaultDelayed: served after Rule.Delay on the time package's clock
+	// (virtual in a testing/synctest bubble), or dropped unapplied if the
+	// client gives up first.
 	FaultDelayed
 	// FaultPartitioned: as FaultRefused, for as long as the rule stays: a
 	// network cut, which a test ends by removing the rule.
