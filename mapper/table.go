@@ -104,6 +104,7 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 		replicas: replica.NewGuard(name, o.WriteRegion),
 	}
 	t.c.table = name
+	t.pt.Replicas = t.replicas // a transaction's ops are guarded as the table's own writes
 	return t, nil
 }
 

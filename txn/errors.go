@@ -52,6 +52,11 @@ var (
 	// mapper.ErrInvalidOption, unit.ErrInvalidOption and
 	// pessimistic.ErrInvalidOption.
 	ErrInvalidOption = errs.ErrInvalidOption
+	// ErrFenced matches a [*CanceledError] when an op's fence (the
+	// mapper's Fence option) refused it: the item holds a higher fencing
+	// token than the op's, so a newer lock holder wrote ([Reason].Fenced).
+	// It is one value with mapper.ErrFenced.
+	ErrFenced = errs.ErrFenced
 )
 
 // Cancellation reason codes DynamoDB uses (Reason.Code).
@@ -89,6 +94,10 @@ type Reason struct {
 	Item map[string]types.AttributeValue
 	// Conflict is true when the op failed its version check.
 	Conflict bool
+	// Fenced is true when the op's fence refused it: Item holds a higher
+	// fencing token than the op's (a newer lock holder wrote). Conflict is
+	// then false.
+	Fenced bool
 }
 
 func (e *CanceledError) Error() string {
@@ -105,7 +114,9 @@ func (e *CanceledError) Error() string {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "op %d (%s %s) %s", r.Index, r.Table, attrs.FormatKey(r.Key), r.Code)
-		if r.Conflict {
+		if r.Fenced {
+			b.WriteString(" (fenced: a newer lock holder wrote)")
+		} else if r.Conflict {
 			b.WriteString(" (version conflict)")
 		} else if r.Message != "" {
 			b.WriteString(": " + r.Message)
@@ -118,8 +129,16 @@ func (e *CanceledError) Error() string {
 }
 
 // Is reports whether target is version.ErrConflict and an op failed its
-// version check.
+// version check, or [ErrFenced] and an op's fence refused it.
 func (e *CanceledError) Is(target error) bool {
+	if target == ErrFenced {
+		for _, r := range e.Reasons {
+			if r.Fenced {
+				return true
+			}
+		}
+		return false
+	}
 	if target == unitproto.ErrLocked { // an op's item is held by a unit of work
 		for _, r := range e.Reasons {
 			if _, ok := unitproto.Parse(r.Item); ok {
@@ -171,7 +190,10 @@ func (tx *Tx) canceled(tce *types.TransactionCanceledException, err error, attem
 				r.Item = cr.Item
 			}
 			if r.Code == CodeConditionalCheckFailed {
-				r.Conflict, _, _ = op.write().Conflict(r.Item)
+				w := op.write()
+				if r.Fenced = w.Fenced(r.Item); !r.Fenced {
+					r.Conflict, _, _ = w.Conflict(r.Item)
+				}
 			}
 		}
 		ce.Reasons = append(ce.Reasons, r)

@@ -36,6 +36,10 @@ type Options struct {
 	// clock). See [Clock].
 	Clock TimeSource
 
+	// WriteRegion is the one Region every write to the tables of the raw
+	// ops goes to, "" if none was named. See [WriteRegion].
+	WriteRegion string
+
 	err error
 }
 
