@@ -139,11 +139,12 @@ func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptio
 			if overflows(kv.FieldByIndex(vf.index), w.Expected+1) {
 				return nil, versionOverflow(t.name, key, vf, w.Expected)
 			}
-		} else if ceiling, ok := versionCeiling(vf.typ); ok {
+		} else {
 			// The stored version is unknown: add to it only below the
-			// field's ceiling (a refusal is a ConditionError).
+			// field's ceiling (a refusal there is a versionOverflow).
+			w.Ceiling = versionCeiling(vf.typ)
 			v := plan.Top(vf.name).Name()
-			w.Conds = append(w.Conds[:len(w.Conds):len(w.Conds)], expression.AttributeNotExists(v).Or(v.LessThan(expression.Value(ceiling))))
+			w.Conds = append(w.Conds[:len(w.Conds):len(w.Conds)], expression.AttributeNotExists(v).Or(v.LessThan(expression.Value(w.Ceiling))))
 		}
 		w.Actions = append(w.Actions, plan.TopAction(plan.Add, vf.name, numberOne))
 	}

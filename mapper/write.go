@@ -330,6 +330,9 @@ func (t *Table[T]) refusal(w *plan.Write, item map[string]types.AttributeValue, 
 	if le := unitproto.Locked(t.name, key, item, err); le != nil {
 		return le
 	}
+	if w.AtCeiling(item) {
+		return t.atCeiling(w, item, err)
+	}
 	if w.Fenced(item) {
 		// Before the version: a newer holder that also changed the version
 		// must not make this a conflict that Modify retries.

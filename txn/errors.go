@@ -98,6 +98,11 @@ type Reason struct {
 	// fencing token than the op's (a newer lock holder wrote). Conflict is
 	// then false.
 	Fenced bool
+	// AtCeiling is true when the op added to a version it did not check
+	// (an UpdateOp whose key has version 0) and the stored version is the
+	// largest its field holds: the op was refused rather than let the
+	// version leave its range. The error then matches [ErrInvalidItem].
+	AtCeiling bool
 }
 
 func (e *CanceledError) Error() string {
@@ -116,6 +121,8 @@ func (e *CanceledError) Error() string {
 		fmt.Fprintf(&b, "op %d (%s %s) %s", r.Index, r.Table, attrs.FormatKey(r.Key), r.Code)
 		if r.Fenced {
 			b.WriteString(" (fenced: a newer lock holder wrote)")
+		} else if r.AtCeiling {
+			b.WriteString(" (the version is at its field's ceiling: refused rather than wrapped)")
 		} else if r.Conflict {
 			b.WriteString(" (version conflict)")
 		} else if r.Message != "" {
@@ -129,11 +136,13 @@ func (e *CanceledError) Error() string {
 }
 
 // Is reports whether target is version.ErrConflict and an op failed its
-// version check, or [ErrFenced] and an op's fence refused it.
+// version check, [ErrFenced] and an op's fence refused it, or
+// [ErrInvalidItem] and an op's version is at its ceiling
+// ([Reason].AtCeiling).
 func (e *CanceledError) Is(target error) bool {
-	if target == ErrFenced {
+	if target == ErrFenced || target == ErrInvalidItem {
 		for _, r := range e.Reasons {
-			if r.Fenced {
+			if (r.Fenced && target == ErrFenced) || (r.AtCeiling && target == ErrInvalidItem) {
 				return true
 			}
 		}
@@ -191,7 +200,8 @@ func (tx *Tx) canceled(tce *types.TransactionCanceledException, err error, attem
 			}
 			if r.Code == CodeConditionalCheckFailed {
 				w := op.write()
-				if r.Fenced = w.Fenced(r.Item); !r.Fenced {
+				r.AtCeiling = w.AtCeiling(r.Item)
+				if r.Fenced = w.Fenced(r.Item); !r.Fenced && !r.AtCeiling {
 					r.Conflict, _, _ = w.Conflict(r.Item)
 				}
 			}

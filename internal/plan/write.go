@@ -147,6 +147,10 @@ type Write struct {
 	Guard    bool  // attribute_not_exists(LockAttr): no unit of work holds the item
 	Fence    *Fence
 	Conds    []expression.ConditionBuilder
+	// Ceiling is the largest version the item's version field holds, when
+	// w adds to a version it does not check (Conds then hold "below
+	// Ceiling"); 0 otherwise.
+	Ceiling int64
 	// Turn is Modify's turn condition, nil if none. A create needs none:
 	// an item that does not exist holds no turn.
 	Turn *Turn
@@ -347,6 +351,16 @@ func (w *Write) Fenced(item map[string]types.AttributeValue) bool {
 	}
 	stored, ok := attrs.Int64(item[w.Fence.Attr])
 	return ok && stored > w.Fence.Token
+}
+
+// AtCeiling reports whether item (as stored when w's condition failed)
+// holds a version at w's Ceiling: the increment would not fit the field.
+func (w *Write) AtCeiling(item map[string]types.AttributeValue) bool {
+	if w.Ceiling == 0 || item == nil || w.T == nil || w.T.Version == "" {
+		return false
+	}
+	v, ok := attrs.Int64(item[w.T.Version])
+	return ok && v >= w.Ceiling
 }
 
 // Landed tells whether item (as stored after an unanswered attempt, nil if
