@@ -71,9 +71,12 @@ func ceilings[V int8 | int16 | int32 | int64 | int | uint8 | uint16 | uint32 | u
 	store(ceiling)
 	refusals := map[string]error{
 		"unchecked Update": func() error { _, err := tb.Update(ctx, key, update.Add("n", 1)); return err }(),
-		"checked Update":   func() error { _, err := tb.Update(ctx, verItem[V]{ID: id, Version: ceiling}, update.Add("n", 1)); return err }(),
-		"Put":              tb.Put(ctx, &verItem[V]{ID: id, Version: ceiling}),
-		"Save":             tb.Save(ctx, &verItem[V]{ID: id, Version: ceiling}),
+		"checked Update": func() error {
+			_, err := tb.Update(ctx, verItem[V]{ID: id, Version: ceiling}, update.Add("n", 1))
+			return err
+		}(),
+		"Put":  tb.Put(ctx, &verItem[V]{ID: id, Version: ceiling}),
+		"Save": tb.Save(ctx, &verItem[V]{ID: id, Version: ceiling}),
 		"Modify": func() error {
 			_, err := tb.Modify(ctx, key, func(v *verItem[V]) error { v.N++; return nil })
 			return err
