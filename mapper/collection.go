@@ -119,6 +119,11 @@ func NewCollection(members ...Member) (*Collection, error) {
 		case c.byGo[m.goType] != nil:
 			return nil, fmt.Errorf("%w: NewCollection: Go type %v given twice", ErrInvalidOption, m.goType.Elem())
 		}
+		for _, o := range c.byType {
+			if err := keysOverlap(m.ent.typ, m.ent.pk, m.ent.sk, o.ent.typ, o.ent.pk, o.ent.sk); err != nil {
+				return nil, fmt.Errorf("NewCollection: %w", err)
+			}
+		}
 		if c.first == nil {
 			c.first, c.d = m, m.ent.d
 		}
