@@ -292,3 +292,19 @@ func (s *schema) buildTTL() error {
 	}
 	return nil
 }
+
+// goNamed returns the field whose Go name (its path, or its last element)
+// is name while it is stored under another attribute name, and no field is
+// stored as name; nil otherwise. An update path that begins with it is
+// almost always a slip for the attribute's name.
+func (s *schema) goNamed(name string) *field {
+	if s.byName[name] != nil {
+		return nil
+	}
+	for _, f := range s.fields {
+		if (f.goPath == name || f.goPath[strings.LastIndexByte(f.goPath, '.')+1:] == name) && f.name != name {
+			return f
+		}
+	}
+	return nil
+}

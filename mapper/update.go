@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -189,6 +190,10 @@ func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValu
 			what = "the fence attribute (Fence sets it)"
 		default:
 			what = t.s.ent.refuseUpdate(attr)
+		}
+		if f := t.s.goNamed(attr); what == "" && f != nil && !slices.Contains(o.Outside, attr) {
+			return nil, fmt.Errorf("%w: %w: %s: %q is the Go name of field %s, which is stored as %q: write the path with %q, or, to write an attribute %q outside the struct on purpose, pass Outside(%q)",
+				ErrInvalidOption, update.ErrInvalidPath, a.Path, attr, f.goPath, f.name, f.name, attr, attr)
 		}
 		if what != "" {
 			return nil, fmt.Errorf("%w: %s changes %s", ErrInvalidOption, a.Path, what)
