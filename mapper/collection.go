@@ -332,9 +332,12 @@ func (c *Collection) CursorAfter(item any, opts ...ReadOption) (Cursor, error) {
 		}
 		return encodeCursor(c.d.Table, cfg.index, key)
 	}
+	if item == nil {
+		return "", fmt.Errorf("%w: CursorAfter(nil)", ErrInvalidOption)
+	}
 	rv := reflect.ValueOf(item)
 	m := c.byGo[rv.Type()]
-	if item == nil || m == nil || rv.IsNil() {
+	if m == nil || rv.IsNil() {
 		return "", fmt.Errorf("%w: CursorAfter of a %T, which is no member's item", ErrInvalidOption, item)
 	}
 	return m.cursor(item, opts)

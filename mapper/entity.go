@@ -93,6 +93,9 @@ type WrongTypeError struct {
 }
 
 func (e *WrongTypeError) Error() string {
+	if e == nil {
+		return "<nil WrongTypeError>"
+	}
 	got := strconv.Quote(e.Got)
 	if e.Got == "" {
 		got = "no type"

@@ -170,6 +170,9 @@ type ConditionError struct {
 }
 
 func (e *ConditionError) Error() string {
+	if e == nil {
+		return "<nil ConditionError>"
+	}
 	if e.Fenced {
 		return fmt.Sprintf("mapper: fenced: %s %s holds a higher fencing token than the write's (a newer lock holder wrote)", e.Table, attrs.FormatKey(e.Key))
 	}
@@ -179,11 +182,16 @@ func (e *ConditionError) Error() string {
 // Is reports whether target is [ErrConditionFailed], or [ErrFenced] for a
 // fenced write.
 func (e *ConditionError) Is(target error) bool {
-	return target == ErrConditionFailed || (e.Fenced && target == ErrFenced)
+	return e != nil && (target == ErrConditionFailed || (e.Fenced && target == ErrFenced))
 }
 
 // Unwrap returns the SDK error.
-func (e *ConditionError) Unwrap() error { return e.Err }
+func (e *ConditionError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // UnknownOutcomeError is [version.UnknownOutcomeError], the error behind
 // [ErrUnknownOutcome]; its Last field holds the conflict or condition

@@ -20,6 +20,9 @@ type SchemaError struct {
 }
 
 func (e *SchemaError) Error() string {
+	if e == nil {
+		return "<nil SchemaError>"
+	}
 	if e.Field == "" {
 		return fmt.Sprintf("mapper: %v: %s", e.Type, e.Problem)
 	}

@@ -106,6 +106,9 @@ type Reason struct {
 }
 
 func (e *CanceledError) Error() string {
+	if e == nil {
+		return "<nil CanceledError>"
+	}
 	var b strings.Builder
 	b.WriteString("txn: transaction canceled")
 	n := 0
@@ -140,6 +143,9 @@ func (e *CanceledError) Error() string {
 // [ErrInvalidItem] and an op's version is at its ceiling
 // ([Reason].AtCeiling).
 func (e *CanceledError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	if target == ErrFenced || target == ErrInvalidItem {
 		for _, r := range e.Reasons {
 			if (r.Fenced && target == ErrFenced) || (r.AtCeiling && target == ErrInvalidItem) {
@@ -159,10 +165,18 @@ func (e *CanceledError) Is(target error) bool {
 }
 
 // Unwrap returns the SDK error.
-func (e *CanceledError) Unwrap() error { return e.Err }
+func (e *CanceledError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Conflicts returns the reasons of the ops that failed their version check.
 func (e *CanceledError) Conflicts() []Reason {
+	if e == nil {
+		return nil
+	}
 	var out []Reason
 	for _, r := range e.Reasons {
 		if r.Conflict {
