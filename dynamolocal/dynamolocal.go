@@ -165,7 +165,7 @@ var ErrInvalidEndpoint = errors.New("dynamolocal: invalid endpoint")
 // answers a ListTables call. An endpoint that is not such a URL is an
 // error matching [ErrInvalidEndpoint], at once. It waits up to 30 s for a server that does not
 // answer yet, or until ctx ends; but when the connection is refused for
-// [refusedFor] on end (nothing listens on the port), it gives up then,
+// 3 s on end (nothing listens on the port), it gives up then,
 // with an error that says so. Its Close does nothing. Start does the same
 // when DYNAMODB_ENDPOINT is set.
 func Attach(ctx context.Context, endpoint string) (*Server, error) {

@@ -1,6 +1,9 @@
 package mapper
 
-import "iter"
+import (
+	"fmt"
+	"iter"
+)
 
 // All collects the items of seq, a [Table.Query] or [Table.Scan] (or any
 // sequence of items and errors), into a slice. It stops at the first
@@ -11,6 +14,9 @@ import "iter"
 //
 //	items, err := mapper.All(table.Query(ctx, key))
 func All[T any](seq iter.Seq2[*T, error]) ([]*T, error) {
+	if seq == nil {
+		return nil, fmt.Errorf("%w: All(nil)", ErrInvalidOption)
+	}
 	var items []*T
 	for item, err := range seq {
 		if err != nil {

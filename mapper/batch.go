@@ -32,6 +32,9 @@ type MissingError struct {
 }
 
 func (e *MissingError) Error() string {
+	if e == nil {
+		return "<nil MissingError>"
+	}
 	const show = 10
 	var b strings.Builder
 	fmt.Fprintf(&b, "mapper: no item in %s for %d of the keys (", e.Table, len(e.Keys))
@@ -67,11 +70,19 @@ type BatchError struct {
 }
 
 func (e *BatchError) Error() string {
+	if e == nil {
+		return "<nil BatchError>"
+	}
 	return fmt.Sprintf("mapper: %s on %s stopped with %d items pending: %v", e.Op, e.Table, len(e.Pending), e.Err)
 }
 
 // Unwrap returns why the batch stopped.
-func (e *BatchError) Unwrap() error { return e.Err }
+func (e *BatchError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // GetAll reads the items with the keys of keys (only their key fields are
 // used) with BatchGetItem, 100 distinct keys per call, and returns them in

@@ -119,6 +119,11 @@ func NewCollection(members ...Member) (*Collection, error) {
 		case c.byGo[m.goType] != nil:
 			return nil, fmt.Errorf("%w: NewCollection: Go type %v given twice", ErrInvalidOption, m.goType.Elem())
 		}
+		for _, o := range c.byType {
+			if err := keysOverlap(m.ent.typ, m.ent.pk, m.ent.sk, o.ent.typ, o.ent.pk, o.ent.sk); err != nil {
+				return nil, fmt.Errorf("NewCollection: %w", err)
+			}
+		}
 		if c.first == nil {
 			c.first, c.d = m, m.ent.d
 		}
@@ -327,9 +332,12 @@ func (c *Collection) CursorAfter(item any, opts ...ReadOption) (Cursor, error) {
 		}
 		return encodeCursor(c.d.Table, cfg.index, key)
 	}
+	if item == nil {
+		return "", fmt.Errorf("%w: CursorAfter(nil)", ErrInvalidOption)
+	}
 	rv := reflect.ValueOf(item)
 	m := c.byGo[rv.Type()]
-	if item == nil || m == nil || rv.IsNil() {
+	if m == nil || rv.IsNil() {
 		return "", fmt.Errorf("%w: CursorAfter of a %T, which is no member's item", ErrInvalidOption, item)
 	}
 	return m.cursor(item, opts)

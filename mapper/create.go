@@ -64,6 +64,9 @@ func (m Mismatch) String() string {
 }
 
 func (e *MismatchError) Error() string {
+	if e == nil {
+		return "<nil MismatchError>"
+	}
 	parts := make([]string, len(e.Mismatches))
 	for i, m := range e.Mismatches {
 		parts[i] = m.String()

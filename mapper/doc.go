@@ -168,7 +168,24 @@
 // it was (ReturnValuesOnConditionCheckFailure=ALL_OLD), so a refused write
 // returns a [*version.ConflictError] whose Item is the current item, at no
 // extra cost. A refusal by the caller's own condition while the version
-// matched is a [*ConditionError] instead, which Modify does not retry.
+// matched is a [*ConditionError] instead, which Modify does not retry; a
+// refusal by a [Fence] (a higher token stored) matches [ErrFenced].
+//
+// Versions never wrap and never leave their field's range, on any path,
+// checked or not. The range of each version type is 0 to its maximum, and
+// never more than int64's: int8 to 127, int16 to 32767, int32 to
+// 2147483647, int64 (and int on 64-bit platforms) to 9223372036854775807;
+// uint8 to 255, uint16 to 65535, uint32 to 4294967295, and uint64, uint
+// and uintptr to 9223372036854775807 too (versions are int64s). A write
+// that would store a version beyond it is refused with an error matching
+// [ErrInvalidItem], whose message says "refused rather than wrapped":
+// before sending when the version is known (Put, Save, Modify, a checked
+// Update or UpdateOp, a uint64 version already beyond int64's maximum);
+// for an Update with no version check, by the condition it carries (the
+// stored version below the ceiling), the refusal then being decided from
+// the item returned with it (in a transaction, the op's txn.Reason has
+// AtCeiling set and the CanceledError matches ErrInvalidItem). Nothing is
+// written.
 //
 // # Lost responses: exactly once
 //

@@ -60,6 +60,21 @@ type Entity struct {
 // error matching [ErrInvalidItem] and nothing is sent. In an index
 // template it leaves the item out of that index (a sparse index): neither
 // index attribute is written, as for an empty tagged index key.
+//
+// Two items with different key field values never render one key. Within
+// a template, a placeholder's value may not hold the first byte of the
+// literal text that follows it ('#' for Order in "ORDER#{Order}#ITEM#{SKU}";
+// the last placeholder, with nothing after it, may hold anything): reading
+// the key from the left, each value then ends where that byte first
+// appears, so the key gives back every value. A value that holds it is
+// refused before sending with an error matching [ErrInvalidItem] that names
+// the field. A verb must fit its field and keep the whole value: %s, %v,
+// %q, %x or %X for a string (no width or precision, which pad or cut);
+// %d, %v, %b, %o, %O, %x or %X for an integer (flags, width and precision
+// allowed); %v, %g, %G, %b, %x or %X for a float (no precision); %t or %v
+// for a bool; none for a field written with MarshalText. Any other is
+// refused by [NewEntity] with [ErrInvalidOption], naming the verb and the
+// field. Across entity types, see [NewEntity].
 type Keys struct{ PK, SK string }
 
 // ErrWrongType is the class of [*WrongTypeError].
@@ -78,6 +93,9 @@ type WrongTypeError struct {
 }
 
 func (e *WrongTypeError) Error() string {
+	if e == nil {
+		return "<nil WrongTypeError>"
+	}
 	got := strconv.Quote(e.Got)
 	if e.Got == "" {
 		got = "no type"
@@ -145,15 +163,25 @@ func (s *schema) entityFields() error {
 // FilterExpression on the type attribute (they are still read and paid
 // for). To read several types in one Query, see [NewCollection].
 //
-// Items of two entities must not share a key: give each entity templates
-// that begin with its own literal prefix ("CUSTOMER#", "ORDER#"). Writes do
-// not check the stored item's type.
+// Items of two entity types must not share a key: give each entity
+// templates that begin with its own literal prefix ("CUSTOMER#", "ORDER#").
+// NewEntity enforces it: it records, for the process, the key templates of
+// each entity type of a design (its table, key attributes and type
+// attribute), and refuses ([ErrInvalidOption]) an entity type whose table
+// key templates can render a key that another type's render (both PK
+// templates can render one value, and both SK templates can), under the
+// rules of [Keys]; [NewCollection] makes the same check among its members.
+// Index keys are not checked: DynamoDB lets items share an index key, and
+// an overloaded index holds several types in one partition by design.
+// Writes do not check the stored item's type.
 //
 // NewEntity fails with an error matching [ErrInvalidSchema] when T has
 // hash, range or index tags, a template names no field of T (or its
 // version field), the design's attributes clash with each other or with
 // T's, or T's ttl field is not stored under d.TTL; and with
-// [ErrInvalidOption] for an incomplete design or entity. It makes no call.
+// [ErrInvalidOption] for an incomplete design or entity, a template verb
+// that does not fit its field, or key templates that can render another
+// entity type's key. It makes no call.
 func NewEntity[T any](c Client, d Design, e Entity, opts ...func(*TableOptions)) (*Table[T], error) {
 	typ := reflect.TypeOf((*T)(nil)).Elem()
 	s, err := buildSchemaOf(typ, true)
@@ -173,6 +201,9 @@ func NewEntity[T any](c Client, d Design, e Entity, opts ...func(*TableOptions))
 	}
 	if tok := t.opts.TokenAttribute; tok != "" && slicesContains(ent.attrNames(), tok) {
 		return nil, fmt.Errorf("%w: attribute %q is the design's and the table's write-token attribute; set TableOptions.TokenAttribute", ErrInvalidSchema, tok)
+	}
+	if err := ent.declare(); err != nil {
+		return nil, fmt.Errorf("NewEntity[%v]: %w", typ, err)
 	}
 	return t, nil
 }
@@ -289,6 +320,15 @@ func (s *schema) parseTemplate(src, what string) (*keytmpl.Template, []*field, e
 			return nil, nil, &SchemaError{Type: s.typ, Problem: fmt.Sprintf("%s %q: %v", what, src, err)}
 		}
 		fs = append(fs, f)
+	}
+	for _, p := range tm.Parts() {
+		if p.Field == "" {
+			continue
+		}
+		f, _ := s.templateField(p.Field)
+		if err := checkVerb(f, p.Verb); err != nil {
+			return nil, nil, fmt.Errorf("NewEntity[%v]: %s %q: %w", s.typ, what, src, err)
+		}
 	}
 	return tm, fs, nil
 }

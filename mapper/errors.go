@@ -33,6 +33,19 @@ var (
 	// version conflict is version.ErrConflict, a *version.ConflictError.)
 	ErrConditionFailed = errors.New("mapper: condition failed")
 
+	// ErrFenced matches a write refused by its [Fence] because the item
+	// holds a higher fencing token than the write's: a newer lock holder
+	// has written, and this one must stop (the write is never retried,
+	// not by Modify either). It is decided from the item DynamoDB returns
+	// with the refusal (ALL_OLD): stored token above the write's, fenced;
+	// otherwise the refusal is the write's other conditions' (a version
+	// conflict, or ErrConditionFailed alone). A fenced write's error is a
+	// [*ConditionError] with Fenced set, so it matches ErrConditionFailed
+	// too; it is never a version conflict, even when the newer holder also
+	// changed the version. txn.ErrFenced is the same value: a transaction
+	// canceled by a fenced op matches it.
+	ErrFenced = errs.ErrFenced
+
 	// ErrLocked is the class of [*LockedError]: a write refused because a
 	// unit of work (package unit) holds the item, alive. unit.ErrLocked is
 	// the same value. A read (Get, GetAll, Query, Scan, txn.Get) that met
@@ -150,18 +163,35 @@ type ConditionError struct {
 	Key   map[string]types.AttributeValue
 	// Item is the stored item (ALL_OLD), nil if there is none.
 	Item map[string]types.AttributeValue
-	Err  error
+	// Fenced: the item holds a fencing token above the write's ([Fence]);
+	// the error then matches [ErrFenced] too.
+	Fenced bool
+	Err    error
 }
 
 func (e *ConditionError) Error() string {
+	if e == nil {
+		return "<nil ConditionError>"
+	}
+	if e.Fenced {
+		return fmt.Sprintf("mapper: fenced: %s %s holds a higher fencing token than the write's (a newer lock holder wrote)", e.Table, attrs.FormatKey(e.Key))
+	}
 	return fmt.Sprintf("mapper: condition failed on %s %s", e.Table, attrs.FormatKey(e.Key))
 }
 
-// Is reports whether target is [ErrConditionFailed].
-func (e *ConditionError) Is(target error) bool { return target == ErrConditionFailed }
+// Is reports whether target is [ErrConditionFailed], or [ErrFenced] for a
+// fenced write.
+func (e *ConditionError) Is(target error) bool {
+	return e != nil && (target == ErrConditionFailed || (e.Fenced && target == ErrFenced))
+}
 
 // Unwrap returns the SDK error.
-func (e *ConditionError) Unwrap() error { return e.Err }
+func (e *ConditionError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // UnknownOutcomeError is [version.UnknownOutcomeError], the error behind
 // [ErrUnknownOutcome]; its Last field holds the conflict or condition

@@ -122,6 +122,7 @@ const (
 //	ExactlyOnceToken   ✓    ✓      ✓       ✓
 //	Old, WriteCapacity ✓    ✓      ✓       ✓
 //	Also                    ✓
+//	Outside                        ✓                      ✓ (UpdateOp)
 //	MaxAttempts,
 //	Backoff                                        ✓
 type WriteOptions struct {
@@ -130,6 +131,9 @@ type WriteOptions struct {
 	Conditions []expression.ConditionBuilder
 	// Unversioned turns the version check off ([Unversioned]).
 	Unversioned bool
+	// Outside names attributes outside the struct that an update writes on
+	// purpose ([Outside]).
+	Outside []string
 	// FenceAttr and FenceToken are a fencing token's condition and value
 	// ([Fence]); FenceAttr "" means none.
 	FenceAttr  string
@@ -184,21 +188,22 @@ const (
 	wReturns
 	wAlso
 	wRetry
+	wOutside
 )
 
 var (
 	callPut    = writeCall{"Put", wCond | wUnversioned | wExactlyOnce | wToken | wReturns}
 	callSave   = writeCall{"Save", wCond | wUnversioned | wExactlyOnce | wToken | wReturns | wAlso}
-	callUpdate = writeCall{"Update", wCond | wUnversioned | wExactlyOnce | wToken | wReturns}
+	callUpdate = writeCall{"Update", wCond | wUnversioned | wExactlyOnce | wToken | wReturns | wOutside}
 	callDelete = writeCall{"Delete", wCond | wUnversioned | wExactlyOnce | wToken | wReturns}
 	callModify = writeCall{"Modify", wCond | wExactlyOnce | wRetry}
-	callOp     = writeCall{"a transaction op", wCond | wUnversioned | wExactlyOnce}
+	callOp     = writeCall{"a transaction op", wCond | wUnversioned | wExactlyOnce | wOutside}
 	callBatch  = writeCall{"a batch write (PutAll, DeleteAll)", wUnversioned}
 )
 
 // given returns the options set in o.
 func (o *WriteOptions) given() (set wopt) {
-	for f := wopt(1); f <= wRetry; f <<= 1 {
+	for f := wopt(1); f <= wOutside; f <<= 1 {
 		if o.name(f) != "" {
 			set |= f
 		}
@@ -228,6 +233,8 @@ func (o *WriteOptions) name(f wopt) string {
 		return "Also"
 	case f == wRetry && (o.MaxAttempts != 0 || o.BackoffBase != 0 || o.BackoffMax != 0 || o.backoff):
 		return "MaxAttempts or Backoff"
+	case f == wOutside && len(o.Outside) > 0:
+		return "Outside"
 	}
 	return ""
 }
@@ -330,6 +337,24 @@ func Fence(attr string, token int64) WriteOption {
 			return
 		}
 		o.FenceAttr, o.FenceToken = attr, token
+	}
+}
+
+// Outside lets an [Table.Update] or [Table.UpdateOp] write the attributes
+// attrs, which are outside the struct, although each is spelled as the Go
+// name of a field stored under another attribute name. Without it such an
+// update is refused before sending (update.ErrInvalidPath, with
+// [ErrInvalidOption]) and the error names the attribute the field is
+// stored as: update.Add("Balance", 1) on a field Balance stored as
+// "balance" is almost always a slip. An attribute that no field's Go name
+// spells needs no option.
+func Outside(attrs ...string) WriteOption {
+	return func(o *WriteOptions) {
+		if len(attrs) == 0 {
+			o.fail("Outside needs at least one attribute name")
+			return
+		}
+		o.Outside = append(o.Outside, attrs...)
 	}
 }
 

@@ -4,7 +4,6 @@ package mapper_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -391,15 +389,16 @@ func TestQueryConditionsAndOptions(t *testing.T) {
 		assert.Equal(t, &Event{Stream: "s1", Seq: "e021", At: 11}, got1)
 	})
 
-	t.Run("consistent read of a global index is DynamoDB's error", func(t *testing.T) {
+	t.Run("consistent read of a global index is refused before sending", func(t *testing.T) {
+		e.calls.Reset()
 		n := 0
 		for _, err := range e.table.Query(e.ctx, expression.Key("kind").Equal(expression.Value("view")), byKind, mapper.ConsistentRead(true)) {
-			var api smithy.APIError
-			require.ErrorAs(t, err, &api)
-			assert.Equal(t, "ValidationException", api.ErrorCode())
+			require.ErrorIs(t, err, mapper.ErrInvalidOption)
+			assert.Contains(t, err.Error(), "global secondary index")
 			n++
 		}
 		assert.Equal(t, 1, n)
+		assert.Zero(t, e.calls.Total(), "no call sent")
 	})
 }
 
@@ -543,9 +542,17 @@ func TestReadOptionsRefusedBeforeSending(t *testing.T) {
 			assert.Equal(t, int64(0), e.calls.Total(), "no call sent")
 		})
 	}
-	// A plain error, not a mistake of ours, for contrast: DynamoDB refuses a
-	// key condition on an attribute that is not the key.
-	var api smithy.APIError
-	require.ErrorAs(t, firstErr(e.table.Query(e.ctx, expression.Key("kind").Equal(expression.Value("click")))), &api)
-	assert.False(t, errors.Is(api, mapper.ErrInvalidOption))
+	// A key condition on an attribute that is not a key of the table (or
+	// of the index read) is refused before sending too.
+	e.calls.Reset()
+	err = firstErr(e.table.Query(e.ctx, expression.Key("kind").Equal(expression.Value("click"))))
+	require.ErrorIs(t, err, mapper.ErrInvalidOption)
+	assert.Contains(t, err.Error(), `names "kind"`)
+	err = firstErr(e.table.Query(e.ctx, expression.Key("kind").Equal(expression.Value("click")).And(expression.Key("seq").Equal(expression.Value("x"))), byKind))
+	require.ErrorIs(t, err, mapper.ErrInvalidOption)
+	assert.Contains(t, err.Error(), `names "seq"`)
+	err = firstErr(e.table.Query(e.ctx, expression.Key("kind").Equal(expression.Value("click")), mapper.Index("undeclared")))
+	require.ErrorIs(t, err, mapper.ErrInvalidOption)
+	assert.Contains(t, err.Error(), "not declared")
+	assert.Zero(t, e.calls.Total(), "no call sent")
 }

@@ -51,6 +51,9 @@ func (t *Table[T]) projection(c *readConfig, extra []string) (names []string, us
 // readExpression builds the expressions of a read: key condition (Query
 // only), filter and projection. ok is false when there are none.
 func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBuilder) (e expression.Expression, ok bool, err error) {
+	if err := t.checkIndexRead(c); err != nil {
+		return e, false, err
+	}
 	b := expression.NewBuilder()
 	if key != nil {
 		b, ok = b.WithKeyCondition(*key), true
@@ -83,6 +86,9 @@ func (t *Table[T]) readExpression(c *readConfig, key *expression.KeyConditionBui
 	}
 	if err := attrs.CheckItem(e.Values()); err != nil {
 		return e, false, fmt.Errorf("%w: in the key condition or filter: value %v", ErrInvalidItem, err)
+	}
+	if err := t.checkKeyCondition(c, e); err != nil {
+		return e, false, err
 	}
 	if c.filterCheck, err = newRecheck(e.Filter(), e); err != nil {
 		return e, false, err

@@ -275,7 +275,7 @@ func TestProjectionAddsKeys(t *testing.T) {
 func TestBuildQuery(t *testing.T) {
 	tb := newTestTable[cursorItem](t, "events")
 	c, err := newReadConfig(callQuery, []ReadOption{
-		Index("by-status"), Descending(), ConsistentRead(true),
+		Index("by-status", "status"), Descending(),
 		Filter(expression.Name("text").AttributeExists()), Filter(expression.Name("at").AttributeExists()),
 	})
 	require.NoError(t, err)
@@ -290,7 +290,6 @@ func TestBuildQuery(t *testing.T) {
 		FilterExpression:          aws.String("((attribute_exists (#0)) AND (attribute_exists (#1))) OR (attribute_exists (#2.#3))"),
 		ExpressionAttributeNames:  map[string]string{"#0": "text", "#1": "at", "#2": "optimist_unit", "#3": "p", "#4": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":0": &types.AttributeValueMemberS{Value: "open"}},
-		ConsistentRead:            aws.Bool(true),
 		ScanIndexForward:          aws.Bool(false),
 	}, in)
 

@@ -210,8 +210,11 @@ func newReadConfig(call readCall, opts []ReadOption) (readConfig, error) {
 //
 // Get and GetAll read consistently by default: a copy you read is a copy
 // you will likely write back, and a stale one only earns a conflict.
-// Query and Scan read eventually consistently by default, as DynamoDB does
-// (a global secondary index cannot be read consistently at all).
+// Query and Scan read eventually consistently by default, as DynamoDB does.
+// A global secondary index cannot be read consistently at all:
+// ConsistentRead(true) with [Index] of one (a global index of the type's
+// tags or of the design, or an undeclared index whose hash key is not the
+// table's) is refused with [ErrInvalidOption] before anything is sent.
 // ConsistentRead(false) halves the read cost.
 func ConsistentRead(consistent bool) ReadOption {
 	return func(o *ReadOptions) { o.ConsistentRead = &consistent }
@@ -225,6 +228,12 @@ func ConsistentRead(consistent bool) ReadOption {
 // any [Project]ion; the usual way is to keep the option in a variable:
 //
 //	byStatus := mapper.Index("status-index", "status", "created")
+//
+// The index must be declared, by the type's index tags, by the design of
+// an entity, or (for a plain Table only) by giving keys here; another is
+// refused with [ErrInvalidOption] before anything is sent. So is a Query
+// whose key condition names an attribute that is not a key of the index
+// (or, without Index, of the table): put such a condition in a [Filter].
 //
 // The items of an index hold only the attributes it projects; the others
 // decode as zero values (see [Project] on partial items).

@@ -155,7 +155,7 @@ func TestVersionOverflow(t *testing.T) {
 	require.ErrorIs(t, err, mapper.ErrInvalidItem)
 	// An Update with no version check adds 1 only below the ceiling.
 	_, err = narrow.Update(ctx, Narrow{ID: "n"}, update.Add("n", 1))
-	require.ErrorIs(t, err, mapper.ErrConditionFailed)
+	require.ErrorIs(t, err, mapper.ErrInvalidItem)
 	got, err := narrow.Get(ctx, Narrow{ID: "n"})
 	require.NoError(t, err)
 	assert.Equal(t, Narrow{ID: "n", N: 1, Version: math.MaxInt32}, *got, "nothing was written")

@@ -20,6 +20,9 @@ type SchemaError struct {
 }
 
 func (e *SchemaError) Error() string {
+	if e == nil {
+		return "<nil SchemaError>"
+	}
 	if e.Field == "" {
 		return fmt.Sprintf("mapper: %v: %s", e.Type, e.Problem)
 	}
@@ -288,6 +291,22 @@ func (s *schema) buildTTL() error {
 		}
 		if f.tag.isSet() || f.tag.nullEmpty {
 			return fail("the ttl field cannot take %s", strings.Join(f.tag.avOptions(), ","))
+		}
+	}
+	return nil
+}
+
+// goNamed returns the field whose Go name (its path, or its last element)
+// is name while it is stored under another attribute name, and no field is
+// stored as name; nil otherwise. An update path that begins with it is
+// almost always a slip for the attribute's name.
+func (s *schema) goNamed(name string) *field {
+	if s.byName[name] != nil {
+		return nil
+	}
+	for _, f := range s.fields {
+		if (f.goPath == name || f.goPath[strings.LastIndexByte(f.goPath, '.')+1:] == name) && f.name != name {
+			return f
 		}
 	}
 	return nil

@@ -99,6 +99,7 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 		replicas: replica.NewGuard(name, o.WriteRegion),
 	}
 	t.c.table = name
+	t.pt.Replicas = t.replicas // a transaction's ops are guarded as the table's own writes
 	return t, nil
 }
 
@@ -203,7 +204,7 @@ func versionOf(v reflect.Value) (int64, error) {
 	if isUnsigned(v.Kind()) {
 		u := v.Uint()
 		if u > math.MaxInt64 {
-			return 0, fmt.Errorf("mapper: version %d is out of range", u)
+			return 0, fmt.Errorf("%w: version %d is out of range: versions go from 0 to %d (int64's maximum), whatever the field's type", ErrInvalidItem, u, int64(math.MaxInt64))
 		}
 		return int64(u), nil
 	}
@@ -229,37 +230,38 @@ func overflows(v reflect.Value, n int64) bool {
 // versionOverflow is the error of a version that cannot be incremented in
 // its field's type: the write is refused rather than wrapped.
 func versionOverflow(table string, key map[string]types.AttributeValue, f *field, v int64) error {
-	return fmt.Errorf("%w: version %d of %s %s cannot be incremented in %s (a %v): the next would not fit, so the write is refused rather than wrapped; widen the field (int64)",
-		ErrInvalidItem, v, table, attrs.FormatKey(key), f.goPath, f.typ)
+	return fmt.Errorf("%w: version %d of %s %s cannot be incremented in %s (a %v): the next would not fit, so the write is refused rather than wrapped%s",
+		ErrInvalidItem, v, table, attrs.FormatKey(key), f.goPath, f.typ, widen(f))
 }
 
-// versionCeiling is the largest version a field of type typ holds, when it
-// is less than int64's: an Update with no version check adds 1 to the stored
-// version on the condition that it is below it. (int64 and uint64 fields
-// cannot be reached by increments.)
-func versionCeiling(typ reflect.Type) (int64, bool) {
-	switch typ.Kind() {
-	case reflect.Int8:
-		return math.MaxInt8, true
-	case reflect.Int16:
-		return math.MaxInt16, true
-	case reflect.Int32:
-		return math.MaxInt32, true
-	case reflect.Uint8:
-		return math.MaxUint8, true
-	case reflect.Uint16:
-		return math.MaxUint16, true
-	case reflect.Uint32:
-		return math.MaxUint32, true
-	case reflect.Int, reflect.Uint, reflect.Uintptr:
-		if typ.Size() == 4 {
-			if typ.Kind() == reflect.Int {
-				return math.MaxInt32, true
-			}
-			return math.MaxUint32, true
-		}
+// widen is the advice of a version overflow: a wider field, while there is one.
+func widen(f *field) string {
+	if f.typ.Bits() < 64 {
+		return "; widen the field (int64)"
 	}
-	return 0, false
+	return ""
+}
+
+// atCeiling is the error of an Update with no version check refused
+// because the stored version is at its field's ceiling (w.Ceiling).
+func (t *Table[T]) atCeiling(w *plan.Write, item map[string]types.AttributeValue, err error) error {
+	stored, _ := attrs.Int64(item[t.s.version.name])
+	return fmt.Errorf("%w (%w)", versionOverflow(t.name, t.keyOfWrite(w), t.s.version, stored), err)
+}
+
+// versionCeiling is the largest version a field of type typ holds: its
+// type's maximum, and never more than int64's (versions are int64s; a
+// uint64 field stops there too). An Update with no version check adds 1
+// to the stored version on the condition that it is below it.
+func versionCeiling(typ reflect.Type) int64 {
+	bits := typ.Bits()
+	if isUnsigned(typ.Kind()) {
+		if bits >= 64 {
+			return math.MaxInt64
+		}
+		return int64(1)<<bits - 1
+	}
+	return int64(1)<<(bits-1) - 1
 }
 
 func setVersion(v reflect.Value, n int64) {

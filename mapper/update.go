@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -139,11 +140,12 @@ func (t *Table[T]) planUpdate(kv reflect.Value, u *update.Builder, o *WriteOptio
 			if overflows(kv.FieldByIndex(vf.index), w.Expected+1) {
 				return nil, versionOverflow(t.name, key, vf, w.Expected)
 			}
-		} else if ceiling, ok := versionCeiling(vf.typ); ok {
+		} else {
 			// The stored version is unknown: add to it only below the
-			// field's ceiling (a refusal is a ConditionError).
+			// field's ceiling (a refusal there is a versionOverflow).
+			w.Ceiling = versionCeiling(vf.typ)
 			v := plan.Top(vf.name).Name()
-			w.Conds = append(w.Conds[:len(w.Conds):len(w.Conds)], expression.AttributeNotExists(v).Or(v.LessThan(expression.Value(ceiling))))
+			w.Conds = append(w.Conds[:len(w.Conds):len(w.Conds)], expression.AttributeNotExists(v).Or(v.LessThan(expression.Value(w.Ceiling))))
 		}
 		w.Actions = append(w.Actions, plan.TopAction(plan.Add, vf.name, numberOne))
 	}
@@ -188,6 +190,10 @@ func (t *Table[T]) actions(u *update.Builder, key map[string]types.AttributeValu
 			what = "the fence attribute (Fence sets it)"
 		default:
 			what = t.s.ent.refuseUpdate(attr)
+		}
+		if f := t.s.goNamed(attr); what == "" && f != nil && !slices.Contains(o.Outside, attr) {
+			return nil, fmt.Errorf("%w: %w: %s: %q is the Go name of field %s, which is stored as %q: write the path with %q, or, to write an attribute %q outside the struct on purpose, pass Outside(%q)",
+				ErrInvalidOption, update.ErrInvalidPath, a.Path, attr, f.goPath, f.name, f.name, attr, attr)
 		}
 		if what != "" {
 			return nil, fmt.Errorf("%w: %s changes %s", ErrInvalidOption, a.Path, what)

@@ -183,7 +183,7 @@ type sent struct {
 // settled and the write made once more.
 func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, rv types.ReturnValue) (sent, error) {
 	w := r.W
-	if t.s.version != nil || conditional(w) {
+	if w.Protected() {
 		if err := t.replicas.Check(ctx, t.client); err != nil {
 			return sent{}, fmt.Errorf("mapper: %v on %s: %w", w.Kind, t.name, err)
 		}
@@ -201,15 +201,6 @@ func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, r
 		}
 	}
 	return s, err
-}
-
-// conditional reports whether w relies on a condition DynamoDB checks: a
-// version check, a fence or a condition of the caller's. Those, and every
-// write of a versioned type (whose version an Update adds to, which two
-// Regions would each do on their own copy), are what a global table in
-// eventual consistency cannot protect.
-func conditional(w *plan.Write) bool {
-	return w.Check != plan.NoCheck || w.Fence != nil || len(w.Conds) > 0
 }
 
 // sendObserved is one try of send (attempt: which), in a Write span when
@@ -338,6 +329,14 @@ func (t *Table[T]) refusal(w *plan.Write, item map[string]types.AttributeValue, 
 	key := t.keyOfWrite(w)
 	if le := unitproto.Locked(t.name, key, item, err); le != nil {
 		return le
+	}
+	if w.AtCeiling(item) {
+		return t.atCeiling(w, item, err)
+	}
+	if w.Fenced(item) {
+		// Before the version: a newer holder that also changed the version
+		// must not make this a conflict that Modify retries.
+		return &ConditionError{Table: t.name, Key: key, Item: item, Fenced: true, Err: err}
 	}
 	if conflict, actual, has := w.Conflict(item); conflict {
 		return &version.ConflictError{Table: t.name, Key: key, Expected: w.Expected, Actual: actual, ActualMissing: item != nil && !has, Item: item, Err: err}

@@ -119,6 +119,9 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkItemTable(ctx, table, key); err != nil {
+		return nil, nil, err
+	}
 	rec := &record{
 		client: table.Client(), table: aws.String(table.Name()), key: k,
 		owner:   plan.Top(o.ItemOwnerAttr),
@@ -153,6 +156,23 @@ func LockItem[T any](ctx context.Context, table *mapper.Table[T], key T, opts ..
 			return nil, nil, fmt.Errorf("pessimistic: lock %s (held by %s): %w", name, h.owner, err)
 		}
 	}
+}
+
+// checkItemTable refuses an item lock on a global table in multi-Region
+// eventual consistency, as the table's own conditional writes are refused
+// (mapper.ErrGlobalTable, same value as ErrGlobalTable), with the table's
+// guard and so its WriteRegion: a lease held in an item is a condition,
+// which another Region would not see. The guard is reached through the
+// write plan of an op of the table, which carries it.
+func checkItemTable[T any](ctx context.Context, table *mapper.Table[T], key T) error {
+	w, err := plan.OpWrite(table.CheckOp(key, mapper.Unversioned(), mapper.If(expression.AttributeExists(expression.Name(table.HashKey())))))
+	if err != nil || w.T == nil || w.T.Replicas == nil {
+		return err
+	}
+	if err := w.T.Replicas.Check(ctx, table.Client()); err != nil {
+		return fmt.Errorf("pessimistic: lock item of %s: %w", table.Name(), err)
+	}
+	return nil
 }
 
 // lockItemOnce makes one attempt; it returns the item, or its holder.

@@ -54,6 +54,9 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	if err := tx.validate(); err != nil {
 		return err
 	}
+	if err := tx.checkReplicas(ctx); err != nil {
+		return err
+	}
 	in := &dynamodb.TransactWriteItemsInput{
 		TransactItems:      make([]types.TransactWriteItem, len(tx.ops)),
 		ClientRequestToken: aws.String(tx.cfg.Token),

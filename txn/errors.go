@@ -52,6 +52,11 @@ var (
 	// mapper.ErrInvalidOption, unit.ErrInvalidOption and
 	// pessimistic.ErrInvalidOption.
 	ErrInvalidOption = errs.ErrInvalidOption
+	// ErrFenced matches a [*CanceledError] when an op's fence (the
+	// mapper's Fence option) refused it: the item holds a higher fencing
+	// token than the op's, so a newer lock holder wrote ([Reason].Fenced).
+	// It is one value with mapper.ErrFenced.
+	ErrFenced = errs.ErrFenced
 )
 
 // Cancellation reason codes DynamoDB uses (Reason.Code).
@@ -89,9 +94,21 @@ type Reason struct {
 	Item map[string]types.AttributeValue
 	// Conflict is true when the op failed its version check.
 	Conflict bool
+	// Fenced is true when the op's fence refused it: Item holds a higher
+	// fencing token than the op's (a newer lock holder wrote). Conflict is
+	// then false.
+	Fenced bool
+	// AtCeiling is true when the op added to a version it did not check
+	// (an UpdateOp whose key has version 0) and the stored version is the
+	// largest its field holds: the op was refused rather than let the
+	// version leave its range. The error then matches [ErrInvalidItem].
+	AtCeiling bool
 }
 
 func (e *CanceledError) Error() string {
+	if e == nil {
+		return "<nil CanceledError>"
+	}
 	var b strings.Builder
 	b.WriteString("txn: transaction canceled")
 	n := 0
@@ -105,7 +122,11 @@ func (e *CanceledError) Error() string {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "op %d (%s %s) %s", r.Index, r.Table, attrs.FormatKey(r.Key), r.Code)
-		if r.Conflict {
+		if r.Fenced {
+			b.WriteString(" (fenced: a newer lock holder wrote)")
+		} else if r.AtCeiling {
+			b.WriteString(" (the version is at its field's ceiling: refused rather than wrapped)")
+		} else if r.Conflict {
 			b.WriteString(" (version conflict)")
 		} else if r.Message != "" {
 			b.WriteString(": " + r.Message)
@@ -118,8 +139,21 @@ func (e *CanceledError) Error() string {
 }
 
 // Is reports whether target is version.ErrConflict and an op failed its
-// version check.
+// version check, [ErrFenced] and an op's fence refused it, or
+// [ErrInvalidItem] and an op's version is at its ceiling
+// ([Reason].AtCeiling).
 func (e *CanceledError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
+	if target == ErrFenced || target == ErrInvalidItem {
+		for _, r := range e.Reasons {
+			if (r.Fenced && target == ErrFenced) || (r.AtCeiling && target == ErrInvalidItem) {
+				return true
+			}
+		}
+		return false
+	}
 	if target == unitproto.ErrLocked { // an op's item is held by a unit of work
 		for _, r := range e.Reasons {
 			if _, ok := unitproto.Parse(r.Item); ok {
@@ -131,10 +165,18 @@ func (e *CanceledError) Is(target error) bool {
 }
 
 // Unwrap returns the SDK error.
-func (e *CanceledError) Unwrap() error { return e.Err }
+func (e *CanceledError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Conflicts returns the reasons of the ops that failed their version check.
 func (e *CanceledError) Conflicts() []Reason {
+	if e == nil {
+		return nil
+	}
 	var out []Reason
 	for _, r := range e.Reasons {
 		if r.Conflict {
@@ -171,7 +213,11 @@ func (tx *Tx) canceled(tce *types.TransactionCanceledException, err error, attem
 				r.Item = cr.Item
 			}
 			if r.Code == CodeConditionalCheckFailed {
-				r.Conflict, _, _ = op.write().Conflict(r.Item)
+				w := op.write()
+				r.AtCeiling = w.AtCeiling(r.Item)
+				if r.Fenced = w.Fenced(r.Item); !r.Fenced && !r.AtCeiling {
+					r.Conflict, _, _ = w.Conflict(r.Item)
+				}
 			}
 		}
 		ce.Reasons = append(ce.Reasons, r)

@@ -31,6 +31,10 @@ type Options struct {
 	// [Observer].
 	Observer observe.Observer
 
+	// WriteRegion is the one Region every write to the tables of the raw
+	// ops goes to, "" if none was named. See [WriteRegion].
+	WriteRegion string
+
 	err error
 }
 

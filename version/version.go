@@ -65,6 +65,9 @@ type UnknownOutcomeError struct {
 
 // Error describes the write and the failure.
 func (e *UnknownOutcomeError) Error() string {
+	if e == nil {
+		return "<nil UnknownOutcomeError>"
+	}
 	var b strings.Builder
 	b.WriteString("version: ")
 	b.WriteString(e.Op)
@@ -99,7 +102,12 @@ func writeItem(b *strings.Builder, table string, key map[string]types.AttributeV
 func (e *UnknownOutcomeError) Is(target error) bool { return target == ErrUnknownOutcome }
 
 // Unwrap returns Err (never Last).
-func (e *UnknownOutcomeError) Unwrap() error { return e.Err }
+func (e *UnknownOutcomeError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // ConflictError reports a write that lost a version check. It matches
 // [ErrConflict] with [errors.Is] and unwraps to the SDK error underneath
@@ -130,6 +138,9 @@ type ConflictError struct {
 
 // Error describes the conflict: table, key, expected and actual versions.
 func (e *ConflictError) Error() string {
+	if e == nil {
+		return "<nil ConflictError>"
+	}
 	var b strings.Builder
 	b.WriteString("version: conflict")
 	writeItem(&b, e.Table, e.Key)
@@ -156,7 +167,12 @@ func (e *ConflictError) Error() string {
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 // Unwrap returns the error underneath.
-func (e *ConflictError) Unwrap() error { return e.Err }
+func (e *ConflictError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // IsConflict reports whether err, or any error it wraps, is a version
 // conflict. It is true for a [*ConflictError] and for a transaction

@@ -83,7 +83,7 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 		return err
 	}
 	orders, err := mapper.NewEntity[Order](client, d, mapper.Entity{Type: "Order",
-		Key:     mapper.Keys{PK: "CUSTOMER#{CustomerID}", SK: "ORDER#{ID}"},
+		Key:     mapper.Keys{PK: "CUSTOMER#{CustomerID}", SK: "ORDER#{ID}#"}, // the closing # keeps an ID from reaching into a line's key
 		Indexes: map[string]mapper.Keys{"gsi1": {PK: "ORDER#{ID}", SK: "ORDER"}}})
 	if err != nil {
 		return err

@@ -39,6 +39,10 @@ var (
 	// or whose replication could not be learnt.
 	ErrGlobalTable = errors.New("optimist: global table: conditional writes cannot be trusted")
 
+	// ErrFenced: a write refused by its fence, because the item holds a
+	// higher fencing token than the write's (a newer lock holder wrote).
+	ErrFenced = errors.New("optimist: fenced: a newer lock holder wrote")
+
 	// ErrSchemaMismatch: a table that exists with another key schema (or TTL
 	// attribute) than the one a call needs.
 	ErrSchemaMismatch = errors.New("optimist: table does not match its schema")

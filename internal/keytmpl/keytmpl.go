@@ -155,12 +155,23 @@ func (t *Template) Prefix() string {
 	return ""
 }
 
+// StopByte returns the byte the value of the placeholder part i (an index
+// into Parts) may not hold, and whether it has one: the first byte of the
+// literal text after it. The last placeholder, when nothing follows it,
+// has none. The rule makes rendering injective: reading a key from the
+// left, a value ends at the first stop byte after it begins, so the key
+// gives back every value.
+func (t *Template) StopByte(i int) (byte, bool) { return t.stop(i) }
+
 // Render renders the template, asking value for the text of each
 // placeholder; value's error is returned as is. An empty value is refused,
-// since a key built from it could not tell an unset field from a set one.
+// since a key built from it could not tell an unset field from a set one;
+// so is a value that holds its placeholder's stop byte (see [Template.Stop]),
+// since the key could then not tell where the value ends: two items with
+// different values would render one key.
 func (t *Template) Render(value func(p Part) (string, error)) (string, error) {
 	var b strings.Builder
-	for _, p := range t.parts {
+	for i, p := range t.parts {
 		if p.Field == "" {
 			b.WriteString(p.Literal)
 			continue
@@ -172,7 +183,121 @@ func (t *Template) Render(value func(p Part) (string, error)) (string, error) {
 		if v == "" {
 			return "", fmt.Errorf("keytmpl: %q: field %s is empty", t.src, p.Field)
 		}
+		if stop, ok := t.stop(i); ok && strings.IndexByte(v, stop) >= 0 {
+			return "", fmt.Errorf("keytmpl: %q: the value %q of field %s holds %q, which ends the field in the key: two items could render one key", t.src, v, p.Field, stop)
+		}
 		b.WriteString(v)
 	}
 	return b.String(), nil
+}
+
+func (t *Template) stop(i int) (byte, bool) {
+	if i+1 < len(t.parts) && t.parts[i+1].Field == "" {
+		return t.parts[i+1].Literal[0], true
+	}
+	return 0, false
+}
+
+// Overlap reports whether some key a renders (under Render's rules: each
+// value non-empty and without its stop byte) is also a key b renders:
+// whether items of two templates could share a key. It is exact for the
+// rules, and cautious about verbs: a value written with one is taken to
+// be any text without its stop byte.
+func Overlap(a, b *Template) bool {
+	na, nb := a.nfa(), b.nfa()
+	alphabet := map[byte]bool{}
+	for _, n := range [][]tok{na, nb} {
+		for _, tk := range n {
+			alphabet[tk.b] = true
+		}
+	}
+	for c := 0; c < 256; c++ { // one byte that no literal holds stands for all the others
+		if !alphabet[byte(c)] {
+			alphabet[byte(c)] = true
+			break
+		}
+	}
+	type pair struct{ p, q state }
+	seen := map[pair]bool{}
+	var queue []pair
+	push := func(ps, qs []state) {
+		for _, p := range ps {
+			for _, q := range qs {
+				if pr := (pair{p, q}); !seen[pr] {
+					seen[pr] = true
+					queue = append(queue, pr)
+				}
+			}
+		}
+	}
+	push(closure(na, state{}), closure(nb, state{}))
+	for len(queue) > 0 {
+		pr := queue[0]
+		queue = queue[1:]
+		if pr.p.i == len(na) && pr.q.i == len(nb) {
+			return true
+		}
+		for c := range alphabet {
+			push(step(na, pr.p, c), step(nb, pr.q, c))
+		}
+	}
+	return false
+}
+
+// tok is one step of a template's automaton: an exact byte of literal
+// text, or (class) one or more bytes of a value, none of them stop when
+// hasStop.
+type tok struct {
+	b       byte
+	class   bool
+	hasStop bool
+}
+
+// state is a position in the automaton: before token i, or inside the
+// value of token i (in) once it has at least one byte.
+type state struct {
+	i  int
+	in bool
+}
+
+func (t *Template) nfa() []tok {
+	var out []tok
+	for i, p := range t.parts {
+		if p.Field == "" {
+			for j := 0; j < len(p.Literal); j++ {
+				out = append(out, tok{b: p.Literal[j]})
+			}
+			continue
+		}
+		stop, has := t.stop(i)
+		out = append(out, tok{class: true, b: stop, hasStop: has})
+	}
+	return out
+}
+
+// closure adds to s the state it reaches without reading: the end of a
+// value that has a byte.
+func closure(n []tok, s state) []state {
+	if s.in {
+		return []state{s, {i: s.i + 1}}
+	}
+	return []state{s}
+}
+
+// step returns the states s reaches on reading c.
+func step(n []tok, s state, c byte) []state {
+	if s.i >= len(n) {
+		return nil
+	}
+	tk := n[s.i]
+	if !tk.class {
+		if !s.in && c == tk.b {
+			return closure(n, state{i: s.i + 1})
+		}
+		return nil
+	}
+	if tk.hasStop && c == tk.b {
+		return nil
+	}
+	return closure(n, state{i: s.i, in: true})
 }

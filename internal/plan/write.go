@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 )
 
 // LockAttr is the attribute in which a unit of work keeps its lock on an
@@ -69,6 +70,10 @@ type Table struct {
 	NameP   *string
 	Hash    string // hash key attribute
 	Version string // version attribute, "" for types without one
+	// Replicas is the global-table guard of the table's writes (the
+	// mapper's Table sets it, with its WriteRegion), nil if none: a
+	// transaction checks each conditional op with it before sending.
+	Replicas *replica.Guard
 
 	names [checkCount]map[string]string
 	// turnNames are the names maps of the plain version checks with
@@ -142,6 +147,10 @@ type Write struct {
 	Guard    bool  // attribute_not_exists(LockAttr): no unit of work holds the item
 	Fence    *Fence
 	Conds    []expression.ConditionBuilder
+	// Ceiling is the largest version the item's version field holds, when
+	// w adds to a version it does not check (Conds then hold "below
+	// Ceiling"); 0 otherwise.
+	Ceiling int64
 	// Turn is Modify's turn condition, nil if none. A create needs none:
 	// an item that does not exist holds no turn.
 	Turn *Turn
@@ -322,6 +331,36 @@ func (w *Write) Conflict(item map[string]types.AttributeValue) (conflict bool, a
 		return item == nil || actual != w.Expected, actual, has
 	}
 	return false, actual, has
+}
+
+// Protected reports whether w relies on a condition DynamoDB checks (the
+// unit-lock guard aside, which units check themselves): a version check, a fence, a condition of the caller's, a check action; or
+// is a write of a versioned type (whose version an update adds to, which
+// two Regions would each do on their own copy). Those are what a global
+// table in eventual consistency cannot protect.
+func (w *Write) Protected() bool {
+	return w.Check != NoCheck || w.Fence != nil || len(w.Conds) > 0 || w.Kind == WriteCheck ||
+		(w.T != nil && w.T.Version != "")
+}
+
+// Fenced reports whether item (as stored when w's condition failed) holds
+// a fencing token above w's: a newer holder wrote, and w's fence refused it.
+func (w *Write) Fenced(item map[string]types.AttributeValue) bool {
+	if w.Fence == nil || item == nil {
+		return false
+	}
+	stored, ok := attrs.Int64(item[w.Fence.Attr])
+	return ok && stored > w.Fence.Token
+}
+
+// AtCeiling reports whether item (as stored when w's condition failed)
+// holds a version at w's Ceiling: the increment would not fit the field.
+func (w *Write) AtCeiling(item map[string]types.AttributeValue) bool {
+	if w.Ceiling == 0 || item == nil || w.T == nil || w.T.Version == "" {
+		return false
+	}
+	v, ok := attrs.Int64(item[w.T.Version])
+	return ok && v >= w.Ceiling
 }
 
 // Landed tells whether item (as stored after an unanswered attempt, nil if
