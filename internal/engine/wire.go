@@ -35,6 +35,16 @@ func (a *av) UnmarshalJSON(b []byte) error {
 	if k := jsonKind(b); k != "object" && k != "null" {
 		return wrongType(b, reflect.TypeOf(a).Elem())
 	}
+	if v, ok := fastValue(b); ok {
+		a.v = v
+		return nil
+	}
+	return a.decodeGeneral(b)
+}
+
+// decodeGeneral reads an attribute value, b a JSON object or null, in any
+// form JSON allows.
+func (a *av) decodeGeneral(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err

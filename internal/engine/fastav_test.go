@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var fastValueSeeds = []string{
+	`{"S":"x"}`, `{"N":"-1.5e3"}`, `{"S":""}`, `{"S":"\u00e9t\u00e9"}`, `{"S":"été"}`, `{"S":"a\"b"}`,
+	`{"SS":["a","b"]}`, `{"NS":[]}`, `{"BOOL":true}`, `{"BOOL":false}`, `{"NULL":true}`, `{"NULL":false}`,
+	`{"L":[{"S":"a"},{"N":"1"},{"L":[]}]}`, `{"M":{"a":{"S":"1"},"b":{"M":{}}}}`, `{"M":{"a":{"S":"1"},"a":{"N":"2"}}}`,
+	`{"S":"x","N":"1"}`, `{"S":null}`, `{}`, `null`, `{"X":"1"}`, `{ "S":"x"}`, `{"B":"AAE="}`, `{"S":"\xff"}`,
+	`{"L":[null]}`, `{"M":{"a":{}}}`, `{"SS":["a",]}`, `{"BOOL":"true"}`, `{"S":1}`,
+}
+
+// FuzzFastValue holds fastValue to the general reading: whatever it
+// accepts decodes to the same value, and is well-formed.
+func FuzzFastValue(f *testing.F) {
+	for _, s := range fastValueSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := fastValue([]byte(s))
+		if !ok {
+			return
+		}
+		require.True(t, json.Valid([]byte(s)), "accepted %q, not JSON", s)
+		var general av
+		require.NoError(t, general.decodeGeneral([]byte(s)), "%q", s)
+		require.Empty(t, general.err, "%q", s)
+		require.Equal(t, general.v, v, "%q", s)
+	})
+}
+
+// TestFastValueAccepts checks that the SDK's own forms take the fast path
+// and the others do not.
+func TestFastValueAccepts(t *testing.T) {
+	for _, s := range []string{`{"S":"x"}`, `{"SS":["a","b"]}`, `{"M":{"a":{"L":[{"BOOL":true}]}}}`, `{"S":"été"}`} {
+		_, ok := fastValue([]byte(s))
+		require.True(t, ok, s)
+	}
+	for _, s := range []string{`{"S":"a\"b"}`, `{"M":{"a":{"S":"1"},"a":{"N":"2"}}}`, `{"S":"x","N":"1"}`, `{}`, `null`, `{ "S":"x"}`, `{"B":"AAE="}`, "{\"S\":\"\xff\"}"} {
+		_, ok := fastValue([]byte(s))
+		require.False(t, ok, s)
+	}
+}
