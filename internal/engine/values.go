@@ -2,7 +2,7 @@ package engine
 
 import (
 	"bytes"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -137,7 +137,7 @@ func magnitude(s string) int {
 	}
 	digits := strings.TrimPrefix(c[:i], "-")
 	var exp int
-	fmt.Sscan(c[i+1:], &exp)
+	exp, _ = strconv.Atoi(c[i+1:])
 	return len(digits) + exp
 }
 
@@ -154,7 +154,7 @@ func plainNumber(c string) string {
 		sign, digits = "-", digits[1:]
 	}
 	var exp int
-	fmt.Sscan(c[i+1:], &exp)
+	exp, _ = strconv.Atoi(c[i+1:])
 	switch {
 	case exp >= 0:
 		return sign + digits + strings.Repeat("0", exp)

@@ -181,10 +181,10 @@ func writeValue(buf *bytes.Buffer, v types.AttributeValue) {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
 		buf.WriteString(`{"S":`)
-		writeString(buf, v.Value)
+		writeText(buf, v.Value)
 	case *types.AttributeValueMemberN:
 		buf.WriteString(`{"N":`)
-		writeString(buf, v.Value)
+		writeText(buf, v.Value)
 	case *types.AttributeValueMemberB:
 		buf.WriteString(`{"B":"`)
 		buf.WriteString(base64.StdEncoding.EncodeToString(v.Value))
@@ -200,7 +200,7 @@ func writeValue(buf *bytes.Buffer, v types.AttributeValue) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeString(buf, s)
+			writeText(buf, s)
 		}
 		buf.WriteByte(']')
 	case *types.AttributeValueMemberNS:
@@ -209,7 +209,7 @@ func writeValue(buf *bytes.Buffer, v types.AttributeValue) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeString(buf, s)
+			writeText(buf, s)
 		}
 		buf.WriteByte(']')
 	case *types.AttributeValueMemberBS:
@@ -252,7 +252,7 @@ func writeMap(buf *bytes.Buffer, m map[string]types.AttributeValue) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		writeString(buf, k)
+		writeText(buf, k)
 		buf.WriteByte(':')
 		writeValue(buf, m[k])
 	}
