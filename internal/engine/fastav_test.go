@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 var fastValueSeeds = []string{
@@ -44,5 +46,26 @@ func TestFastValueAccepts(t *testing.T) {
 	for _, s := range []string{`{"S":"a\"b"}`, `{"M":{"a":{"S":"1"},"a":{"N":"2"}}}`, `{"S":"x","N":"1"}`, `{}`, `null`, `{ "S":"x"}`, `{"B":"AAE="}`, "{\"S\":\"\xff\"}"} {
 		_, ok := fastValue([]byte(s))
 		require.False(t, ok, s)
+	}
+}
+
+// TestPlainInteger holds number's shortcut to its general path.
+func TestPlainInteger(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "-1", "10", "00", "01", "-01", "1.0", "1e2", "+1", "-", "",
+		"12345678901234567890123456789012345678", "123456789012345678901234567890123456789", "-99999999999999999999999999999999999999",
+		"100000000000000000000000000000000000000000"} {
+		want, wantErr := "", error(nil)
+		if err := attrs.CheckNumber(s); err == nil {
+			want = plainNumber(attrs.CanonicalNumber(s))
+		} else {
+			wantErr = err
+		}
+		got, err := number(s)
+		if wantErr != nil {
+			require.Error(t, err, "%q", s)
+			continue
+		}
+		require.NoError(t, err, "%q", s)
+		require.Equal(t, want, got, "%q", s)
 	}
 }

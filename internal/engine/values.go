@@ -112,6 +112,9 @@ func checkItem(m map[string]types.AttributeValue) (map[string]types.AttributeVal
 // form: plain decimal notation, no exponent, no leading or trailing zeros
 // ("1E2" is "100", "-0.0" is "0").
 func number(s string) (string, error) {
+	if plainInteger(s) {
+		return s, nil
+	}
 	if err := attrs.CheckNumber(s); err != nil {
 		switch {
 		case strings.Contains(err.Error(), "significant digits"):
@@ -125,6 +128,22 @@ func number(s string) (string, error) {
 		return "", validation("A value provided cannot be converted into a number")
 	}
 	return plainNumber(attrs.CanonicalNumber(s)), nil
+}
+
+// plainInteger reports whether s is an integer already in stored form:
+// an optional minus, then 1 to 38 digits, the first not 0 unless s is "0".
+// Most numbers are; they skip checking and canonicalising.
+func plainInteger(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if len(d) == 0 || len(d) > 38 || d[0] == '0' && s != "0" {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // magnitude is the sign of a number's decimal exponent, read from its
