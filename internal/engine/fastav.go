@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"reflect"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -180,4 +182,55 @@ func (s *scanner) fields(depth int) map[string]types.AttributeValue {
 	}
 	s.byte('}')
 	return out
+}
+
+// UnmarshalJSON reads an item: in the SDK's compact form by fastItem,
+// else as encoding/json reads a map of values. A JSON value that is not an
+// object is the same UnmarshalTypeError encoding/json would give (it is
+// returned at once here, where encoding/json would read on and report the
+// request's first such error: only which message a request with several
+// wrong types gets can differ).
+func (m *item) UnmarshalJSON(b []byte) error {
+	switch jsonKind(b) {
+	case "null":
+		*m = nil
+		return nil
+	case "object":
+		if fast, ok := fastItem(b); ok {
+			if *m == nil {
+				*m = fast
+				return nil
+			}
+			for k, v := range fast { // encoding/json adds to a map already there
+				(*m)[k] = v
+			}
+			return nil
+		}
+		return json.Unmarshal(b, (*map[string]av)(m))
+	}
+	return wrongType(b, reflect.TypeOf(*m))
+}
+
+// fastItem reads an object of attribute values in the SDK's compact form,
+// or reports false; a name given twice is left to the general reading.
+func fastItem(b []byte) (item, bool) {
+	s := scanner{b: b, ok: true}
+	s.byte('{')
+	out := item{}
+	for s.ok && s.peek() != '}' {
+		if len(out) > 0 {
+			s.byte(',')
+		}
+		k := s.text()
+		s.byte(':')
+		if _, dup := out[k]; dup {
+			s.ok = false
+		}
+		out[k] = av{v: s.value(0)}
+	}
+	s.byte('}')
+	if !s.ok || s.i != len(b) {
+		return nil, false
+	}
+	return out, true
 }

@@ -69,3 +69,31 @@ func TestPlainInteger(t *testing.T) {
 		require.Equal(t, want, got, "%q", s)
 	}
 }
+
+// FuzzFastItem holds item.UnmarshalJSON to encoding/json's reading of a
+// map of values, the reading it replaced.
+func FuzzFastItem(f *testing.F) {
+	for _, s := range fastValueSeeds {
+		f.Add(`{"a":` + s + `}`)
+		f.Add(`{"a":{"S":"x"},"b":` + s + `}`)
+	}
+	for _, s := range []string{`{}`, `null`, `[]`, `"x"`, `1`, `{"a":{"S":"1"},"a":{"N":"2"}}`, `{"a":null}`, `{ "a":{"S":"x"}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return // encoding/json refuses the whole body before any value
+		}
+		var general map[string]av
+		wantErr := json.Unmarshal([]byte(s), &general)
+		var got item
+		err := got.UnmarshalJSON([]byte(s))
+		if wantErr != nil {
+			require.Error(t, err, "%q", s)
+			require.Equal(t, decodeError(wantErr), decodeError(err), "%q", s)
+			return
+		}
+		require.NoError(t, err, "%q", s)
+		require.Equal(t, item(general), got, "%q", s)
+	})
+}
