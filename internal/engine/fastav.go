@@ -215,6 +215,15 @@ func (m *item) UnmarshalJSON(b []byte) error {
 // or reports false; a name given twice is left to the general reading.
 func fastItem(b []byte) (item, bool) {
 	s := scanner{b: b, ok: true}
+	out := s.item()
+	if !s.ok || s.i != len(b) {
+		return nil, false
+	}
+	return out, true
+}
+
+// item reads an object of attribute values.
+func (s *scanner) item() item {
 	s.byte('{')
 	out := item{}
 	for s.ok && s.peek() != '}' {
@@ -229,8 +238,5 @@ func fastItem(b []byte) (item, bool) {
 		out[k] = av{v: s.value(0)}
 	}
 	s.byte('}')
-	if !s.ok || s.i != len(b) {
-		return nil, false
-	}
-	return out, true
+	return out
 }

@@ -97,3 +97,26 @@ func FuzzFastItem(f *testing.F) {
 		require.Equal(t, item(general), got, "%q", s)
 	})
 }
+
+// FuzzFastBatchTables holds fastBatchTables to the general reading of
+// BatchWriteItem's RequestItems.
+func FuzzFastBatchTables(f *testing.F) {
+	for _, s := range []string{
+		`{"t":[{"PutRequest":{"Item":{"pk":{"S":"a"},"n":{"N":"1"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"b"}}}}],"u":[]}`,
+		`{"t":[{"putrequest":{"Item":{"pk":{"S":"a"}}}}]}`, `{"t":[{"PutRequest":{"Item":{}}}]}`, `{"t":[{}]}`, `{}`,
+		`{"t":[{"PutRequest":{"Item":{"pk":{"S":"a"}}},"DeleteRequest":{"Key":{"pk":{"S":"a"}}}}]}`, `{"t":[],"t":[]}`,
+		`{"t":[{"PutRequest":null}]}`, `{"t":[{"PutRequest":{"Item":{"a":{"S":"1"},"a":{"S":"2"}}}}]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := fastBatchTables([]byte(s))
+		if !ok {
+			return
+		}
+		require.True(t, json.Valid([]byte(s)), "accepted %q, not JSON", s)
+		want, err := decodeBatchTables([]byte(s))
+		require.NoError(t, err, "%q", s)
+		require.Equal(t, want, got, "%q", s)
+	})
+}
