@@ -49,25 +49,93 @@ func (b *batchWriteTables) UnmarshalJSON(data []byte) error {
 	if jsonKind(data) != "object" {
 		return wrongType(data, reflect.TypeOf(map[string]any{}))
 	}
+	out, ok := fastBatchTables(data)
+	if !ok {
+		var err error
+		if out, err = decodeBatchTables(data); err != nil {
+			return err
+		}
+	}
+	*b = out
+	return nil
+}
+
+// decodeBatchTables reads RequestItems, a JSON object, table by table.
+func decodeBatchTables(data []byte) (batchWriteTables, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
-		return err
+		return nil, err
 	}
 	out := batchWriteTables{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		name, _ := tok.(string) // an object's keys are strings
 		var reqs []batchWriteRequest
 		if err := dec.Decode(&reqs); err != nil {
-			return err
+			return nil, err
 		}
 		out = append(out, batchWriteTable{name: name, requests: reqs})
 	}
-	*b = out
-	return nil
+	return out, nil
+}
+
+// fastBatchTables reads RequestItems in the SDK's compact form
+// ({"t":[{"PutRequest":{"Item":{...}}},{"DeleteRequest":{"Key":{...}}}]},
+// names in their exact case, items as fastItem reads them), or reports
+// false for the general reading.
+func fastBatchTables(data []byte) (batchWriteTables, bool) {
+	s := scanner{b: data, ok: true}
+	s.byte('{')
+	out := batchWriteTables{}
+	for s.ok && s.peek() != '}' {
+		if len(out) > 0 {
+			s.byte(',')
+		}
+		name := s.text()
+		s.byte(':')
+		s.byte('[')
+		reqs := []batchWriteRequest{}
+		for s.ok && s.peek() != ']' {
+			if len(reqs) > 0 {
+				s.byte(',')
+			}
+			s.byte('{')
+			var r batchWriteRequest
+			switch s.text() {
+			case "PutRequest":
+				s.byte(':')
+				s.byte('{')
+				if s.text() != "Item" {
+					s.ok = false
+				}
+				s.byte(':')
+				r.PutRequest = &struct{ Item item }{Item: s.item()}
+			case "DeleteRequest":
+				s.byte(':')
+				s.byte('{')
+				if s.text() != "Key" {
+					s.ok = false
+				}
+				s.byte(':')
+				r.DeleteRequest = &struct{ Key item }{Key: s.item()}
+			default:
+				s.ok = false
+			}
+			s.byte('}')
+			s.byte('}')
+			reqs = append(reqs, r)
+		}
+		s.byte(']')
+		out = append(out, batchWriteTable{name: name, requests: reqs})
+	}
+	s.byte('}')
+	if !s.ok || s.i != len(data) {
+		return nil, false
+	}
+	return out, true
 }
 
 // batchWrite is one checked request of a BatchWriteItem.

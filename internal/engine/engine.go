@@ -17,7 +17,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -212,7 +211,7 @@ func (e *Engine) handle(req *request) response {
 		}
 		return errorResponse(api)
 	}
-	b, err := json.Marshal(out)
+	b, err := encodeAnswer(out)
 	if err != nil {
 		return errorResponse(serverError("engine: encoding the response: %v", err))
 	}

@@ -51,25 +51,37 @@ func compareIx(a, b ixEntry) int {
 type ixState struct {
 	hash, rng keyDef
 	tableHash string
+	tableRng  string // the table's range key's name, "" for none
 	tree      *btree[ixEntry]
 	bytes     int64
 }
 
 func newIxState(t *table, ix *index) *ixState {
-	return &ixState{hash: ix.hash, rng: ix.rng, tableHash: t.hash.name, tree: newBtree(compareIx)}
+	return &ixState{hash: ix.hash, rng: ix.rng, tableHash: t.hash.name, tableRng: t.rng.name, tree: newBtree(compareIx)}
 }
 
 // entryOf is en's entry in the index, false when the index does not hold
 // it: it lacks one of the index's key attributes or has one of another
 // type (the test of table.project).
 func (x *ixState) entryOf(en *entry) (ixEntry, bool) {
-	h := en.attr(x.hash.name)
-	if h == nil || typeName(h) != x.hash.typ {
-		return ixEntry{}, false
+	// A key attribute of the table's is the entry's own value (and
+	// encoding), shared rather than decoded again: an LSI's hash key, a
+	// GSI's keys when they are the table's.
+	var out ixEntry
+	if x.hash.name == x.tableHash {
+		out = ixEntry{enc: en.enc, en: en}
+	} else {
+		h := en.attr(x.hash.name)
+		if h == nil || typeName(h) != x.hash.typ {
+			return ixEntry{}, false
+		}
+		out = ixEntry{enc: encodeKey(h), en: en}
 	}
-	out := ixEntry{enc: encodeKey(h), en: en}
 	if x.rng.name != "" {
-		r := en.attr(x.rng.name)
+		r := en.rng
+		if x.rng.name != x.tableRng {
+			r = en.attr(x.rng.name)
+		}
 		if r == nil || typeName(r) != x.rng.typ {
 			return ixEntry{}, false
 		}

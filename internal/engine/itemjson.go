@@ -13,24 +13,28 @@ import (
 // would reach each value by reflection and render it into a buffer of its
 // own.
 func (m item) MarshalJSON() ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, 2+len(m)*24))
+	writeWireItem(buf, m)
+	return buf.Bytes(), nil
+}
+
+// writeWireItem writes m as item.MarshalJSON does.
+func writeWireItem(buf *bytes.Buffer, m item) {
 	if m == nil {
-		return []byte("null"), nil
+		buf.WriteString("null")
+		return
 	}
 	var arr [16]string
 	keys := arr[:0]
-	size := 2
 	for k := range m {
 		keys = append(keys, k)
-		size += len(k) + 16
 	}
 	slices.Sort(keys)
-	buf := bytes.NewBuffer(make([]byte, 0, size))
 	buf.WriteByte('{')
 	for i, k := range keys {
 		writeAttr(buf, i, k, m[k].v)
 	}
 	buf.WriteByte('}')
-	return buf.Bytes(), nil
 }
 
 // readItem is an item a read returns, rendered as item is: a Query or
@@ -39,24 +43,28 @@ func (m item) MarshalJSON() ([]byte, error) {
 type readItem map[string]types.AttributeValue
 
 func (m readItem) MarshalJSON() ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, 2+len(m)*24))
+	writeReadItem(buf, m)
+	return buf.Bytes(), nil
+}
+
+// writeReadItem writes m as readItem.MarshalJSON does.
+func writeReadItem(buf *bytes.Buffer, m readItem) {
 	if m == nil {
-		return []byte("null"), nil
+		buf.WriteString("null")
+		return
 	}
 	var arr [16]string
 	keys := arr[:0]
-	size := 2
 	for k := range m {
 		keys = append(keys, k)
-		size += len(k) + 16
 	}
 	slices.Sort(keys)
-	buf := bytes.NewBuffer(make([]byte, 0, size))
 	buf.WriteByte('{')
 	for i, k := range keys {
 		writeAttr(buf, i, k, m[k])
 	}
 	buf.WriteByte('}')
-	return buf.Bytes(), nil
 }
 
 // writeAttr writes the i-th attribute of an item, name k and value v.

@@ -76,8 +76,11 @@ type (
 // ten minutes: the parameters of the transaction that succeeded with it and
 // the items it wrote, which a repeat reads for its consumed capacity.
 type tokenEntry struct {
-	token  string
-	params string // canonicalParams of its TransactItems
+	token string
+	// params are its TransactItems as they came: a repeat compares their
+	// canonicalParams, so that the transactions that do not repeat (most)
+	// do not pay for it.
+	params []json.RawMessage
 	at     time.Time
 	keys   []txnKey
 }
@@ -132,12 +135,10 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 	case len(in.TransactItems) > maxTxnActions:
 		return nil, validation("Member must have length less than or equal to %d", maxTxnActions)
 	}
-	var params string
 	if token != "" {
-		params = canonicalParams(in.TransactItems)
 		e.forgetTokens(s)
 		if te := s.tokens[token]; te != nil && e.now().Sub(te.at) < tokenLife {
-			if te.params != params {
+			if canonicalParams(te.params) != canonicalParams(in.TransactItems) {
 				return nil, newError(http.StatusBadRequest, nsDynamo+"IdempotentParameterMismatchException", "")
 			}
 			return e.repeatAnswer(s, te, in.ReturnConsumedCapacity), nil
@@ -236,7 +237,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		caps.add(a.w.t, 2*writeUnits(size), ix, 2)
 	}
 	if token != "" {
-		te := &tokenEntry{token: token, params: params, at: e.now(), keys: keys}
+		te := &tokenEntry{token: token, params: in.TransactItems, at: e.now(), keys: keys}
 		s.tokens[token] = te
 		s.aging = append(s.aging, te)
 	}

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"bytes"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -112,6 +112,9 @@ func checkItem(m map[string]types.AttributeValue) (map[string]types.AttributeVal
 // form: plain decimal notation, no exponent, no leading or trailing zeros
 // ("1E2" is "100", "-0.0" is "0").
 func number(s string) (string, error) {
+	if plainInteger(s) {
+		return s, nil
+	}
 	if err := attrs.CheckNumber(s); err != nil {
 		switch {
 		case strings.Contains(err.Error(), "significant digits"):
@@ -127,6 +130,22 @@ func number(s string) (string, error) {
 	return plainNumber(attrs.CanonicalNumber(s)), nil
 }
 
+// plainInteger reports whether s is an integer already in stored form:
+// an optional minus, then 1 to 38 digits, the first not 0 unless s is "0".
+// Most numbers are; they skip checking and canonicalising.
+func plainInteger(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if len(d) == 0 || len(d) > 38 || d[0] == '0' && s != "0" {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // magnitude is the sign of a number's decimal exponent, read from its
 // canonical form: > 0 for large numbers, < 0 for small ones.
 func magnitude(s string) int {
@@ -137,7 +156,7 @@ func magnitude(s string) int {
 	}
 	digits := strings.TrimPrefix(c[:i], "-")
 	var exp int
-	fmt.Sscan(c[i+1:], &exp)
+	exp, _ = strconv.Atoi(c[i+1:])
 	return len(digits) + exp
 }
 
@@ -154,7 +173,7 @@ func plainNumber(c string) string {
 		sign, digits = "-", digits[1:]
 	}
 	var exp int
-	fmt.Sscan(c[i+1:], &exp)
+	exp, _ = strconv.Atoi(c[i+1:])
 	switch {
 	case exp >= 0:
 		return sign + digits + strings.Repeat("0", exp)

@@ -35,6 +35,16 @@ func (a *av) UnmarshalJSON(b []byte) error {
 	if k := jsonKind(b); k != "object" && k != "null" {
 		return wrongType(b, reflect.TypeOf(a).Elem())
 	}
+	if v, ok := fastValue(b); ok {
+		a.v = v
+		return nil
+	}
+	return a.decodeGeneral(b)
+}
+
+// decodeGeneral reads an attribute value, b a JSON object or null, in any
+// form JSON allows.
+func (a *av) decodeGeneral(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
@@ -171,10 +181,10 @@ func writeValue(buf *bytes.Buffer, v types.AttributeValue) {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
 		buf.WriteString(`{"S":`)
-		writeString(buf, v.Value)
+		writeText(buf, v.Value)
 	case *types.AttributeValueMemberN:
 		buf.WriteString(`{"N":`)
-		writeString(buf, v.Value)
+		writeText(buf, v.Value)
 	case *types.AttributeValueMemberB:
 		buf.WriteString(`{"B":"`)
 		buf.WriteString(base64.StdEncoding.EncodeToString(v.Value))
@@ -190,7 +200,7 @@ func writeValue(buf *bytes.Buffer, v types.AttributeValue) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeString(buf, s)
+			writeText(buf, s)
 		}
 		buf.WriteByte(']')
 	case *types.AttributeValueMemberNS:
@@ -199,7 +209,7 @@ func writeValue(buf *bytes.Buffer, v types.AttributeValue) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeString(buf, s)
+			writeText(buf, s)
 		}
 		buf.WriteByte(']')
 	case *types.AttributeValueMemberBS:
@@ -242,7 +252,7 @@ func writeMap(buf *bytes.Buffer, m map[string]types.AttributeValue) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		writeString(buf, k)
+		writeText(buf, k)
 		buf.WriteByte(':')
 		writeValue(buf, m[k])
 	}
