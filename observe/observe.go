@@ -25,13 +25,15 @@ type Observer interface {
 }
 
 // Func is an Observer made of a function: it returns ctx as is, so it
-// starts no spans. A nil Func must not be given to the library (a nil
-// Observer is what means "none").
+// starts no spans. A nil Func observes nothing (a nil Observer is the
+// usual way to say "none").
 type Func func(ctx context.Context, e Event)
 
-// Observe calls f and returns ctx.
+// Observe calls f and returns ctx; a nil f does nothing.
 func (f Func) Observe(ctx context.Context, e Event) context.Context {
-	f(ctx, e)
+	if f != nil {
+		f(ctx, e)
+	}
 	return ctx
 }
 

@@ -79,7 +79,12 @@ type HolderChangedError struct {
 	NowToken int64
 }
 
+// Error describes the refusal; a nil *HolderChangedError gives a fixed
+// string rather than panicking.
 func (e *HolderChangedError) Error() string {
+	if e == nil {
+		return "pessimistic: <nil HolderChangedError>"
+	}
 	return fmt.Sprintf("pessimistic: force release %q: held by %s (token %d) now, not by %s (token %d); nothing removed",
 		e.Name, e.NowOwner, e.NowToken, e.Owner, e.Token)
 }
@@ -97,7 +102,12 @@ type NotAcquiredError struct {
 	Queued int
 }
 
+// Error names the lock and its holder; a nil *NotAcquiredError gives a
+// fixed string rather than panicking.
 func (e *NotAcquiredError) Error() string {
+	if e == nil {
+		return "pessimistic: <nil NotAcquiredError>"
+	}
 	if e.Queued > 0 {
 		return fmt.Sprintf("pessimistic: lock %q held by %s (token %d), %d ahead in the queue", e.Name, e.Owner, e.Token, e.Queued)
 	}

@@ -297,6 +297,9 @@ func (l *Locker) usable() error {
 	if l == nil {
 		return errNilLocker
 	}
+	if l.client == nil {
+		return errZeroLocker
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -194,6 +194,10 @@ var canceledContext = func() context.Context {
 // errNilLease is what the methods of a nil *Lease report.
 var errNilLease = fmt.Errorf("%w: nil *Lease", ErrNotHeld)
 
+// errZeroLease is what Release and SaveAndRelease report for a Lease that
+// no Locker made.
+var errZeroLease = fmt.Errorf("%w: a zero Lease; get one from Acquire, Do or LockItem", ErrInvalidOption)
+
 // Err returns why the lease ended early: [ErrLeaseLost] if another owner
 // took the lock (or an operator's [Locker.ForceRelease] removed it),
 // [ErrUnreachable] if heartbeats could not reach DynamoDB in time,
@@ -426,7 +430,9 @@ func (s *Lease) stopHeartbeats(cause error) {
 // Release is idempotent: once a lease has ended through Release,
 // SaveAndRelease or Do (whatever their result), a later Release makes no
 // call and returns nil, so a deferred Release after an explicit one is
-// harmless. Release of a nil *Lease returns an error matching [ErrNotHeld].
+// harmless. Release of a nil *Lease returns an error matching [ErrNotHeld];
+// of a Lease not made by a Locker (a zero Lease), one matching
+// [ErrInvalidOption], and nothing is sent.
 func (s *Lease) Release(ctx context.Context) error {
 	if s == nil {
 		return errNilLease
@@ -439,6 +445,9 @@ func (s *Lease) Release(ctx context.Context) error {
 // land, with that one): heartbeats stop, and the lease is released or
 // lost. write reports whether an attempt's answer was lost.
 func (s *Lease) finish(ctx context.Context, op string, write func(ctx context.Context, cur string) (lost bool, err error)) error {
+	if s.rec == nil { // a zero Lease: no record, no heartbeats, nothing to end
+		return errZeroLease
+	}
 	s.stopHeartbeats(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -23,7 +23,9 @@ import (
 )
 
 // Locker takes leases on named locks in one lock table. It is safe for
-// concurrent use; one per process and table is enough.
+// concurrent use; one per process and table is enough. Make it with
+// [New]: the calls of a zero Locker return an error matching
+// [ErrInvalidOption] and send nothing.
 type Locker struct {
 	client Client
 	tableP *string
@@ -126,6 +128,10 @@ func (l *Locker) ready(ctx context.Context) error {
 
 // errNilLocker is what the methods of a nil *Locker return.
 var errNilLocker = fmt.Errorf("%w: nil *Locker; make one with New", ErrClosed)
+
+// errZeroLocker is what the methods of a Locker not made by New (a zero
+// Locker, with no client) return.
+var errZeroLocker = fmt.Errorf("%w: a zero Locker; make one with New", ErrInvalidOption)
 
 // Acquire takes the lock called name and returns its lease, which is kept
 // alive by heartbeats until [Lease.Release].

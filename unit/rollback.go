@@ -21,6 +21,9 @@ func (u *Unit) Rollback(ctx context.Context) error {
 	if u == nil {
 		return fmt.Errorf("%w: a nil *Unit", ErrInvalidOption)
 	}
+	if u.c == nil {
+		return errZeroUnit
+	}
 	if u.done {
 		return ErrDone
 	}

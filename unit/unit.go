@@ -19,7 +19,9 @@ import (
 
 // Unit is a unit of work: items locked by [Get] or written by ops given to
 // [Unit.Add], committed all together by [Unit.Commit] or released by
-// [Unit.Rollback]. A Unit is for one goroutine.
+// [Unit.Rollback]. A Unit is for one goroutine. Start it with [Begin]: on
+// a nil or zero Unit, Commit and Rollback return an error matching
+// [ErrInvalidOption] and send nothing.
 type Unit struct {
 	c     Client
 	coord unitproto.Coordinator // the unit's record and pages
@@ -78,12 +80,23 @@ func (it *item) lockState(u *Unit) *unitproto.Lock {
 	return l
 }
 
-// ID returns the unit's id, the key of its record in the coordinator table.
-func (u *Unit) ID() string { return u.id }
+// ID returns the unit's id, the key of its record in the coordinator table;
+// "" for a nil *Unit.
+func (u *Unit) ID() string {
+	if u == nil {
+		return ""
+	}
+	return u.id
+}
 
 // Started returns when the unit began, by its clock: its age for
-// wait-die (see [KeepAge]).
-func (u *Unit) Started() time.Time { return time.Unix(0, u.start) }
+// wait-die (see [KeepAge]). A nil *Unit returns the zero time.Time.
+func (u *Unit) Started() time.Time {
+	if u == nil {
+		return time.Time{}
+	}
+	return time.Unix(0, u.start)
+}
 
 // Begin starts a unit of work whose record is kept in the coordinator
 // table named by the [Coordinator] option (required). It writes the record
@@ -133,6 +146,9 @@ func (u *Unit) check() error {
 	if u == nil {
 		return fmt.Errorf("%w: a nil *Unit; start one with Begin", ErrInvalidOption)
 	}
+	if u.c == nil {
+		return errZeroUnit
+	}
 	if u.done {
 		return ErrDone
 	}
@@ -141,6 +157,9 @@ func (u *Unit) check() error {
 	}
 	return nil
 }
+
+// errZeroUnit is what the calls of a Unit not made by Begin return.
+var errZeroUnit = fmt.Errorf("%w: a zero Unit; start one with Begin", ErrInvalidOption)
 
 // itemFor returns the unit's entry for an item, making it if needed.
 func (u *Unit) itemFor(table string, key map[string]types.AttributeValue) *item {
