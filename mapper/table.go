@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -278,7 +278,7 @@ func setVersion(v reflect.Value, n int64) {
 // Write tokens: a random prefix per process and a counter, so they are
 // unique across processes without a random draw per write.
 var (
-	tokenPrefix  = strconv.FormatUint(rand.Uint64(), 36) + "."
+	tokenPrefix  = strconv.FormatUint(rnd.Uint64(), 36) + "."
 	tokenCounter atomic.Uint64
 )
 

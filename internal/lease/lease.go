@@ -8,7 +8,6 @@ package lease
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 )
 
 // DefaultDuration is the lease of a holder that sets none.
@@ -56,7 +56,7 @@ var hostname = sync.OnceValue(func() string {
 // suffix, so that two holders on one host are told apart.
 func DefaultOwner() string {
 	var b [4]byte
-	_, _ = rand.Read(b[:])
+	rnd.Read(b[:])
 	return hostname() + "-" + hex.EncodeToString(b[:])
 }
 
