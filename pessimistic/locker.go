@@ -18,6 +18,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -34,7 +35,7 @@ type Locker struct {
 
 	memory memory
 
-	checkMu  sync.Mutex     // one table check at a time
+	checkMu  syncx.Mutex    // one table check at a time (held across calls: see syncx)
 	checked  atomic.Bool    // the table was found to be a lock table
 	replicas *replica.Guard // and one a lease can protect (not an eventually consistent global table)
 }
