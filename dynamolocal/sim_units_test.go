@@ -1,0 +1,11 @@
+//go:build go1.26 && simunits
+
+package dynamolocal_test
+
+import "testing"
+
+// TestSimDigestUnits is TestSimDigest with the units. It does not pass
+// yet: some seeds give two histories, where a unit's parallel finishing
+// writes are served in another order (the cause is not found yet). Run it
+// with make sim-units.
+func TestSimDigestUnits(t *testing.T) { simDigest(t, contended, 5) }
