@@ -26,6 +26,7 @@ type fencedLog struct {
 	landed  []int64
 	stale   []error // the errors of writes by a holder past its lease
 	skipped bool    // the deliberate fault: a stale write sent without its fence
+	crashed bool    // holder "crash" crashed
 }
 
 // violations is the lock checker: the tokens of the writes that landed
@@ -111,12 +112,14 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 			_ = lease.Release(ctx)
 		})
 		s.Wait()
+		log.crashed = s.Crashed("crash")
 	}
 }
 
 // TestSimLocks runs lockWorkload over many seeds and checks its
 // invariants; a violation names its seed and how to replay it.
 func TestSimLocks(t *testing.T) {
+	crashes := 0
 	for _, seed := range dynamolocal.SimSeeds(20) {
 		log := &fencedLog{}
 		dynamolocal.Simulate(t, seed, lockWorkload(log))
@@ -126,7 +129,14 @@ func TestSimLocks(t *testing.T) {
 		if len(log.stale) != 1 {
 			t.Errorf("seed %d: %d stale writes, want 1", seed, len(log.stale))
 		}
+		if log.crashed {
+			crashes++
+		}
 	}
+	if crashes == 0 {
+		t.Error("no seed crashed the holder \"crash\"")
+	}
+	t.Logf("%d seeds crashed the holder \"crash\"", crashes)
 }
 
 // TestSimLocksCheckerFails breaks the invariant on purpose (the paused
