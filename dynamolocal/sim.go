@@ -51,9 +51,25 @@ func SimSeeds(def int) []uint64 {
 	return seeds
 }
 
-// ErrCrashed is the error of a crashed client's requests, given them when
-// the simulation ends.
+// ErrCrashed is the message of the answers a crashed client's requests
+// get when the simulation ends (error code SimulationEnded).
 var ErrCrashed = errors.New("dynamolocal: the simulated client crashed")
+
+// simDrain is how long Simulate waits, in virtual time, for the library's
+// goroutines to stop once the workload is done.
+const simDrain = 2 * time.Minute
+
+// ended is the answer to a request of a crashed client once the workload
+// is done, or of anyone after the simulation ended: a client error, which
+// the SDK does not retry, so that the goroutines still running stop.
+func ended(req *http.Request, err error) *http.Response {
+	return errorResponse(req, http.StatusBadRequest, "SimulationEnded", err.Error())
+}
+
+// ErrSimEnded is the message of the answer to a request sent after the
+// simulation ended, by a goroutine of the library still running then
+// (error code SimulationEnded).
+var ErrSimEnded = errors.New("dynamolocal: the simulation has ended")
 
 // SimResult is what a simulation served.
 type SimResult struct {
@@ -89,7 +105,8 @@ type Sim struct {
 	held     []*simCall // the calls of crashed clients
 	starts   []func()   // actors waiting for their turn to start
 	running  int        // actors neither returned nor crashed
-	ending   bool
+	ending   bool       // the workload is done: crashed clients' calls fail at once
+	closed   bool       // the scheduler is gone: every call fails at once
 	exited   chan struct{}
 	actors   int // actor goroutines not returned
 	kick     chan struct{}
@@ -147,6 +164,10 @@ func Simulate(t *testing.T, seed uint64, workload func(s *Sim)) SimResult {
 		s.Wait()
 		s.finish()
 		<-done
+		// The library's goroutines still running (a dead unit's sends,
+		// an SDK backoff) meet ErrSimEnded and stop within this virtual
+		// time; a bubble ends only with its goroutines.
+		time.Sleep(simDrain)
 		if s.schedErr != nil {
 			t.Error(s.schedErr)
 		}
@@ -380,9 +401,12 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 		key: c.name + "\x00" + req.Header.Get("X-Amz-Target") + "\x00" + string(body)}
 	s.mu.Lock()
 	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return ended(req, ErrSimEnded), nil
 	case c.crashed && s.ending:
 		s.mu.Unlock()
-		return nil, ErrCrashed
+		return ended(req, ErrCrashed), nil
 	case c.crashed:
 		s.held = append(s.held, call)
 	default:
@@ -393,6 +417,9 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 	select {
 	case r := <-call.reply:
 		time.Sleep(r.latency)
+		if r.err == ErrCrashed {
+			return ended(req, ErrCrashed), nil
+		}
 		return r.resp, r.err
 	case <-req.Context().Done():
 		s.mu.Lock()

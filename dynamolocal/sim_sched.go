@@ -36,13 +36,19 @@ func (s *Sim) schedule() {
 		}
 		s.pending = slices.DeleteFunc(s.pending, func(c *simCall) bool { return c.gone })
 		if len(s.pending) == 0 {
+			select {
+			case <-s.stop:
+				s.closed = true // later requests fail at once (ErrSimEnded)
+				s.mu.Unlock()
+				return
+			default:
+			}
 			s.mu.Unlock()
 			select {
 			case <-s.kick:
-				continue
 			case <-s.stop:
-				return
 			}
+			continue
 		}
 		slices.SortStableFunc(s.pending, func(a, b *simCall) int { return strings.Compare(a.key, b.key) })
 		i := s.pick.IntN(len(s.pending))
@@ -59,6 +65,11 @@ func (s *Sim) serve(call *simCall) {
 	c := call.c
 	s.mu.Lock()
 	if c.crashed { // crashed while its call waited
+		if s.ending {
+			s.mu.Unlock()
+			call.reply <- simReply{err: ErrCrashed} // Do answers it
+			return
+		}
 		s.held = append(s.held, call)
 		s.mu.Unlock()
 		return
@@ -93,7 +104,7 @@ func (s *Sim) serve(call *simCall) {
 	}
 	s.mu.Lock()
 	s.lines = append(s.lines, line)
-	if c.crashAfter == n {
+	if c.crashAfter == n && !s.ending {
 		s.crashLocked(c)
 		s.held = append(s.held, call)
 		s.mu.Unlock()
