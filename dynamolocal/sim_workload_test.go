@@ -104,13 +104,13 @@ func simTransfer(ctx context.Context, c *dynamodb.Client, acc *mapper.Table[simA
 	return false, nil
 }
 
-// contended is the digest test's workload: two FIFO lock holders writing
-// fenced counts, two units moving money between the same accounts, a
-// Modify and an ExactlyOnce Update under lost answers, and Recover.
-func contended(s *dynamolocal.Sim) { contendedWith(s, true) }
-
-// contendedNoUnits is contended without its units.
+// contendedNoUnits is the digest test's workload: two FIFO lock holders
+// writing fenced counts, a Modify and an ExactlyOnce Update under lost
+// answers, and Recover.
 func contendedNoUnits(s *dynamolocal.Sim) { contendedWith(s, false) }
+
+// contendedWith is the contended workload, with two units moving money
+// between the same accounts if units.
 
 func contendedWith(s *dynamolocal.Sim, units bool) {
 	acc := simSetup(s)
