@@ -13,7 +13,7 @@ BENCHSTAT := $(GOBIN)/benchstat
 # A count has no deadline, so a loaded machine only makes the run slower.
 FUZZTIME ?= 100000x
 
-.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local test-guregu
+.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local test-guregu sim sim-units
 
 ## demo: the voting example against the embedded DynamoDB engine (ARGS="-voters 200")
 demo:
@@ -34,6 +34,15 @@ lint: tools
 	$(STATICCHECK) ./...
 	cd bench && $(STATICCHECK) ./...
 	cd otel && $(STATICCHECK) ./...
+
+## sim: the simulation tests of dynamolocal over SEEDS seeds each (default 1000); replay one with -sim.seed=N
+SEEDS ?= 1000
+sim:
+	$(GO) test -count=1 -timeout 30m -run 'TestSim' ./dynamolocal/ -sim.seeds=$(SEEDS)
+
+## sim-units: the digest test of a workload with units, not deterministic yet (see dynamolocal/sim_units_test.go)
+sim-units:
+	$(GO) test -tags simunits -count=1 -run 'TestSimDigestUnits' ./dynamolocal/ -sim.seeds=$(SEEDS)
 
 ## conformance: the differential suite, the embedded engine against AWS DynamoDB Local (Java 17+, npm)
 conformance:

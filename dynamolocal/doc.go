@@ -93,6 +93,45 @@
 // which loses the answers of given calls by their number per operation;
 // the loss itself is the transport's.
 //
+// # Simulations
+//
+// [Simulate] (Go 1.26) runs a workload in a testing/synctest bubble on a
+// fresh embedded engine made inside it, so that the engine's time is the
+// bubble's virtual time, and a seed fixes the whole history:
+//
+//   - Clients have names ([Sim.Client]); actors ([Sim.Go]) run on them and
+//     start one at a time. Every request goes to a scheduler, one goroutine
+//     in the bubble that, once everything else is durably blocked
+//     (synctest.Wait), serves one pending request drawn by the seed among
+//     them sorted by client and body, and answers it after a seeded
+//     latency of one to two milliseconds of virtual time, so that
+//     goroutines woken by answers or timers wake one at a time. Inside a
+//     simulation call [Sim.Wait], not synctest.Wait.
+//   - Faults: [Sim.Inject] for every client (by operation, table, key),
+//     [Sim.InjectClient] for one client, its After and Times counting that
+//     client's requests (the n-th request: After n-1, Times 1); the faults
+//     are the engine's ([Fault]). [Sim.CrashAfter] makes a client crash at
+//     its n-th next request (applied, answer never delivered): from then on
+//     its requests reach nothing and block until the simulation ends, then
+//     fail with [ErrCrashed]. [Sim.Cut] refuses a client's requests for a
+//     virtual duration.
+//   - The library's random choices (owner names, unit ids, tokens,
+//     backoffs, jitter) are all drawn from crypto/rand, which Simulate seeds
+//     with testing/cryptotest.SetGlobalRandom, so the test must not be
+//     parallel. [Sim.Rand] gives the workload a seeded stream per client.
+//   - [SimResult] holds the transcript (every request and answer as JSON
+//     with sorted keys, with its virtual time, client and fault) and its
+//     digest: the same seed gives the same digest. [SimSeeds] reads
+//     -sim.seed (replay one seed) and -sim.seeds (how many); a failed
+//     simulation logs its seed and the command that replays it.
+//
+// Known limits: a workload whose units commit several items in parallel
+// does not yet replay with the same digest for every seed (make
+// sim-units shows it); and with GOMAXPROCS above 1 a few seeds of the
+// lock workload give two histories, where two goroutines of one client
+// (an actor and its lease's) send at one virtual instant; make sim shows
+// them. The cause of both is not found yet.
+//
 // # Clients
 //
 // [Server.Client] and [Server.NewClient] return clients for region

@@ -397,7 +397,7 @@ func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue,
 		} else if tries > 0 || item == nil || item[plan.LockAttr] != nil {
 			break
 		}
-		owner, start := newToken(), t.turns.clock()
+		owner, start := t.newToken(), t.turns.clock()
 		granted, got, terr := t.takeTurn(c.ctx, c.k, owner, start)
 		if terr != nil {
 			return nil, terr

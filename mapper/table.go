@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -36,6 +36,8 @@ type Table[T any] struct {
 	turns turns // Modify's turns per key
 
 	replicas *replica.Guard // refuses conditional writes to an eventually consistent global table
+
+	tokens tokens // the write tokens of this Table's writes
 }
 
 // NewTable returns a Table for items of type T stored in the table name.
@@ -100,6 +102,7 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 	}
 	t.c.table = name
 	t.pt.Replicas = t.replicas // a transaction's ops are guarded as the table's own writes
+	t.tokens.prefix = strconv.FormatUint(rnd.Uint64(), 36) + "."
 	return t, nil
 }
 
@@ -272,15 +275,18 @@ func setVersion(v reflect.Value, n int64) {
 	v.SetInt(n)
 }
 
-// Write tokens: a random prefix per process and a counter, so they are
-// unique across processes without a random draw per write.
-var (
-	tokenPrefix  = strconv.FormatUint(rand.Uint64(), 36) + "."
-	tokenCounter atomic.Uint64
-)
+// tokens makes write tokens: a random prefix per Table and a counter, so
+// they are unique across processes without a random draw per write. The
+// prefix is drawn per Table, not per process, so that a simulation that
+// fixes the random draws (dynamolocal's runner) sees the same tokens each
+// time it runs a seed in the same process.
+type tokens struct {
+	prefix  string
+	counter atomic.Uint64
+}
 
-func newToken() string {
+func (t *Table[T]) newToken() string {
 	var buf [32]byte
-	b := append(buf[:0], tokenPrefix...)
-	return string(strconv.AppendUint(b, tokenCounter.Add(1), 36))
+	b := append(buf[:0], t.tokens.prefix...)
+	return string(strconv.AppendUint(b, t.tokens.counter.Add(1), 36))
 }

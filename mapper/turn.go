@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 )
 
 // Modify's turn across processes: a single-slot reservation kept in the
@@ -178,7 +178,7 @@ func (ts *turns) held(d time.Duration) {
 // hold), never past the turn's expiry, with jitter.
 func turnWait(hold time.Duration, tries int, item map[string]types.AttributeValue, now int64) time.Duration {
 	n := 1 << min(tries/2, turnWaitGrowth)
-	d := time.Duration(float64(max(hold, minTurnWait)) * float64(n) * (0.5 + rand.Float64()))
+	d := time.Duration(float64(max(hold, minTurnWait)) * float64(n) * (0.5 + rnd.Float64()))
 	if _, u, ok := turnOf(item); ok {
 		if left := time.Duration(u-now+1) * time.Millisecond; left < d {
 			d = max(left, 0)

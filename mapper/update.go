@@ -212,7 +212,7 @@ func (t *Table[T]) finishActions(w *plan.Write, o *WriteOptions, to dest) {
 		w.Actions = append(w.Actions, plan.TopAction(plan.Set, w.Fence.Attr, attrs.N(w.Fence.Token)))
 	}
 	if t.opts.TokenAttribute != "" && to == toSingle && !o.ExactlyOnce {
-		w.Token = newToken()
+		w.Token = t.newToken()
 		w.Actions = append(w.Actions, plan.TopAction(plan.Set, t.opts.TokenAttribute, &types.AttributeValueMemberS{Value: w.Token}))
 	}
 }

@@ -59,7 +59,7 @@ func (t *Table[T]) planPut(v reflect.Value, o *WriteOptions, to dest) (*plan.Wri
 		av[w.Fence.Attr] = attrs.N(w.Fence.Token)
 	}
 	if t.opts.TokenAttribute != "" && to == toSingle && !o.ExactlyOnce {
-		w.Token = newToken()
+		w.Token = t.newToken()
 		av[t.opts.TokenAttribute] = a.S(w.Token)
 	}
 	if err := t.checkSize(av, w); err != nil {

@@ -1,8 +1,9 @@
 package pessimistic
 
 import (
-	"math/rand/v2"
 	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 )
 
 // nextHold folds a new sample of the time between changes of the head
@@ -85,7 +86,7 @@ func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Durat
 		d = p.due.Sub(now)
 	}
 	d = min(max(d, floor), o.LeaseDuration)
-	return d - d/10 + rand.N(d/5+1) // ±10%, so that waiters do not wake in step
+	return d - d/10 + rnd.N(d/5+1) // ±10%, so that waiters do not wake in step
 }
 
 // handOver is how often the head changes when each holds for hold: the

@@ -17,6 +17,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 )
 
 // record is where a lease lives: a lock's record, a FIFO queue entry, or a
@@ -86,14 +87,14 @@ type Lease struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	mu        sync.Mutex // serializes the record's writes, and guards the fields below
-	rvn       string     // our record version, as stored
-	maybe     string     // a record version written with an unknown outcome...
-	maybeSent time.Time  // ...and when it was sent
-	lastOK    time.Time  // when the last write known to have landed was sent
-	next      int64      // a FIFO release's hand-over: the next holder's ticket
-	prev      *holder    // set once, before the lease is returned: the holder it took over from (nil: none)
-	headAt    time.Time  // FIFO: when it found itself at the head (set once, before the lease is returned)
+	mu        syncx.Mutex // serializes the record's writes, and guards the fields below
+	rvn       string      // our record version, as stored
+	maybe     string      // a record version written with an unknown outcome...
+	maybeSent time.Time   // ...and when it was sent
+	lastOK    time.Time   // when the last write known to have landed was sent
+	next      int64       // a FIFO release's hand-over: the next holder's ticket
+	prev      *holder     // set once, before the lease is returned: the holder it took over from (nil: none)
+	headAt    time.Time   // FIFO: when it found itself at the head (set once, before the lease is returned)
 
 	state    sync.Mutex // guards the fields below, never held across a call
 	released bool

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"sync"
@@ -19,6 +18,8 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/internal/rnd"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 	"github.com/optimist-dynamo/optimist/version"
 )
 
@@ -37,7 +38,7 @@ type Locker struct {
 
 	memory memory
 
-	checkMu  sync.Mutex     // one table check at a time
+	checkMu  syncx.Mutex    // one table check at a time (held across calls: see syncx)
 	checked  atomic.Bool    // the table was found to be a lock table
 	replicas *replica.Guard // and one a lease can protect (not an eventually consistent global table)
 }
@@ -338,7 +339,7 @@ func (w *waiter) next() (time.Duration, bool) {
 	if w.bounded && !now.Before(w.deadline) {
 		return 0, false
 	}
-	d := w.o.PollInterval/2 + rand.N(w.o.PollInterval+1) // [poll/2, 3poll/2]
+	d := w.o.PollInterval/2 + rnd.N(w.o.PollInterval+1) // [poll/2, 3poll/2]
 	if w.obs.rvn != "" {
 		if due := w.obs.since.Add(w.obs.lease).Sub(now); due > 0 && due < d { // due 0: the takeover was tried; poll, never spin
 			d = due
@@ -350,7 +351,7 @@ func (w *waiter) next() (time.Duration, bool) {
 	return d, true
 }
 
-func newRvn() string { return strconv.FormatUint(rand.Uint64(), 36) }
+func newRvn() string { return strconv.FormatUint(rnd.Uint64(), 36) }
 
 // tryAcquire makes one attempt. It returns the lease, or the holder.
 func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Context, o Options, takeover string) (*Lease, holder, error) {

@@ -1,13 +1,13 @@
 package txn
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"reflect"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 )
 
 // Tx is a write transaction being assembled: ops are added with [Tx.Add]
@@ -28,7 +28,7 @@ func New(c Client, opts ...Option) *Tx {
 	tx.cfg, tx.err = resolve(opts)
 	if tx.cfg.Token == "" {
 		var b [16]byte
-		_, _ = rand.Read(b[:])
+		rnd.Read(b[:])
 		tx.cfg.Token = hex.EncodeToString(b[:]) // 32 characters
 	}
 	if tx.err == nil && isNil(c) {

@@ -3,6 +3,8 @@ package unit
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -168,8 +170,10 @@ func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
 	}
 	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
 	w.Actions = nil
-	for k, v := range in {
-		w.Actions = append(w.Actions, plan.Action{Kind: plan.Set, Path: plan.Path{{Name: unitproto.Attr}, {Name: k}}, Value: v})
+	// In the keys' order, not the map's: the same unit sends the same
+	// request (a seeded simulation's history depends on it).
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		w.Actions = append(w.Actions, plan.Action{Kind: plan.Set, Path: plan.Path{{Name: unitproto.Attr}, {Name: k}}, Value: in[k]})
 	}
 	w.Conds = append(w.Conds, unitproto.Mine(u.id))
 	if op.Kind != plan.WriteCheck {

@@ -2,7 +2,6 @@ package unit
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
@@ -115,7 +115,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 		return nil, fmt.Errorf("%w: Begin needs a client", ErrInvalidOption)
 	}
 	var b [12]byte
-	_, _ = rand.Read(b[:])
+	rnd.Read(b[:])
 	now := time.Now()
 	u := &Unit{c: c, o: o, id: hex.EncodeToString(b[:]), start: now.UnixNano(), items: map[string]*item{}}
 	if !o.started.IsZero() {

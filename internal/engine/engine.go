@@ -137,21 +137,28 @@ var ErrConnectionLost = errors.New("engine: connection reset by peer (injected)"
 // Do serves req in memory, with no socket: an engine is an HTTP client for
 // the SDK (dynamodb.Options.HTTPClient).
 func (e *Engine) Do(req *http.Request) (*http.Response, error) {
+	resp, _, err := e.do(req, nil)
+	return resp, err
+}
+
+// do is [Engine.Do], with a schedule of faults of the caller's (extra)
+// consulted before the engine's own; it reports the fault extra decided.
+func (e *Engine) do(req *http.Request, extra *Faults) (*http.Response, Fault, error) {
 	var body []byte
 	if req.Body != nil {
 		var err error
 		body, err = io.ReadAll(io.LimitReader(req.Body, maxBody))
 		req.Body.Close()
 		if err != nil {
-			return nil, err
+			return nil, FaultNone, err
 		}
 	}
 	if err := req.Context().Err(); err != nil {
-		return nil, err
+		return nil, FaultNone, err
 	}
-	resp, drop := e.serve(req.Context(), req.Header, body)
+	resp, fault, drop := e.serveWith(req.Context(), req.Header, body, extra)
 	if drop {
-		return nil, ErrConnectionLost
+		return nil, fault, ErrConnectionLost
 	}
 	h := http.Header{}
 	writeHeaders(h, resp, e.reqSeq.Add(1))
@@ -165,7 +172,7 @@ func (e *Engine) Do(req *http.Request) (*http.Response, error) {
 		Body:          io.NopCloser(bytes.NewReader(resp.body)),
 		ContentLength: int64(len(resp.body)),
 		Request:       req,
-	}, nil
+	}, fault, nil
 }
 
 func writeHeaders(h http.Header, resp response, seq uint64) {

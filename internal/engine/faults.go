@@ -298,6 +298,11 @@ func targets(op string, body []byte) []target {
 // is to be dropped.
 func (f *Faults) serve(ctx context.Context, e *Engine, req *request) (response, bool) {
 	fault, r := f.decide(req.op, req.body)
+	return f.apply(ctx, e, req, fault, r)
+}
+
+// apply serves req with fault, which rule r decided (nil for FaultNone).
+func (f *Faults) apply(ctx context.Context, e *Engine, req *request, fault Fault, r *ruleState) (response, bool) {
 	switch fault {
 	case FaultLostResponse:
 		e.handle(req)

@@ -12,13 +12,14 @@
 package lease
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 )
 
 // DefaultDuration is the lease of a holder that sets none.
@@ -37,7 +38,7 @@ var hostname = sync.OnceValue(func() string {
 // suffix, so that two holders on one host are told apart.
 func DefaultOwner() string {
 	var b [4]byte
-	_, _ = rand.Read(b[:])
+	rnd.Read(b[:])
 	return hostname() + "-" + hex.EncodeToString(b[:])
 }
 

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,9 +28,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/optimist-dynamo/optimist/internal/errs"
-
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
+	"github.com/optimist-dynamo/optimist/internal/errs"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 )
 
 // Mode is a table's replication as DynamoDB describes it.
@@ -129,7 +128,7 @@ type Guard struct {
 
 	safe atomic.Bool // learned, and not an eventually consistent global table: nothing more to ask
 
-	mu      sync.Mutex
+	mu      syncx.Mutex // held across DescribeTable: see syncx
 	learned bool
 	info    Info
 }

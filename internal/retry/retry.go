@@ -8,8 +8,9 @@ package retry
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/rnd"
 )
 
 // Policy is how a loop retries: at most MaxAttempts tries in all, and
@@ -53,7 +54,7 @@ func Backoff(attempt int, base, max time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return rand.N(d)
+	return rnd.N(d)
 }
 
 // Sleep waits for d, or until ctx ends (then it returns ctx's error).

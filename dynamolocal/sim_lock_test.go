@@ -1,0 +1,150 @@
+//go:build go1.26
+
+package dynamolocal_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/pessimistic"
+	"github.com/optimist-dynamo/optimist/update"
+)
+
+// fencedLog records the fenced writes of a lock workload: each landed
+// write's token as the item stored it, in the order they landed, and the
+// writes of a holder that lost its lock.
+type fencedLog struct {
+	mu      sync.Mutex
+	landed  []int64
+	stale   []error // the errors of writes by a holder past its lease
+	skipped bool    // the deliberate fault: a stale write sent without its fence
+	crashed bool    // holder "crash" crashed
+}
+
+// violations is the lock checker: the tokens of the writes that landed
+// never fall (so no two holders wrote at once), and every stale write
+// was refused.
+func (l *fencedLog) violations() []string {
+	var out []string
+	for i := 1; i < len(l.landed); i++ {
+		if l.landed[i] < l.landed[i-1] {
+			out = append(out, fmt.Sprintf("write %d landed with token %d after token %d", i, l.landed[i], l.landed[i-1]))
+		}
+	}
+	for _, err := range l.stale {
+		if !errors.Is(err, mapper.ErrConditionFailed) {
+			out = append(out, fmt.Sprintf("a stale holder's write was not refused: %v", err))
+		}
+	}
+	return out
+}
+
+// lockWorkload: holder "pause" takes the lock and is cut off past its
+// lease; holder "crash" queues for it and crashes at a seeded request;
+// holder "b" takes it over and writes. Then "pause" comes back and writes
+// with its old token.
+func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
+	return func(s *dynamolocal.Sim) {
+		simSetup(s)
+		const lease = 3 * time.Second
+		write := func(ctx context.Context, t *mapper.Table[simAccount], token int64, fenced bool) error {
+			opts := []mapper.WriteOption{mapper.Fence("fence", token)}
+			if !fenced {
+				opts = nil
+			}
+			a, err := t.Update(ctx, simAccount{ID: simID(0)}, update.Add("count", 1), opts...)
+			if err == nil {
+				log.mu.Lock()
+				log.landed = append(log.landed, a.Fence)
+				log.mu.Unlock()
+			}
+			return err
+		}
+		holder := func(name string, body func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount])) {
+			s.Go(name, func(ctx context.Context, c *dynamodb.Client) {
+				l, err := pessimistic.New(c, simLocks, pessimistic.Owner(name), pessimistic.LeaseDuration(lease))
+				if err != nil {
+					s.T.Error(err)
+					return
+				}
+				defer l.Close()
+				body(ctx, l, simTable(s, c))
+			})
+		}
+		holder("pause", func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount]) {
+			lease, err := l.Acquire(ctx, "job")
+			if err != nil {
+				s.T.Errorf("pause: Acquire: %v", err)
+				return
+			}
+			_ = write(ctx, t, lease.Token(), true)
+			s.Cut("pause", 3*time.Second+time.Duration(s.Rand("pause").IntN(5000))*time.Millisecond)
+			time.Sleep(10 * time.Second) // paused past its lease
+			err = write(ctx, t, lease.Token(), !log.skipped)
+			log.mu.Lock()
+			log.stale = append(log.stale, err)
+			log.mu.Unlock()
+		})
+		s.CrashAfter("crash", 3+s.Rand("crash").IntN(6))
+		holder("crash", func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount]) {
+			if lease, err := l.Acquire(ctx, "job", pessimistic.FIFO()); err == nil {
+				_ = write(ctx, t, lease.Token(), true)
+			}
+		})
+		holder("b", func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount]) {
+			time.Sleep(time.Second)
+			lease, err := l.Acquire(ctx, "job", pessimistic.Wait(time.Minute))
+			if err != nil {
+				s.T.Errorf("b: Acquire: %v", err)
+				return
+			}
+			if err := write(ctx, t, lease.Token(), true); err != nil {
+				s.T.Logf("b: write: %v", err)
+			}
+			_ = lease.Release(ctx)
+		})
+		s.Wait()
+		log.crashed = s.Crashed("crash")
+	}
+}
+
+// TestSimLocks runs lockWorkload over many seeds and checks its
+// invariants; a violation names its seed and how to replay it.
+func TestSimLocks(t *testing.T) {
+	crashes := 0
+	for _, seed := range dynamolocal.SimSeeds(20) {
+		log := &fencedLog{}
+		dynamolocal.Simulate(t, seed, lockWorkload(log))
+		for _, v := range log.violations() {
+			t.Errorf("seed %d: %s; replay: go test -run '^TestSimLocks$' -sim.seed=%d ./dynamolocal/", seed, v, seed)
+		}
+		if len(log.stale) != 1 {
+			t.Errorf("seed %d: %d stale writes, want 1", seed, len(log.stale))
+		}
+		if log.crashed {
+			crashes++
+		}
+	}
+	if crashes == 0 {
+		t.Error("no seed crashed the holder \"crash\"")
+	}
+	t.Logf("%d seeds crashed the holder \"crash\"", crashes)
+}
+
+// TestSimLocksCheckerFails breaks the invariant on purpose (the paused
+// holder writes without its fence) and wants the checker to say so.
+func TestSimLocksCheckerFails(t *testing.T) {
+	log := &fencedLog{skipped: true}
+	dynamolocal.Simulate(t, 1, lockWorkload(log))
+	if len(log.violations()) == 0 {
+		t.Fatal("an unfenced stale write landed and the checker saw nothing")
+	}
+}

@@ -1,0 +1,142 @@
+//go:build go1.26
+
+package dynamolocal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing/synctest"
+	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/engine"
+)
+
+// schedule is the simulation's scheduler, one goroutine in the bubble. A
+// bubble does not order runnable goroutines, so the scheduler does: once
+// every other goroutine is durably blocked (synctest.Wait), it starts the
+// next actor, or serves one pending request picked by the seeded stream
+// among them sorted by client and body (their arrival order is the
+// runtime's), releases its caller, and waits again. With nothing to do it
+// blocks until a request arrives, which lets virtual time pass.
+func (s *Sim) schedule() {
+	for {
+		synctest.Wait()
+		s.mu.Lock()
+		if len(s.starts) > 0 {
+			f := s.starts[0]
+			s.starts = s.starts[1:]
+			s.mu.Unlock()
+			go f()
+			continue
+		}
+		s.pending = slices.DeleteFunc(s.pending, func(c *simCall) bool { return c.gone })
+		if len(s.pending) == 0 {
+			select {
+			case <-s.stop:
+				s.closed = true // later requests fail at once (ErrSimEnded)
+				s.mu.Unlock()
+				return
+			default:
+			}
+			s.mu.Unlock()
+			select {
+			case <-s.kick:
+			case <-s.stop:
+			}
+			continue
+		}
+		slices.SortStableFunc(s.pending, func(a, b *simCall) int { return strings.Compare(a.key, b.key) })
+		i := s.pick.IntN(len(s.pending))
+		call := s.pending[i]
+		s.pending = slices.Delete(s.pending, i, i+1)
+		s.mu.Unlock()
+		s.serve(call)
+	}
+}
+
+// serve serves one call with its client's faults, cut and crash, records
+// it, and answers its caller (unless the client crashed).
+func (s *Sim) serve(call *simCall) {
+	c := call.c
+	s.mu.Lock()
+	if c.crashed { // crashed while its call waited
+		if s.ending {
+			s.mu.Unlock()
+			call.reply <- simReply{err: ErrCrashed} // Do answers it
+			return
+		}
+		s.held = append(s.held, call)
+		s.mu.Unlock()
+		return
+	}
+	c.n++
+	n, cut, faults := c.n, time.Now().Before(c.cutUntil), c.faults
+	s.mu.Unlock()
+
+	op := strings.TrimPrefix(call.req.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
+	var (
+		resp  *http.Response
+		fault engine.Fault
+		err   error
+		out   []byte
+	)
+	if cut {
+		fault, err = engine.FaultPartitioned, engine.ErrConnectionLost
+	} else {
+		req := call.req.Clone(call.req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(call.body))
+		resp, fault, err = s.eng.DoWith(req, faults)
+	}
+	status := 0
+	if resp != nil {
+		out, _ = io.ReadAll(resp.Body)
+		resp.Body = io.NopCloser(bytes.NewReader(out))
+		status = resp.StatusCode
+	}
+	line := fmt.Sprintf("%v %s#%d %s %s -> %d %s", time.Since(s.start), c.name, n, op, canonical(call.body), status, canonical(out))
+	if fault != engine.FaultNone {
+		line += " [" + fault.String() + "]"
+	}
+	s.mu.Lock()
+	s.lines = append(s.lines, line)
+	if c.crashAfter == n && !s.ending {
+		s.crashLocked(c)
+		s.held = append(s.held, call)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	// The answer travels for a seeded latency of virtual time, so that
+	// time moves as requests are served and goroutines woken by answers
+	// or timers wake at instants of their own, one at a time: goroutines
+	// woken at one instant run in the runtime's order, and so would their
+	// random draws.
+	call.reply <- simReply{resp: resp, err: err, latency: minLatency + time.Duration(s.pick.Int64N(int64(minLatency)))}
+}
+
+// minLatency is the shortest time an answer takes to reach its caller.
+const minLatency = time.Millisecond
+
+// canonical re-encodes a JSON body with its keys sorted, so that two
+// bodies equal as JSON are equal as text; a body that is not JSON is kept.
+func canonical(b []byte) string {
+	if len(b) == 0 {
+		return "-"
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return string(b)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return string(b)
+	}
+	return string(out)
+}
