@@ -20,6 +20,13 @@ func (m item) MarshalJSON() ([]byte, error) {
 
 // writeWireItem writes m as item.MarshalJSON does.
 func writeWireItem(buf *bytes.Buffer, m item) {
+	writeSorted(buf, m, func(a av) types.AttributeValue { return a.v })
+}
+
+// writeSorted writes m (null when nil), its attributes sorted by name,
+// each attribute's value value(m[name]): the one rendering of wire items
+// and read items.
+func writeSorted[V any](buf *bytes.Buffer, m map[string]V, value func(V) types.AttributeValue) {
 	if m == nil {
 		buf.WriteString("null")
 		return
@@ -32,7 +39,7 @@ func writeWireItem(buf *bytes.Buffer, m item) {
 	slices.Sort(keys)
 	buf.WriteByte('{')
 	for i, k := range keys {
-		writeAttr(buf, i, k, m[k].v)
+		writeAttr(buf, i, k, value(m[k]))
 	}
 	buf.WriteByte('}')
 }
@@ -50,21 +57,7 @@ func (m readItem) MarshalJSON() ([]byte, error) {
 
 // writeReadItem writes m as readItem.MarshalJSON does.
 func writeReadItem(buf *bytes.Buffer, m readItem) {
-	if m == nil {
-		buf.WriteString("null")
-		return
-	}
-	var arr [16]string
-	keys := arr[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	buf.WriteByte('{')
-	for i, k := range keys {
-		writeAttr(buf, i, k, m[k])
-	}
-	buf.WriteByte('}')
+	writeSorted(buf, m, func(v types.AttributeValue) types.AttributeValue { return v })
 }
 
 // writeAttr writes the i-th attribute of an item, name k and value v.
