@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -20,28 +19,7 @@ func (m item) MarshalJSON() ([]byte, error) {
 
 // writeWireItem writes m as item.MarshalJSON does.
 func writeWireItem(buf *bytes.Buffer, m item) {
-	writeSorted(buf, m, func(a av) types.AttributeValue { return a.v })
-}
-
-// writeSorted writes m (null when nil), its attributes sorted by name,
-// each attribute's value value(m[name]): the one rendering of wire items
-// and read items.
-func writeSorted[V any](buf *bytes.Buffer, m map[string]V, value func(V) types.AttributeValue) {
-	if m == nil {
-		buf.WriteString("null")
-		return
-	}
-	var arr [16]string
-	keys := arr[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	buf.WriteByte('{')
-	for i, k := range keys {
-		writeAttr(buf, i, k, value(m[k]))
-	}
-	buf.WriteByte('}')
+	writeSortedMap(buf, m, func(buf *bytes.Buffer, a av) error { writeItemValue(buf, a.v); return nil })
 }
 
 // readItem is an item a read returns, rendered as item is: a Query or
@@ -57,16 +35,12 @@ func (m readItem) MarshalJSON() ([]byte, error) {
 
 // writeReadItem writes m as readItem.MarshalJSON does.
 func writeReadItem(buf *bytes.Buffer, m readItem) {
-	writeSorted(buf, m, func(v types.AttributeValue) types.AttributeValue { return v })
+	writeSortedMap(buf, m, func(buf *bytes.Buffer, v types.AttributeValue) error { writeItemValue(buf, v); return nil })
 }
 
-// writeAttr writes the i-th attribute of an item, name k and value v.
-func writeAttr(buf *bytes.Buffer, i int, k string, v types.AttributeValue) {
-	if i > 0 {
-		buf.WriteByte(',')
-	}
-	writeText(buf, k)
-	buf.WriteByte(':')
+// writeItemValue writes an attribute's value as writeValue does, S and N
+// values directly, the commonest in an answer.
+func writeItemValue(buf *bytes.Buffer, v types.AttributeValue) {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
 		buf.WriteString(`{"S":`)
