@@ -25,14 +25,12 @@ import (
 	"github.com/optimist-dynamo/optimist/update"
 )
 
-
 // Invoice must not be sent twice: it is sent under a lock.
 type Invoice struct {
 	ID      string `dynamo:"id,hash"`
 	Sent    bool   `dynamo:"sent"`
 	Version int64  `dynamo:"v,version"`
 }
-
 
 func main() {
 	endpoint := demo.Endpoint()
@@ -148,7 +146,6 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 	return crash(ctx, client, invoices, locksTable, w)
 }
 
-
 // sendInvoice sends an invoice under a lock, twice: with Do, and with
 // Acquire and Release.
 func sendInvoice(ctx context.Context, locker *pessimistic.Locker, invoices *mapper.Table[Invoice]) error {
@@ -180,7 +177,6 @@ func sendInvoice(ctx context.Context, locker *pessimistic.Locker, invoices *mapp
 	// ... work under the lock, with lease.Context() and lease.Token()
 	return nil
 }
-
 
 // panicInDo runs Do with a fn that panics, and recovers the panic, which
 // Do lets go on after releasing the lock.

@@ -28,7 +28,6 @@ import (
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-
 type Customer struct {
 	ID    string `dynamo:"id"`
 	Name  string `dynamo:"name"`
@@ -51,7 +50,6 @@ type Line struct {
 	Qty        int    `dynamo:"qty"`
 	V          int64  `dynamo:"v,version"`
 }
-
 
 func main() {
 	endpoint := demo.Endpoint()

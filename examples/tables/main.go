@@ -23,7 +23,6 @@ import (
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
-
 // Order has a global secondary index "by-status" and a TTL on Expires.
 type Order struct {
 	Customer string    `dynamo:"customer,hash"`
@@ -33,7 +32,6 @@ type Order struct {
 	Expires  time.Time `dynamo:"expires,ttl,unixtime"`
 	Version  int64     `dynamo:"v,version"`
 }
-
 
 func main() {
 	endpoint := demo.Endpoint()

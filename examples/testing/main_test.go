@@ -68,4 +68,3 @@ func TestCrashedHolderIsTakenOverInVirtualTime(t *testing.T) {
 		assert.Greater(t, lease.Token(), held.Token())
 	})
 }
-
