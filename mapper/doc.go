@@ -226,7 +226,7 @@
 // compute identical items. The fault-injection suite at the repository
 // root (TestExactlyOnceUnderFaults) checks the rule under lost answers,
 // refused connections, throttling, 500s and delays, in both modes; the
-// README gives its figures. Batch writes (PutAll, DeleteAll) are outside
+// test logs its counts. Batch writes (PutAll, DeleteAll) are outside
 // this rule: BatchWriteItem carries no conditions and no tokens, and the
 // SDK resends it.
 //
@@ -377,7 +377,7 @@
 //
 // Every method names the DynamoDB call it makes and how many: Get, Put,
 // Update and Delete one each; Modify as its doc says; the batch calls one per 25 (writes) or 100 (reads) items, and
-// one per round of unprocessed items. The README's "Under contention"
+// one per round of unprocessed items. bench/README.md's "Under contention"
 // section compares them with hand-written loops and guregu/dynamo
 // (bench/, make bench).
 //

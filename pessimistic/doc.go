@@ -158,7 +158,7 @@
 // # Choosing
 //
 // The four ways to change shared items, by what they cost in calls and
-// what they give (the README's "Under contention" section has the
+// what they give (bench/README.md, "Under contention", has the
 // figures, from the bench module):
 //
 //   - mapper.Table.Update: one call per change, no read, no conflict. The

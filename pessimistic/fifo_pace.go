@@ -47,7 +47,7 @@ func nextHold(hold, sample time.Duration) time.Duration {
 // Reading earlier (a quarter of hold before the expected turn, and every
 // quarter of hold after) cost more calls and made handovers slower, and an
 // average instead of the low estimate made waiters wake after their turn
-// (BenchmarkContendedSections; the README has the figures).
+// (BenchmarkContendedSections; bench/README.md has the figures).
 func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Duration {
 	now := time.Now()
 	q.mu.Lock()

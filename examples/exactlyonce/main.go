@@ -49,7 +49,7 @@ func main() {
 
 // Run creates the table and alice's account (100), then adds 5 twice
 // through a client whose answers get lost: once with a plain Update, once
-// with ExactlyOnce (the README's code). It prints what it finds to w.
+// with ExactlyOnce (the code the README describes). It prints what it finds to w.
 func Run(ctx context.Context, srv *dynamolocal.Server, table string, w io.Writer) error {
 	if err := mapper.CreateTable[Account](ctx, srv.Client(), table); err != nil {
 		return err

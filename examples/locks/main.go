@@ -25,16 +25,12 @@ import (
 	"github.com/optimist-dynamo/optimist/update"
 )
 
-// readme:begin locks
-
 // Invoice must not be sent twice: it is sent under a lock.
 type Invoice struct {
 	ID      string `dynamo:"id,hash"`
 	Sent    bool   `dynamo:"sent"`
 	Version int64  `dynamo:"v,version"`
 }
-
-// readme:end locks
 
 func main() {
 	endpoint := demo.Endpoint()
@@ -50,7 +46,7 @@ func main() {
 }
 
 // Run creates the invoices table and an invoice, sends it under a lock
-// (the README's code), then shows what the README says of leases, printing
+// (the code the README describes), then shows what the README says of leases, printing
 // each finding to w.
 func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable string, w io.Writer) error {
 	if err := mapper.CreateTable[Invoice](ctx, client, invoicesTable); err != nil {
@@ -64,7 +60,6 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 		return err
 	}
 
-	// readme:begin locks-setup
 	// Once: the lock table (keys pk and sk, TTL). Then one Locker per process.
 	if err := pessimistic.CreateTable(ctx, client, locksTable); err != nil {
 		return err
@@ -74,7 +69,6 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 		return err
 	}
 	defer locker.Close() // stops its heartbeats; releases nothing
-	// readme:end locks-setup
 
 	if err := sendInvoice(ctx, locker, invoices); err != nil {
 		return err
@@ -152,8 +146,6 @@ func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable
 	return crash(ctx, client, invoices, locksTable, w)
 }
 
-// readme:begin locks
-
 // sendInvoice sends an invoice under a lock, twice: with Do, and with
 // Acquire and Release.
 func sendInvoice(ctx context.Context, locker *pessimistic.Locker, invoices *mapper.Table[Invoice]) error {
@@ -185,8 +177,6 @@ func sendInvoice(ctx context.Context, locker *pessimistic.Locker, invoices *mapp
 	// ... work under the lock, with lease.Context() and lease.Token()
 	return nil
 }
-
-// readme:end locks
 
 // panicInDo runs Do with a fn that panics, and recovers the panic, which
 // Do lets go on after releasing the lock.

@@ -44,13 +44,12 @@ func main() {
 	}
 }
 
-// Run makes the table with an observer (the README's code), makes a
+// Run makes the table with an observer (the code the README describes), makes a
 // conflict, and prints to w what the observer counted; the logs go to logs.
 func Run(ctx context.Context, client *dynamodb.Client, table string, w, logs io.Writer) error {
 	if err := mapper.CreateTable[Account](ctx, client, table); err != nil {
 		return err
 	}
-	// readme:begin observe
 	// Every event as a JSON log line (decisions at Info, lost leases and
 	// unknown outcomes at Warn, each write's span and each conflict at
 	// Debug), and a count of conflicts of our own.
@@ -64,7 +63,6 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w, logs io.
 	accounts, err := mapper.NewTable[Account](client, table, func(o *mapper.TableOptions) {
 		o.Observer = obs // also: txn.Observer(obs), pessimistic.Observer(obs), unit.Observer(obs)
 	})
-	// readme:end observe
 	if err != nil {
 		return err
 	}

@@ -28,8 +28,6 @@ import (
 	"github.com/optimist-dynamo/optimist/version"
 )
 
-// readme:begin entities
-
 type Customer struct {
 	ID    string `dynamo:"id"`
 	Name  string `dynamo:"name"`
@@ -53,8 +51,6 @@ type Line struct {
 	V          int64  `dynamo:"v,version"`
 }
 
-// readme:end entities
-
 func main() {
 	endpoint := demo.Endpoint()
 	flag.Parse()
@@ -69,7 +65,6 @@ func main() {
 // Run is the orders service's work on the table named table, printing
 // what it reads to w.
 func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer) error {
-	// readme:begin entities
 	// One table: pk/sk, and gsi1 overloaded (a customer by email, an order with its lines).
 	d := mapper.Design{Table: table, PK: "pk", SK: "sk",
 		Indexes: []mapper.OverloadedIndex{{Name: "gsi1", PK: "gsi1pk", SK: "gsi1sk"}}}
@@ -117,7 +112,6 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 		}
 		return nil
 	}
-	// readme:end entities
 
 	// Create a customer, two orders and their lines.
 	if err := customers.Put(ctx, &Customer{ID: "c1", Name: "Ada", Email: "ada@example.com"}); err != nil {
@@ -135,12 +129,10 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 		}
 	}
 
-	// readme:begin entities
 	// A customer with its orders and their lines: one Query of its partition.
 	if err := show(shop.Query(ctx, mapper.InPartition("CUSTOMER#c1"))); err != nil {
 		return err
 	}
-	// readme:end entities
 
 	// Change an order with a version check: Modify reads it, applies fn and
 	// writes it if its version is still the one read (else it retries).

@@ -23,8 +23,6 @@ import (
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
-// readme:begin tables
-
 // Order has a global secondary index "by-status" and a TTL on Expires.
 type Order struct {
 	Customer string    `dynamo:"customer,hash"`
@@ -34,8 +32,6 @@ type Order struct {
 	Expires  time.Time `dynamo:"expires,ttl,unixtime"`
 	Version  int64     `dynamo:"v,version"`
 }
-
-// readme:end tables
 
 func main() {
 	endpoint := demo.Endpoint()
@@ -48,11 +44,10 @@ func main() {
 	}
 }
 
-// Run creates the table (the README's code), creates it again, writes
+// Run creates the table (the code the README describes), creates it again, writes
 // three orders, one without a status, and reads the open ones through the
 // index, printing what it finds to w.
 func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer) error {
-	// readme:begin tables
 	// One call: keys, attribute definitions, the index, on-demand billing,
 	// TTL; it waits until the table is active. On a table that exists with
 	// this schema it changes nothing; on another, it names every difference.
@@ -67,7 +62,6 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 	if err := orders.Check(ctx); err != nil {
 		return err // errors.Is(err, mapper.ErrSchemaMismatch); the *mapper.MismatchError lists them
 	}
-	// readme:end tables
 	fmt.Fprintln(w, "created, and the table matches Order")
 	if err := mapper.CreateTable[Order](ctx, client, table); err != nil {
 		return err
@@ -108,11 +102,9 @@ func Run(ctx context.Context, client *dynamodb.Client, table string, w io.Writer
 	// A table whose writes all go to one Region may be a global table:
 	// said so, no DescribeTable is asked to check.
 	region := client.Options().Region
-	// readme:begin global-tables
 	orders, err = mapper.NewTable[Order](client, table, func(o *mapper.TableOptions) {
 		o.WriteRegion = region // every write goes to this Region; a client elsewhere is refused
 	})
-	// readme:end global-tables
 	if err != nil {
 		return err
 	}

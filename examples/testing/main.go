@@ -53,7 +53,6 @@ func Run(ctx context.Context, srv *dynamolocal.Server, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// readme:begin testing-fault
 	// The engine applies the first PutItem of s1 and loses its answer; the
 	// SDK sends it again, and the version check refuses the resend.
 	remove, err := srv.Inject(dynamolocal.Rule{
@@ -68,6 +67,5 @@ func Run(ctx context.Context, srv *dynamolocal.Server, w io.Writer) error {
 	err = sessions.Put(ctx, &s) // the write token in the item says the write was ours
 	fmt.Fprintf(w, "Put with its answer lost: err=%v, version %d, answers lost %d\n",
 		err, s.Version, srv.Injected(dynamolocal.FaultLostResponse))
-	// readme:end testing-fault
 	return nil
 }

@@ -22,7 +22,6 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, "Put with its answer lost: err=<nil>, version 1, answers lost 1\n", out.String())
 }
 
-// readme:begin testing
 // TestSessionExpires runs the program, then lets its session expire, in a
 // testing/synctest bubble: the engine made inside it runs on the bubble's
 // virtual time, so half an hour passes at once.
@@ -69,5 +68,3 @@ func TestCrashedHolderIsTakenOverInVirtualTime(t *testing.T) {
 		assert.Greater(t, lease.Token(), held.Token())
 	})
 }
-
-// readme:end testing

@@ -48,7 +48,7 @@ func main() {
 }
 
 // Run creates the accounts table with alice (100) and bob (0), moves 10
-// from alice to bob in a unit (the README's code), then shows a rollback
+// from alice to bob in a unit (the code the README describes), then shows a rollback
 // and a crash, printing what it finds to w.
 func Run(ctx context.Context, client *dynamodb.Client, accountsTable, coordinator string, w io.Writer) error {
 	if err := mapper.CreateTable[Account](ctx, client, accountsTable); err != nil {
@@ -64,7 +64,6 @@ func Run(ctx context.Context, client *dynamodb.Client, accountsTable, coordinato
 		}
 	}
 
-	// readme:begin units
 	// Once: the coordinator table (key "id", TTL), where units are recorded.
 	if err := unit.CreateTable(ctx, client, coordinator); err != nil {
 		return err
@@ -88,11 +87,9 @@ func Run(ctx context.Context, client *dynamodb.Client, accountsTable, coordinato
 	if err := u.Add(accounts.PutOp(alice), accounts.PutOp(bob)); err != nil {
 		return errors.Join(err, u.Rollback(ctx))
 	}
-	// readme:end units
 	if err := meanwhile(ctx, accounts, w); err != nil {
 		return errors.Join(err, u.Rollback(ctx))
 	}
-	// readme:begin units
 	// Until the commit point, plain reads see alice and bob as committed,
 	// and plain writes of them are refused with unit.ErrLocked.
 	if err := u.Commit(ctx); err != nil {
@@ -105,7 +102,6 @@ func Run(ctx context.Context, client *dynamodb.Client, accountsTable, coordinato
 	if err != nil {
 		return err
 	}
-	// readme:end units
 	if err := balances(ctx, accounts, w, "after Commit"); err != nil {
 		return err
 	}
