@@ -217,7 +217,7 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 			var oldItem map[string]types.AttributeValue
 			size := 0
 			if old != nil {
-				oldItem, size = old.item(), old.size
+				oldItem, size = old.item(), old.size()
 			}
 			if next != nil {
 				size = max(size, attrs.ItemSize(next))

@@ -79,7 +79,7 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	out := map[string]any{}
 	size := 0
 	if en := t.items.get(hash, rng); en != nil {
-		size = en.size
+		size = en.size()
 		out["Item"] = wireItem(proj.apply(en.item()))
 	}
 	if c := consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, in.ConsistentRead), nil); c != nil {
@@ -341,7 +341,7 @@ func (e *Engine) finish(w *write, in *writeInput) (any, error) {
 	size := 0
 	if old != nil {
 		oldItem = old.item()
-		size = old.size
+		size = old.size()
 	}
 	if next != nil {
 		size = max(size, attrs.ItemSize(next))
