@@ -227,7 +227,7 @@ func (s *Server) NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	var hc dynamodb.HTTPClient = newSocketClient()
 	if s.eng != nil {
 		hc = s.eng // in memory: no socket
-		optFns = append([]func(*dynamodb.Options){embeddedOptions(s.endpoint)}, optFns...)
+		optFns = append([]func(*dynamodb.Options){engine.ClientOptions(s.endpoint)}, optFns...)
 	}
 	return dynamodb.New(dynamodb.Options{
 		HTTPClient:   hc,

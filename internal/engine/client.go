@@ -1,4 +1,4 @@
-package dynamolocal
+package engine
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	smithyendpoints "github.com/aws/smithy-go/endpoints"
 )
 
-// A client of the embedded engine skips the SDK's work that only a remote
+// A client of the engine in memory skips the SDK's work that only a remote
 // server needs, because most of a request's CPU in memory is the client's:
 // the engine checks no signature, so the client writes the Authorization
 // header's credential scope (access key and region, by which the engine
@@ -22,9 +22,10 @@ import (
 // validation, retries, the response checksum, middleware added by
 // options) runs as for any server.
 
-// embeddedOptions sets the options of a client of the embedded engine
-// served at endpoint.
-func embeddedOptions(endpoint string) func(*dynamodb.Options) {
+// ClientOptions sets the options of an SDK client of the engine, whose
+// requests go to endpoint (a URL the client's HTTPClient reaches the
+// engine by, or none that answers when the engine serves it in memory).
+func ClientOptions(endpoint string) func(*dynamodb.Options) {
 	u, err := url.Parse(endpoint)
 	return func(o *dynamodb.Options) {
 		if err != nil {
