@@ -39,12 +39,6 @@ func (e *entry) size() int { return int(e.sz) }
 // texts (strings, immutable).
 func (e *entry) item() map[string]types.AttributeValue { return decodeItem(e.data()) }
 
-// attr decodes one attribute of the item.
-func (e *entry) attr(name string) types.AttributeValue {
-	v, _ := attrOf(e.data(), name)
-	return v
-}
-
 // ttl reads the item's TTL attribute name as ttlOf does, without
 // decoding it.
 func (e *entry) ttl(name string) (int64, bool) {
