@@ -60,6 +60,28 @@ func TestEmbeddedClientScope(t *testing.T) {
 	require.Empty(t, out.TableNames)
 }
 
+// TestEmbeddedClientBaseEndpoint: a BaseEndpoint given to NewClient is
+// where the requests go, the fixed endpoint notwithstanding.
+func TestEmbeddedClientBaseEndpoint(t *testing.T) {
+	s := dynamolocal.NewEngine(t)
+	var got string
+	c := s.NewClient(func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String("http://elsewhere.invalid:1234")
+		o.Retryer = aws.NopRetryer{}
+		o.HTTPClient = doer(func(r *http.Request) (*http.Response, error) {
+			got = r.URL.Host
+			return s.Transport().RoundTrip(r)
+		})
+	})
+	_, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{})
+	require.NoError(t, err)
+	require.Equal(t, "elsewhere.invalid:1234", got)
+}
+
+type doer func(*http.Request) (*http.Response, error)
+
+func (d doer) Do(r *http.Request) (*http.Response, error) { return d(r) }
+
 func hashTableInput(name string) *dynamodb.CreateTableInput {
 	return &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),

@@ -32,7 +32,7 @@ func ClientOptions(endpoint string) func(*dynamodb.Options) {
 			return // the SDK's resolver reports the endpoint
 		}
 		o.HTTPSignerV4 = scopeSigner{}
-		o.EndpointResolverV2 = fixedEndpoint{*u}
+		o.EndpointResolverV2 = fixedEndpoint{endpoint, *u}
 		o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
 	}
 }
@@ -50,9 +50,20 @@ func (scopeSigner) SignHTTP(_ context.Context, creds aws.Credentials, r *http.Re
 	return nil
 }
 
-// fixedEndpoint resolves every request to one URL.
-type fixedEndpoint struct{ u url.URL }
+// fixedEndpoint resolves every request to one URL, or to the client's
+// BaseEndpoint when options changed it.
+type fixedEndpoint struct {
+	s string
+	u url.URL
+}
 
-func (f fixedEndpoint) ResolveEndpoint(context.Context, dynamodb.EndpointParameters) (smithyendpoints.Endpoint, error) {
+func (f fixedEndpoint) ResolveEndpoint(_ context.Context, p dynamodb.EndpointParameters) (smithyendpoints.Endpoint, error) {
+	if p.Endpoint != nil && *p.Endpoint != f.s {
+		u, err := url.Parse(*p.Endpoint)
+		if err != nil {
+			return smithyendpoints.Endpoint{}, err
+		}
+		return smithyendpoints.Endpoint{URI: *u}, nil
+	}
 	return smithyendpoints.Endpoint{URI: f.u}, nil
 }
