@@ -146,6 +146,16 @@
 // connection" on a 200, which the SDK retries). A client of one's own
 // meets that race against any fast server, cmd/dynamolocal included.
 //
+// The clients of the embedded engine do not sign requests, since the
+// engine checks no signature: their Authorization header carries the
+// credential scope alone (access key, date, region), by which the engine
+// keeps tables apart, and the payload is not hashed; their endpoint is
+// fixed rather than resolved by the SDK's endpoint rules at each request.
+// Most of the CPU of a request in memory is the client's, and these are
+// its costliest steps that serve a remote server only. Validation,
+// retries, the response checksum and middleware of one's own run as
+// usual. A client of one's own, signing, sees the same tables.
+//
 // # What the embedded engine does and does not do
 //
 // It implements, with DynamoDB's semantics and DynamoDB Local's messages:

@@ -218,10 +218,16 @@ func (s *Server) Client() *dynamodb.Client { return s.client }
 // [Server.Client], with optFns applied last. Tests use it to install an HTTP
 // client that injects faults (Options.HTTPClient) or middleware
 // (Options.APIOptions).
+//
+// A client of the embedded engine does not sign its requests (the engine
+// checks no signature): it sends the credential scope alone, and its
+// endpoint is fixed rather than resolved at each request; see the package
+// doc.
 func (s *Server) NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	var hc dynamodb.HTTPClient = newSocketClient()
 	if s.eng != nil {
 		hc = s.eng // in memory: no socket
+		optFns = append([]func(*dynamodb.Options){engine.ClientOptions(s.endpoint)}, optFns...)
 	}
 	return dynamodb.New(dynamodb.Options{
 		HTTPClient:   hc,

@@ -118,7 +118,7 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		units := 0.0
 		for i, k := range bt.keys {
 			en := bt.t.items.get(k[0], k[1])
-			if en != nil && !full && size+en.size > batchGetBytes {
+			if en != nil && !full && size+en.size() > batchGetBytes {
 				full = true
 			}
 			if full {
@@ -136,8 +136,8 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 			if en == nil {
 				continue // a missing item costs nothing in a batch
 			}
-			size += en.size
-			units += readUnits(en.size, bt.consist)
+			size += en.size()
+			units += readUnits(en.size(), bt.consist)
 			got = append(got, wireItem(bt.proj.apply(en.item())))
 		}
 		responses[bt.name] = got

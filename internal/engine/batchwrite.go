@@ -209,15 +209,14 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 				held++
 				continue
 			}
-			old, next, err := bw.w.prepare()
+			old, next, err := bw.w.run()
 			if err != nil {
 				return nil, err
 			}
-			bw.w.apply(next)
 			var oldItem map[string]types.AttributeValue
 			size := 0
 			if old != nil {
-				oldItem, size = old.item(), old.size
+				oldItem, size = old.item(), old.size()
 			}
 			if next != nil {
 				size = max(size, attrs.ItemSize(next))

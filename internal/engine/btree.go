@@ -89,18 +89,11 @@ func (t *btree[T]) put(n *bnode[T], v T) (old T, replaced bool, sep T, right *bn
 			old, n.vals[i] = n.vals[i], v
 			return old, true, sep, nil
 		}
-		n.vals = insertAt(n.vals, i, v)
-		if len(n.vals) <= btreeLeaf {
+		if len(n.vals) < btreeLeaf {
+			n.vals = insertAt(n.vals, i, v)
 			return old, false, sep, nil
 		}
-		mid := len(n.vals) / 2
-		right = &bnode[T]{vals: append(make([]T, 0, btreeLeaf+1), n.vals[mid:]...), prev: n, next: n.next}
-		clear(n.vals[mid:])
-		n.vals = n.vals[:mid]
-		if n.next != nil {
-			n.next.prev = right
-		}
-		n.next = right
+		right = t.splitLeaf(n, i, v)
 		return old, false, right.vals[0], right
 	}
 	i := t.child(n, v)
@@ -120,6 +113,30 @@ func (t *btree[T]) put(n *bnode[T], v T) (old T, replaced bool, sep T, right *bn
 	clear(n.keys[mid:])
 	n.kids, n.keys = n.kids[:mid], n.keys[:mid]
 	return old, replaced, sep, right
+}
+
+// splitLeaf splits the full leaf n to insert v at i and returns the new
+// right sibling. A leaf is split in halves, but the last leaf of the tree
+// stays full when v goes at its end, so that a load in key order fills
+// its leaves. A leaf's values never outgrow btreeLeaf, its capacity.
+func (t *btree[T]) splitLeaf(n *bnode[T], i int, v T) *bnode[T] {
+	mid := len(n.vals) / 2
+	if n.next == nil && i == len(n.vals) {
+		mid = len(n.vals)
+	}
+	right := &bnode[T]{vals: append(make([]T, 0, btreeLeaf), n.vals[mid:]...), prev: n, next: n.next}
+	clear(n.vals[mid:])
+	n.vals = n.vals[:mid]
+	if n.next != nil {
+		n.next.prev = right
+	}
+	n.next = right
+	if i <= mid && mid < btreeLeaf {
+		n.vals = insertAt(n.vals, i, v)
+	} else {
+		right.vals = insertAt(right.vals, i-mid, v)
+	}
+	return right
 }
 
 func insertAt[E any](s []E, i int, v E) []E {

@@ -77,3 +77,33 @@ func TestBtreeAgainstSortedSlice(t *testing.T) {
 	model = nil
 	check()
 }
+
+// TestBtreeInOrder puts values in ascending and in descending order: the
+// tree holds them in order, no leaf outgrows its capacity, and an
+// ascending load fills its leaves.
+func TestBtreeInOrder(t *testing.T) {
+	const n = 5000
+	for _, ascending := range []bool{true, false} {
+		tr := newBtree(cmp.Compare[int])
+		for i := range n {
+			if ascending {
+				tr.Put(i)
+			} else {
+				tr.Put(n - 1 - i)
+			}
+		}
+		leaves, i := 0, 0
+		for l := tr.First().n; l != nil; l = l.next {
+			leaves++
+			require.LessOrEqual(t, cap(l.vals), btreeLeaf)
+			for _, v := range l.vals {
+				require.Equal(t, i, v)
+				i++
+			}
+		}
+		require.Equal(t, n, i)
+		if ascending {
+			require.Equal(t, (n+btreeLeaf-1)/btreeLeaf, leaves)
+		}
+	}
+}

@@ -221,3 +221,23 @@ func attrOf(s, name string) (types.AttributeValue, bool) {
 	}
 	return nil, false
 }
+
+// scalarOf reads the attribute name of the item encoded in s without
+// decoding it: its tag and, for an S, N or B, its text; tag 0 when the
+// item has no such attribute.
+func scalarOf(s, name string) (tag byte, text string) {
+	d := decoder{s: s}
+	for range d.uvarint() {
+		if d.text() != name {
+			d.skip()
+			continue
+		}
+		tag = d.s[d.i]
+		if tag == tagS || tag == tagN || tag == tagB {
+			d.i++
+			text = d.text()
+		}
+		return tag, text
+	}
+	return 0, ""
+}

@@ -44,5 +44,17 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 	_, ok := attrOf(data, "absent")
 	assert.False(t, ok)
+	// scalarOf reads the tag, and the text of an S, N or B, undecoded.
+	for k, v := range item {
+		tag, text := scalarOf(data, k)
+		assert.Equal(t, appendValue(nil, v)[0], tag, k)
+		if _, wantText := valueParts(v); tag == tagS || tag == tagN || tag == tagB {
+			assert.Equal(t, wantText, text, k)
+		} else {
+			assert.Empty(t, text, k)
+		}
+	}
+	tag, _ := scalarOf(data, "absent")
+	assert.Zero(t, tag)
 	assert.Empty(t, decodeItem(encodeItem(map[string]types.AttributeValue{}, 0)))
 }

@@ -15,7 +15,8 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/engine"
 )
 
-// client returns an SDK client served by e in memory.
+// client returns an SDK client served by e in memory, configured as
+// dynamolocal configures its clients (engine.ClientOptions: unsigned).
 func client(e *engine.Engine) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
@@ -24,7 +25,7 @@ func client(e *engine.Engine) *dynamodb.Client {
 			return aws.Credentials{AccessKeyID: "test", SecretAccessKey: "test"}, nil
 		}),
 		HTTPClient: e,
-	})
+	}, engine.ClientOptions("http://engine.invalid"))
 }
 
 // hashTable creates a table with a string hash key "pk".

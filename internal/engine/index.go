@@ -10,36 +10,27 @@ import (
 )
 
 // Secondary indexes are ordered trees of the items they hold (see
-// table.project), kept by every write: sorted by the index's hash key
-// (encoded), then its range key, ties broken by the table's key. DynamoDB
-// leaves the order of items with equal index keys unspecified; this one is
-// deterministic.
+// table.project), kept by every write: sorted by their key strings (see
+// keyenc.go), the index's hash key (encoded), then its range key, ties
+// broken by the table's key. DynamoDB leaves the order of items with
+// equal index keys unspecified; this one is deterministic.
 
 // ixEntry is one item of an index.
 type ixEntry struct {
-	enc string               // encodeKey of the index's hash key value
-	rng types.AttributeValue // the index's range key value; nil without a range key
-	en  *entry               // the table's entry
+	key string // the index's part of the entry's key string
+	en  *entry // the table's entry
 }
 
-// compareIx orders index entries: index partition, index range key, then
-// the table's key.
+// compareIx orders index entries: index partition, index range key (the
+// entries' key strings), then the table's key in DynamoDB's order of key
+// values. An entry's key string holds the index's keys alone: the table's
+// key is read from its item's when two entries tie, which is rare, rather
+// than stored again in every entry.
 func compareIx(a, b ixEntry) int {
-	if c := strings.Compare(a.enc, b.enc); c != 0 {
+	if c := strings.Compare(a.key, b.key); c != 0 {
 		return c
 	}
-	if a.rng != nil {
-		if c := compareKeys(a.rng, b.rng); c != 0 {
-			return c
-		}
-	}
-	if c := compareKeys(a.en.hash, b.en.hash); c != 0 {
-		return c
-	}
-	if a.en.rng != nil {
-		return compareKeys(a.en.rng, b.en.rng)
-	}
-	return 0
+	return compareTableKeys(a.en.key(), b.en.key())
 }
 
 // ixState is the tree of one index and the figures DescribeTable reports
@@ -51,49 +42,52 @@ func compareIx(a, b ixEntry) int {
 type ixState struct {
 	hash, rng keyDef
 	tableHash string
-	tableRng  string // the table's range key's name, "" for none
 	tree      *btree[ixEntry]
 	bytes     int64
 }
 
 func newIxState(t *table, ix *index) *ixState {
-	return &ixState{hash: ix.hash, rng: ix.rng, tableHash: t.hash.name, tableRng: t.rng.name, tree: newBtree(compareIx)}
+	return &ixState{hash: ix.hash, rng: ix.rng, tableHash: t.hash.name, tree: newBtree(compareIx)}
+}
+
+// appendKey appends the index's key string of the item whose attributes get
+// reads (as a tag and a text), false when the index does not hold it: it
+// lacks one of the index's key attributes or has one of another type
+// (the test of table.project).
+func (x *ixState) appendKey(b []byte, get func(name string) (byte, string)) ([]byte, bool) {
+	tag, text := get(x.hash.name)
+	if tagType(tag) != x.hash.typ {
+		return b, false
+	}
+	b = appendPartition(b, tag, text)
+	if x.rng.name != "" {
+		if tag, text = get(x.rng.name); tagType(tag) != x.rng.typ {
+			return b, false
+		}
+		b = appendOrdered(b, tag, text)
+	}
+	return b, true
 }
 
 // entryOf is en's entry in the index, false when the index does not hold
-// it: it lacks one of the index's key attributes or has one of another
-// type (the test of table.project).
+// it.
 func (x *ixState) entryOf(en *entry) (ixEntry, bool) {
-	// A key attribute of the table's is the entry's own value (and
-	// encoding), shared rather than decoded again: an LSI's hash key, a
-	// GSI's keys when they are the table's.
-	var out ixEntry
-	if x.hash.name == x.tableHash {
-		out = ixEntry{enc: en.enc, en: en}
-	} else {
-		h := en.attr(x.hash.name)
-		if h == nil || typeName(h) != x.hash.typ {
-			return ixEntry{}, false
-		}
-		out = ixEntry{enc: encodeKey(h), en: en}
+	var buf [64]byte
+	data := en.data()
+	b, ok := x.appendKey(buf[:0], func(name string) (byte, string) { return scalarOf(data, name) })
+	if !ok {
+		return ixEntry{}, false
 	}
-	if x.rng.name != "" {
-		r := en.rng
-		if x.rng.name != x.tableRng {
-			r = en.attr(x.rng.name)
-		}
-		if r == nil || typeName(r) != x.rng.typ {
-			return ixEntry{}, false
-		}
-		out.rng = r
-	}
-	return out, true
+	return ixEntry{key: string(b), en: en}, true
 }
 
 // counted reports whether en's size counts in the index's.
 func (x *ixState) counted(en *entry) bool {
-	for _, k := range []keyDef{x.hash, x.rng} {
-		if k.name != "" && k.name != x.tableHash && en.attr(k.name) != nil {
+	for _, k := range [2]keyDef{x.hash, x.rng} {
+		if k.name == "" || k.name == x.tableHash {
+			continue
+		}
+		if tag, _ := scalarOf(en.data(), k.name); tag != 0 {
 			return true
 		}
 	}
@@ -105,7 +99,7 @@ func (x *ixState) add(en *entry) {
 		x.tree.Put(e)
 	}
 	if x.counted(en) {
-		x.bytes += int64(en.size)
+		x.bytes += int64(en.size())
 	}
 }
 
@@ -114,7 +108,7 @@ func (x *ixState) remove(en *entry) {
 		x.tree.Delete(e)
 	}
 	if x.counted(en) {
-		x.bytes -= int64(en.size)
+		x.bytes -= int64(en.size())
 	}
 }
 
@@ -127,7 +121,7 @@ func (t *table) indexStats(ix *index) (n, size int64) {
 func (t *table) ixRow(ix *index, x ixEntry) row {
 	full := x.en.item()
 	p := t.project(ix, full)
-	size := x.en.size
+	size := x.en.size()
 	if ix.projType != "ALL" {
 		size = attrs.ItemSize(p)
 	}
@@ -137,15 +131,12 @@ func (t *table) ixRow(ix *index, x ixEntry) row {
 // ixStart is the position of an ExclusiveStartKey among index entries, as
 // an entry to compare with.
 func (t *table) ixStart(ix *index, esk map[string]types.AttributeValue) ixEntry {
-	en := &entry{hash: esk[t.hash.name]}
+	b, _ := ix.st.appendKey(nil, func(name string) (byte, string) { return valueParts(esk[name]) })
+	var rng types.AttributeValue
 	if t.rng.name != "" {
-		en.rng = esk[t.rng.name]
+		rng = esk[t.rng.name]
 	}
-	x := ixEntry{en: en, enc: encodeKey(esk[ix.hash.name])}
-	if ix.rng.name != "" {
-		x.rng = esk[ix.rng.name]
-	}
-	return x
+	return ixEntry{key: string(b), en: keyEntry(tableKey(esk[t.hash.name], rng))}
 }
 
 // segmentOf assigns a partition to one of total segments of a parallel

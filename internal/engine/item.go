@@ -79,7 +79,7 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	out := map[string]any{}
 	size := 0
 	if en := t.items.get(hash, rng); en != nil {
-		size = en.size
+		size = en.size()
 		out["Item"] = wireItem(proj.apply(en.item()))
 	}
 	if c := consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, in.ConsistentRead), nil); c != nil {
@@ -180,16 +180,34 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 	return old, next, nil
 }
 
-// apply stores the outcome of prepare.
-func (w *write) apply(next map[string]types.AttributeValue) {
+// apply stores the outcome of prepare and returns the entry it replaced
+// or removed (nil if none).
+func (w *write) apply(next map[string]types.AttributeValue) *entry {
 	if w.check {
-		return
+		return nil
 	}
 	if next == nil {
-		w.t.items.remove(w.hash, w.rng)
-		return
+		return w.t.items.remove(w.hash, w.rng)
 	}
-	w.t.items.put(newEntry(w.t.hash.name, w.t.rng.name, next))
+	return w.t.items.put(newEntry(w.t.hash.name, w.t.rng.name, next))
+}
+
+// run is prepare then apply. A put or a delete with no condition needs
+// not the current item first: the tree is searched once, by the write,
+// which returns the entry it replaced or removed, where prepare would
+// search it once more.
+func (w *write) run() (old *entry, next map[string]types.AttributeValue, err error) {
+	if w.cond == nil && w.updateErr == nil && !w.check && (w.delete || w.put != nil) {
+		if !w.delete {
+			next = w.put
+		}
+		return w.apply(next), next, nil
+	}
+	if old, next, err = w.prepare(); err != nil {
+		return nil, nil, err
+	}
+	w.apply(next)
+	return old, next, nil
 }
 
 // newWrite checks the parts common to PutItem, UpdateItem and DeleteItem,
@@ -341,7 +359,7 @@ func (e *Engine) finish(w *write, in *writeInput) (any, error) {
 	size := 0
 	if old != nil {
 		oldItem = old.item()
-		size = old.size
+		size = old.size()
 	}
 	if next != nil {
 		size = max(size, attrs.ItemSize(next))

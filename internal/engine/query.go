@@ -68,37 +68,15 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 // queryTable walks the partition of hv between the bounds of rc: the
 // tree finds the first, so a query costs O(log n) plus its page.
 func (r *read) queryTable(hv types.AttributeValue, rc *keyCond, esk map[string]types.AttributeValue, forward bool) func() (row, bool) {
-	want := encodeKey(hv)
-	rlo, rpast := rangeBounds(rc)
-	lo := func(e *entry) bool {
-		c := strings.Compare(e.enc, want)
-		return c > 0 || c == 0 && rlo(e.rng)
-	}
-	past := func(e *entry) bool {
-		c := strings.Compare(e.enc, want)
-		return c > 0 || c == 0 && rpast(e.rng)
-	}
 	if esk != nil && r.t.rng.name == "" {
 		return func() (row, bool) { return row{}, false } // a hash-only table has one item per partition
 	}
+	var fromStart func(*entry) int
 	if esk != nil {
-		k := esk[r.t.rng.name]
-		from := func(e *entry, strict bool) bool {
-			c := strings.Compare(e.enc, want)
-			if c != 0 {
-				return c > 0
-			}
-			c = compareKeys(e.rng, k)
-			return c > 0 || !strict && c == 0
-		}
-		if forward {
-			lo0 := lo
-			lo = func(e *entry) bool { return lo0(e) && from(e, true) }
-		} else {
-			past0 := past
-			past = func(e *entry) bool { return past0(e) || from(e, false) }
-		}
+		start := tableKey(esk[r.t.hash.name], esk[r.t.rng.name])
+		fromStart = func(e *entry) int { return strings.Compare(e.key(), start) }
 	}
+	lo, past := spanTests((*entry).key, encodeKey(hv), rc, forward, fromStart)
 	next := walk(r.t.items.tree, lo, past, forward)
 	return func() (row, bool) {
 		en, ok := next()
@@ -106,38 +84,25 @@ func (r *read) queryTable(hv types.AttributeValue, rc *keyCond, esk map[string]t
 			return row{}, false
 		}
 		m := en.item()
-		return row{item: m, full: m, en: en, size: en.size}, true
+		return row{item: m, full: m, en: en, size: en.size()}, true
 	}
 }
 
-// rangeBounds returns, for the range key condition rc (nil: none), the
-// tests of a range key value that turn true at the first value in range
-// (lo) and at the first beyond it (past), along the key order.
-func rangeBounds(rc *keyCond) (lo, past func(types.AttributeValue) bool) {
-	lo = func(types.AttributeValue) bool { return true }
-	past = func(types.AttributeValue) bool { return false }
-	if rc == nil {
-		return lo, past
-	}
-	v := rc.vals[0]
-	ge := func(x types.AttributeValue) bool { return compareKeys(x, v) >= 0 }
-	gt := func(x types.AttributeValue) bool { return compareKeys(x, v) > 0 }
-	switch rc.op {
-	case "=":
-		lo, past = ge, gt
-	case "<":
-		past = ge
-	case "<=":
-		past = gt
-	case ">":
-		lo = gt
-	case ">=":
-		lo = ge
-	case "BETWEEN":
-		w := rc.vals[1]
-		lo, past = ge, func(x types.AttributeValue) bool { return compareKeys(x, w) > 0 }
-	case "begins_with":
-		lo, past = ge, func(x types.AttributeValue) bool { return ge(x) && !rc.matches(x) }
+// spanTests returns, for the values whose key strings (key) are of
+// partition part pp and whose next part rc accepts, the tests that turn
+// true at the first value in the span (lo) and at the first beyond it
+// (past), along the order; fromStart, when there is a start key, compares
+// a value with it, and the span is cut to the values after it in the
+// direction of the read.
+func spanTests[T any](key func(T) string, pp string, rc *keyCond, forward bool, fromStart func(T) int) (lo, past func(T) bool) {
+	l, h := keyRange(pp, rc)
+	lo = func(v T) bool { return key(v) >= l }
+	past = func(v T) bool { return !below(key(v), h) }
+	switch {
+	case fromStart != nil && forward:
+		lo = func(v T) bool { return key(v) >= l && fromStart(v) > 0 }
+	case fromStart != nil:
+		past = func(v T) bool { return !below(key(v), h) || fromStart(v) >= 0 }
 	}
 	return lo, past
 }
@@ -176,27 +141,15 @@ func walk[T any](t *btree[T], lo, past func(T) bool, forward bool) func() (T, bo
 
 // queryIndex walks the index partition of hv between the bounds of rc.
 func (r *read) queryIndex(hv types.AttributeValue, rc *keyCond, esk map[string]types.AttributeValue, forward bool) func() (row, bool) {
-	want := encodeKey(hv)
-	rlo, rpast := rangeBounds(rc)
-	ranged := r.ix.rng.name != ""
-	lo := func(x ixEntry) bool {
-		c := strings.Compare(x.enc, want)
-		return c > 0 || c == 0 && (!ranged || rlo(x.rng))
+	if r.ix.rng.name == "" {
+		rc = nil
 	}
-	past := func(x ixEntry) bool {
-		c := strings.Compare(x.enc, want)
-		return c > 0 || c == 0 && ranged && rpast(x.rng)
-	}
+	var fromStart func(ixEntry) int
 	if esk != nil {
 		start := r.t.ixStart(r.ix, esk)
-		if forward {
-			lo0 := lo
-			lo = func(x ixEntry) bool { return lo0(x) && compareIx(x, start) > 0 }
-		} else {
-			past0 := past
-			past = func(x ixEntry) bool { return past0(x) || compareIx(x, start) >= 0 }
-		}
+		fromStart = func(x ixEntry) int { return compareIx(x, start) }
 	}
+	lo, past := spanTests(func(x ixEntry) string { return x.key }, encodeKey(hv), rc, forward, fromStart)
 	next := walk(r.ix.st.tree, lo, past, forward)
 	return func() (row, bool) {
 		x, ok := next()

@@ -400,7 +400,7 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 		if r.fetch {
 			it = rw.full
 			if !r.scan {
-				fetched += readUnits(rw.en.size, r.consist)
+				fetched += readUnits(rw.en.size(), r.consist)
 			}
 		}
 		if r.filter != nil {

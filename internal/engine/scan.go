@@ -60,20 +60,21 @@ func (r *read) scanTable(esk map[string]types.AttributeValue, seg, total int) fu
 	tree := r.t.items.tree
 	c := tree.First()
 	if esk != nil {
-		start := &entry{enc: encodeKey(esk[r.t.hash.name])}
+		var rng types.AttributeValue
 		if r.t.rng.name != "" {
-			start.rng = esk[r.t.rng.name]
+			rng = esk[r.t.rng.name]
 		}
-		c = tree.Seek(func(e *entry) bool { return compareEntries(e, start) > 0 })
+		start := tableKey(esk[r.t.hash.name], rng)
+		c = tree.Seek(func(e *entry) bool { return e.key() > start })
 	}
-	next := segmented(tree, c, func(e *entry) string { return e.enc }, seg, total, r.t.rng.name != "")
+	next := segmented(tree, c, func(e *entry) string { return partitionOf(e.key()) }, seg, total, r.t.rng.name != "")
 	return func() (row, bool) {
 		en, ok := next()
 		if !ok {
 			return row{}, false
 		}
 		m := en.item()
-		return row{item: m, full: m, en: en, size: en.size}, true
+		return row{item: m, full: m, en: en, size: en.size()}, true
 	}
 }
 
@@ -112,7 +113,7 @@ func (r *read) scanIndex(esk map[string]types.AttributeValue, seg, total int) fu
 		start := r.t.ixStart(r.ix, esk)
 		c = tree.Seek(func(x ixEntry) bool { return compareIx(x, start) > 0 })
 	}
-	next := segmented(tree, c, func(x ixEntry) string { return x.enc }, seg, total, true)
+	next := segmented(tree, c, func(x ixEntry) string { return partitionOf(x.key) }, seg, total, true)
 	return func() (row, bool) {
 		x, ok := next()
 		if !ok {

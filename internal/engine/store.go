@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,33 +17,42 @@ import (
 // items' TTLs, and the counts and sizes DescribeTable reports, so that no
 // read walks the table.
 
-// entry is one stored item. Its fields never change once stored: a write
-// stores a new entry.
+// entry is one stored item: its key string (see keyenc.go), then the
+// item encoded (see codec.go), in one string. Its fields never change
+// once stored: a write stores a new entry.
 type entry struct {
-	enc  string               // encodeKey(hash)
-	hash types.AttributeValue // the hash key value
-	rng  types.AttributeValue // the range key value, nil for a hash-only table
-	data string               // the item, encoded (see codec.go)
-	size int                  // itemSize of the item
+	s    string
+	klen int32 // the length of the key string
+	sz   int32 // itemSize of the item
 }
+
+// key is the item's key string.
+func (e *entry) key() string { return e.s[:e.klen] }
+
+// data is the item, encoded.
+func (e *entry) data() string { return e.s[e.klen:] }
+
+// size is itemSize of the item.
+func (e *entry) size() int { return int(e.sz) }
 
 // item decodes the stored item: a new map, whose values share the stored
 // texts (strings, immutable).
-func (e *entry) item() map[string]types.AttributeValue { return decodeItem(e.data) }
+func (e *entry) item() map[string]types.AttributeValue { return decodeItem(e.data()) }
 
-// attr decodes one attribute of the item.
-func (e *entry) attr(name string) types.AttributeValue {
-	v, _ := attrOf(e.data, name)
-	return v
-}
-
-// compareEntries orders entries by encoded hash key, then range key.
-func compareEntries(a, b *entry) int {
-	if c := strings.Compare(a.enc, b.enc); c != 0 {
-		return c
+// ttl reads the item's TTL attribute name as ttlOf does, without
+// decoding it.
+func (e *entry) ttl(name string) (int64, bool) {
+	tag, text := scalarOf(e.data(), name)
+	if tag != tagN {
+		return 0, false
 	}
-	return compareKeys(a.rng, b.rng)
+	n, err := strconv.ParseInt(text, 10, 64)
+	return n, err == nil
 }
+
+// compareEntries orders entries by key string: encoded hash key, then
+// range key.
+func compareEntries(a, b *entry) int { return strings.Compare(a.key(), b.key()) }
 
 // ttlEntry is an item's place in the order of expiry.
 type ttlEntry struct {
@@ -77,30 +87,33 @@ type store struct {
 
 func newStore() *store { return &store{tree: newBtree(compareEntries)} }
 
-// encodeKey is the text that identifies a key value (numbers by value).
+// encodeKey is the text that identifies a key value (numbers by value):
+// its partition part (see keyenc.go).
 func encodeKey(v types.AttributeValue) string {
 	return string(attrs.AppendKeyValue(nil, v))
 }
 
 // newEntry is the entry of item, whose key attributes are named hash and
-// rng ("" for none). Its key values are decoded from the stored form, so
-// that they share its texts.
+// rng ("" for none).
 func newEntry(hash, rng string, item map[string]types.AttributeValue) *entry {
 	size := attrs.ItemSize(item)
-	e := &entry{data: encodeItem(item, size), size: size}
-	e.hash = e.attr(hash)
+	var r types.AttributeValue
 	if rng != "" {
-		e.rng = e.attr(rng)
+		r = item[rng]
 	}
-	e.enc = encodeKey(e.hash)
-	return e
+	b := appendTableKey(make([]byte, 0, 32+size+size/4), item[hash], r)
+	klen := len(b)
+	return &entry{s: string(appendItem(b, item)), klen: int32(klen), sz: int32(size)}
 }
 
 // get returns the entry with the given key values, or nil.
 func (s *store) get(hash, rng types.AttributeValue) *entry {
-	en, _ := s.tree.Get(&entry{enc: encodeKey(hash), rng: rng})
+	en, _ := s.tree.Get(keyEntry(tableKey(hash, rng)))
 	return en
 }
+
+// keyEntry is an entry with key string k and no item, to search for.
+func keyEntry(k string) *entry { return &entry{s: k, klen: int32(len(k))} }
 
 // put stores e, replacing an item with the same key, and returns the item
 // replaced (nil if none).
@@ -112,7 +125,7 @@ func (s *store) put(e *entry) *entry {
 		old = nil
 		s.count++
 	}
-	s.bytes += int64(e.size)
+	s.bytes += int64(e.size())
 	s.index(e)
 	return old
 }
@@ -120,7 +133,13 @@ func (s *store) put(e *entry) *entry {
 // remove deletes the item with the given key values and returns it (nil if
 // there was none).
 func (s *store) remove(hash, rng types.AttributeValue) *entry {
-	old, ok := s.tree.Delete(&entry{enc: encodeKey(hash), rng: rng})
+	return s.removeKey(tableKey(hash, rng))
+}
+
+// removeKey deletes the item with key string k and returns it (nil if
+// there was none).
+func (s *store) removeKey(k string) *entry {
+	old, ok := s.tree.Delete(keyEntry(k))
 	if !ok {
 		return nil
 	}
@@ -133,7 +152,7 @@ func (s *store) remove(hash, rng types.AttributeValue) *entry {
 // (and its size from the table's).
 func (s *store) index(e *entry) {
 	if s.ttl != nil {
-		if exp, ok := ttlOf(e.attr(s.ttlAttr)); ok {
+		if exp, ok := e.ttl(s.ttlAttr); ok {
 			s.ttl.Put(ttlEntry{exp, e})
 		}
 	}
@@ -143,9 +162,9 @@ func (s *store) index(e *entry) {
 }
 
 func (s *store) unindex(e *entry) {
-	s.bytes -= int64(e.size)
+	s.bytes -= int64(e.size())
 	if s.ttl != nil {
-		if exp, ok := ttlOf(e.attr(s.ttlAttr)); ok {
+		if exp, ok := e.ttl(s.ttlAttr); ok {
 			s.ttl.Delete(ttlEntry{exp, e})
 		}
 	}
@@ -173,7 +192,7 @@ func (s *store) setTTL(name string) {
 	}
 	s.ttl = newBtree(compareTTL)
 	s.all(func(en *entry) bool {
-		if exp, ok := ttlOf(en.attr(name)); ok {
+		if exp, ok := en.ttl(name); ok {
 			s.ttl.Put(ttlEntry{exp, en})
 		}
 		return true

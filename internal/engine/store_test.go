@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -14,11 +15,19 @@ import (
 // without an index key or with one of another type, and checks after each
 // round that every index's tree, its count and size, the TTL order and the
 // table's count and size are what a walk over the items computes.
+// The table's hash key is a string, then a number (whose order in ties
+// between index entries is read from partition parts).
 func TestStoreKeepsIndexesAndTTL(t *testing.T) {
-	tb := &table{hash: keyDef{"pk", "S"}, rng: keyDef{"sk", "N"}, items: newStore()}
+	for _, typ := range []string{"S", "N"} {
+		t.Run("hash="+typ, func(t *testing.T) { testStoreKeeps(t, typ) })
+	}
+}
+
+func testStoreKeeps(t *testing.T, hashType string) {
+	tb := &table{hash: keyDef{"pk", hashType}, rng: keyDef{"sk", "N"}, items: newStore()}
 	tb.gsis = []*index{{name: "g", global: true, hash: keyDef{"g", "S"}, rng: keyDef{"gr", "N"}, projType: "KEYS_ONLY"},
 		{name: "h", global: true, hash: keyDef{"g", "N"}, projType: "ALL"}}
-	tb.lsis = []*index{{name: "l", hash: keyDef{"pk", "S"}, rng: keyDef{"l", "S"}, projType: "INCLUDE", nonKey: []string{"x"}}}
+	tb.lsis = []*index{{name: "l", hash: keyDef{"pk", hashType}, rng: keyDef{"l", "S"}, projType: "INCLUDE", nonKey: []string{"x"}}}
 	st := tb.items
 	st.syncIndexes(tb)
 	st.setTTL("exp")
@@ -27,6 +36,9 @@ func TestStoreKeepsIndexesAndTTL(t *testing.T) {
 	N := func(i int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(i)} }
 	randItem := func() map[string]types.AttributeValue {
 		m := map[string]types.AttributeValue{"pk": S("p" + strconv.Itoa(rng.IntN(20))), "sk": N(rng.IntN(30) - 10)}
+		if hashType == "N" {
+			m["pk"] = N(rng.IntN(40) - 20)
+		}
 		switch rng.IntN(3) {
 		case 0:
 			m["g"] = S("g" + strconv.Itoa(rng.IntN(5)))
@@ -59,30 +71,29 @@ func TestStoreKeepsIndexesAndTTL(t *testing.T) {
 		}
 		var all []*entry
 		var bytes int64
-		st.all(func(en *entry) bool { all = append(all, en); bytes += int64(en.size); return true })
-		require.True(t, slices.IsSortedFunc(all, compareEntries))
+		st.all(func(en *entry) bool { all = append(all, en); bytes += int64(en.size()); return true })
+		require.True(t, slices.IsSortedFunc(all, func(a, b *entry) int {
+			return refCompare(a.item(), b.item(), [][2]string{{"pk", "P"}, {"sk", "R"}})
+		}))
 		require.Equal(t, len(all), st.count)
 		require.Equal(t, bytes, st.bytes)
 		for _, ix := range append(append([]*index(nil), tb.gsis...), tb.lsis...) {
-			var want []ixEntry
+			var want []*entry
 			var size int64
 			for _, en := range all {
 				full := en.item()
 				if p := tb.project(ix, full); p != nil {
-					x := ixEntry{enc: encodeKey(p[ix.hash.name]), en: en}
-					if ix.rng.name != "" {
-						x.rng = p[ix.rng.name]
-					}
-					want = append(want, x)
+					want = append(want, en)
 				}
 				for _, k := range []keyDef{ix.hash, ix.rng} {
 					if _, ok := full[k.name]; ok && k.name != "" && k.name != tb.hash.name {
-						size += int64(en.size)
+						size += int64(en.size())
 						break
 					}
 				}
 			}
-			slices.SortFunc(want, compareIx)
+			order := [][2]string{{ix.hash.name, "P"}, {ix.rng.name, "R"}, {"pk", "R"}, {"sk", "R"}}
+			slices.SortFunc(want, func(a, b *entry) int { return refCompare(a.item(), b.item(), order) })
 			var got []ixEntry
 			c := ix.st.tree.First()
 			for x, ok := c.Next(); ok; x, ok = c.Next() {
@@ -90,7 +101,7 @@ func TestStoreKeepsIndexesAndTTL(t *testing.T) {
 			}
 			require.Equal(t, len(want), len(got), ix.name)
 			for i := range want {
-				require.Same(t, want[i].en, got[i].en, ix.name)
+				require.Same(t, want[i], got[i].en, ix.name)
 			}
 			n, sz := tb.indexStats(ix)
 			require.Equal(t, int64(len(want)), n)
@@ -110,4 +121,25 @@ func TestStoreKeepsIndexesAndTTL(t *testing.T) {
 		}
 		require.Equal(t, ttls, got)
 	}
+}
+
+// refCompare orders two items as the trees must, by key values rather
+// than key strings: by each named attribute in turn, P by its encodeKey
+// text (the order of partitions), R in DynamoDB's order of key values;
+// an absent attribute (a key the index lacks) compares equal.
+func refCompare(a, b map[string]types.AttributeValue, order [][2]string) int {
+	for _, o := range order {
+		x, y := a[o[0]], b[o[0]]
+		if o[0] == "" || x == nil || y == nil {
+			continue
+		}
+		c := compareKeys(x, y)
+		if o[1] == "P" {
+			c = strings.Compare(encodeKey(x), encodeKey(y))
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }

@@ -29,7 +29,7 @@ func (e *Engine) sweep() {
 				expired = append(expired, x.en)
 			}
 			for _, en := range expired {
-				st.remove(en.hash, en.rng)
+				st.removeKey(en.key())
 			}
 		}
 	}

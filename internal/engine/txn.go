@@ -210,7 +210,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		keys[i] = txnKey{table: a.w.t.name, hash: a.w.hash, rng: a.w.rng}
 		oldItem, size := (map[string]types.AttributeValue)(nil), 0
 		if o := outs[i].old; o != nil {
-			oldItem, size = o.item(), o.size
+			oldItem, size = o.item(), o.size()
 		}
 		var ix map[*index]float64
 		if a.kind != "conditionCheck" {

@@ -103,7 +103,7 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 		responses[i] = map[string]any{}
 		size := 0
 		if en := g.t.items.get(g.hash, g.rng); en != nil {
-			size = en.size
+			size = en.size()
 			m := g.proj.apply(en.item())
 			if m == nil {
 				m = map[string]types.AttributeValue{}

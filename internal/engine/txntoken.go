@@ -89,7 +89,7 @@ func (e *Engine) repeatAnswer(s *scope, te *tokenEntry, mode string) map[string]
 		}
 		size := 0
 		if en := t.items.get(k.hash, k.rng); en != nil {
-			size = en.size
+			size = en.size()
 		}
 		caps.add(t, 2*readUnits(size, true), nil, 1)
 	}
