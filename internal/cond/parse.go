@@ -143,7 +143,7 @@ func parse(expr string) (*Expr, error) {
 		return nil, invalid("Expression size has exceeded the maximum allowed size; expression size: %d", len(expr))
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, invalid("The expression can not be empty;")
+		return nil, blankError(expr)
 	}
 	toks, err := lex(expr)
 	if err != nil {

@@ -33,7 +33,7 @@ func parseProjection(expr string) (*Projection, error) {
 		return nil, invalid("Expression size has exceeded the maximum allowed size;")
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, invalid("The expression can not be empty;")
+		return nil, blankError(expr)
 	}
 	toks, err := lex(expr)
 	if err != nil {

@@ -142,7 +142,7 @@ func (x *exprs) condition(param string, s *string) (*cond.Expr, error) {
 	if s == nil {
 		return nil, nil
 	}
-	if strings.TrimSpace(*s) == "" {
+	if *s == "" {
 		return nil, validation("Invalid %s: The expression can not be empty;", param)
 	}
 	e, err := cond.ParseAs(*s, param)
@@ -198,7 +198,7 @@ func (x *exprs) projection(s *string) (*projection_, error) {
 	if s == nil {
 		return nil, nil
 	}
-	if strings.TrimSpace(*s) == "" {
+	if *s == "" {
 		return nil, validation("Invalid ProjectionExpression: The expression can not be empty;")
 	}
 	p, err := cond.ParseProjection(*s)
@@ -261,7 +261,7 @@ func (x *exprs) updateExpr(s *string) (*cond.Update, error) {
 	if s == nil {
 		return emptyUpdate, nil
 	}
-	if strings.TrimSpace(*s) == "" {
+	if *s == "" {
 		return nil, validation("Invalid UpdateExpression: The expression can not be empty;")
 	}
 	u, err := cond.ParseUpdate(*s)

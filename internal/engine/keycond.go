@@ -250,7 +250,7 @@ func (x *exprs) keyConditions(s *string, raw map[string]av) (root *knode, check 
 	if s == nil {
 		return nil, none, nil
 	}
-	if strings.TrimSpace(*s) == "" {
+	if *s == "" {
 		return nil, nil, validation("Invalid KeyConditionExpression: The expression can not be empty;")
 	}
 	e, err := cond.ParseAs(*s, "KeyConditionExpression")

@@ -165,6 +165,9 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	if err := schemaShape(in.KeySchema); err != nil {
 		return nil, err
 	}
+	if len(in.AttributeDefinitions) == 0 {
+		return nil, validation("No Attribute Schema Defined")
+	}
 	defs := map[string]string{}
 	for _, d := range in.AttributeDefinitions {
 		if err := checkAttrName(d.AttributeName); err != nil {
@@ -237,6 +240,11 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	}
 	switch in.BillingMode {
 	case "PAY_PER_REQUEST":
+		// DynamoDB refuses throughput on an on-demand table (DynamoDB Local
+		// ignores it; see known.go).
+		if in.ProvisionedThroughput != nil {
+			return nil, validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
 		t.billing = "PAY_PER_REQUEST"
 	case "", "PROVISIONED":
 		t.billing = "PROVISIONED"
@@ -259,6 +267,9 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	default:
 		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
 	}
+	if err := checkStream(in.StreamSpecification); err != nil {
+		return nil, err
+	}
 	if t.tags, err = createTags(in.Tags); err != nil {
 		return nil, err
 	}
@@ -274,6 +285,15 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	t.items.syncIndexes(t)
 	s.tables[t.name] = t
 	return map[string]any{"TableDescription": t.describe(e)}, nil
+}
+
+// checkStream refuses a stream enabled without a view type, as DynamoDB
+// Local does: the view type says what the stream's records hold.
+func checkStream(s *streamSpecification) error {
+	if s != nil && s.StreamEnabled && s.StreamViewType == "" {
+		return validation("Invalid StreamViewType: Stream ViewType must not be null or empty when enabling streams.")
+	}
+	return nil
 }
 
 // positive reports whether both units of p are given and at least 1.

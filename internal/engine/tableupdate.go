@@ -71,6 +71,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		nt.rcu, nt.wcu = capacity(in.ProvisionedThroughput)
 	}
 	if in.StreamSpecification != nil {
+		if err := checkStream(in.StreamSpecification); err != nil {
+			return nil, err
+		}
 		if in.StreamSpecification.StreamEnabled {
 			nt.stream = in.StreamSpecification
 		} else {
