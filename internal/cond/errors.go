@@ -63,9 +63,9 @@ func prefixed(err error, param string) error {
 // error at its end that quotes it whole.
 func blankError(expr string) error {
 	if expr == "" {
-		return invalid("The expression can not be empty;")
+		return invalid(msgExpressionCanNotEmpty)
 	}
-	return invalid("Syntax error; token: \"<EOF>\", near: \"%s\"", expr)
+	return invalid(msgSyntaxErrorTokenEOFNear, expr)
 }
 
 // syntaxErrorAt is DynamoDB's syntax error at token i: the token, and the
@@ -84,5 +84,5 @@ func syntaxErrorAt(src string, toks []token, i int) error {
 	if i+1 < len(toks) && toks[i+1].kind != tokEOF {
 		end = toks[i+1].pos + len(toks[i+1].text)
 	}
-	return invalid("Syntax error; token: \"%s\", near: \"%s\"", text, src[start:end])
+	return invalid(msgSyntaxErrorTokenNear, text, src[start:end])
 }
