@@ -32,6 +32,8 @@ import (
 //	KeyConditions          Query.KeyConditionExpressions.html
 //	QueryFilter            Query.FilterExpression.html
 //	Pagination             Query.Pagination.html / Scan.html#Scan.Pagination
+//	NamingRules            HowItWorks.NamingRulesDataTypes.html#HowItWorks.NamingRules
+//	TTL                    howitworks-ttl.html
 //	API_<Op>               the API reference page of the operation
 
 // docCatalog is the ProductCatalog table of the developer guide's

@@ -118,8 +118,8 @@ func docMoreCases() []tcase {
 		c("Syntax/condition-blank-refused", vErr, " "),
 		c("Syntax/condition-empty-refused", vErr, ""),
 		g("Syntax/projection-blank-refused", vErr, " "),
-		r("Syntax/key-condition-blank-refused", query(vErr, docReply, " ", nil)),
-		r("Syntax/filter-blank-refused", query(vErr, docReply, "Id = :id", func(in *dynamodb.QueryInput) { in.FilterExpression = str("  ") }, ":id", S("x"))),
+		r("KeyConditions/blank-refused", query(vErr, docReply, " ", nil)),
+		r("QueryFilter/blank-refused", query(vErr, docReply, "Id = :id", func(in *dynamodb.QueryInput) { in.FilterExpression = str("  ") }, ":id", S("x"))),
 		u("Syntax/trailing-comma-refused", vErr, "SET Price = :p,", types.ReturnValueAllNew, ":p", N("1")),
 		u("SET/add-decimal", "", "ADD Price :d", types.ReturnValueUpdatedNew, ":d", N("0.1")),
 		u("SET/list_append-two-values", "", "SET Fresh = list_append(:a, :b)", types.ReturnValueUpdatedNew, ":a", L(N("1")), ":b", L(N("2"))),
@@ -172,8 +172,8 @@ func docMoreCases() []tcase {
 				return &dynamodb.QueryInput{TableName: str(n.T("o")), KeyConditionExpression: str("pk = :p AND sk < :s"),
 					ExpressionAttributeValues: it(":p", S("p"), ":s", B("\x80"))}
 			})),
-		docCase("Comparators/string-order-supplementary", delIf("", "123", "Title < :t", ":t", S("\U0001F600"))),
-		docCase("Comparators/binary-order-unsigned", delIf("", "123", "Image < :b", ":b", B("\xff"))),
+		docCase("OperatorsAndFunctions/Comparators/string-order-supplementary", delIf("", "123", "Title < :t", ":t", S("\U0001F600"))),
+		docCase("OperatorsAndFunctions/Comparators/binary-order-unsigned", delIf("", "123", "Image < :b", ":b", B("\xff"))),
 		// Transactions and tokens.
 		docCase("API_TransactWriteItems/capacity-total", st("", func(n namer) any {
 			return &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
@@ -207,6 +207,7 @@ func docMoreCases() []tcase {
 			}),
 			put("t", it("pk", S("a"), "exp", N("1"))),
 			put("t", it("pk", S("b"), "exp", S("not a number"))),
+			getKey("t", it("pk", S("a"))),
 			getKey("t", it("pk", S("b")))),
 		// UpdateTable with nothing to change.
 		tc("doc/API_UpdateTable/nothing", create("t", "pk", tS, "", ""), st(vErr, func(n namer) any {
