@@ -192,80 +192,15 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	if t.rng.name != "" {
 		used[t.rng.name] = true
 	}
-	if len(in.LocalSecondaryIndexes) > 0 {
-		if t.rng.name == "" {
-			return nil, validation(msgLocalSecondaryIndicesNotAllowed)
-		}
-		if len(in.LocalSecondaryIndexes) > 5 {
-			return nil, validation(msgTooManyLSIs)
-		}
-	}
-	names := map[string]bool{}
-	lim := &indexLimits{provisioned: in.BillingMode == "" || in.BillingMode == "PROVISIONED"}
-	for _, li := range in.LocalSecondaryIndexes {
-		if names[li.IndexName] {
-			return nil, validation(msgDuplicateLSIName)
-		}
-		ix, err := t.newIndex(li, false, defs, names, lim)
-		if err != nil {
-			return nil, err
-		}
-		t.lsis = append(t.lsis, ix)
-		used[ix.hash.name], used[ix.rng.name] = true, true
-	}
-	if len(in.GlobalSecondaryIndexes) > maxGSIs {
-		return nil, validation(msgTooManyGSIs)
-	}
-	gnames := map[string]bool{}
-	for _, gi := range in.GlobalSecondaryIndexes {
-		if gnames[gi.IndexName] {
-			return nil, validation(msgDuplicateGSIName)
-		}
-		if names[gi.IndexName] {
-			return nil, validation(msgLocalSecondaryIndicesGlobalSecondary)
-		}
-		gnames[gi.IndexName] = true
-	}
-	for _, gi := range in.GlobalSecondaryIndexes {
-		ix, err := t.newIndex(gi, true, defs, names, lim)
-		if err != nil {
-			return nil, err
-		}
-		t.gsis = append(t.gsis, ix)
-		used[ix.hash.name], used[ix.rng.name] = true, true
+	if err := t.createIndexes(in, defs, used); err != nil {
+		return nil, err
 	}
 	delete(used, "")
 	if len(used) != len(defs) {
 		return nil, validation(msgNumberAttributesKeySchemaMatch)
 	}
-	switch in.BillingMode {
-	case "PAY_PER_REQUEST":
-		// DynamoDB refuses throughput on an on-demand table (DynamoDB Local
-		// ignores it; see known.go).
-		if in.ProvisionedThroughput != nil {
-			return nil, validation(msgNeitherReadCapacityUnitsNorWriteCapacityUnitsCan)
-		}
-		t.billing = "PAY_PER_REQUEST"
-	case "", "PROVISIONED":
-		t.billing = "PROVISIONED"
-		if in.ProvisionedThroughput == nil {
-			return nil, validation(msgNoProvisionedThroughputSpecifiedTable)
-		}
-		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
-			return nil, err
-		}
-		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
-		for i, gi := range in.GlobalSecondaryIndexes {
-			if gi.ProvisionedThroughput == nil {
-				return nil, validation(msgNoProvisionedThroughputSpecifiedGlobal)
-			}
-			if !positive(gi.ProvisionedThroughput) {
-				return nil, validation(msgGlobalSecondaryIndexSRead)
-			}
-			t.gsis[i].rcu, t.gsis[i].wcu = capacity(gi.ProvisionedThroughput)
-		}
-	default:
-		return nil, validation(msgConstraintBillingModeSatisfyEnumSet, in.BillingMode)
+	if err := t.createBilling(in); err != nil {
+		return nil, err
 	}
 	if err := checkStream(in.StreamSpecification); err != nil {
 		return nil, err
@@ -285,6 +220,88 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	t.items.syncIndexes(t)
 	s.tables[t.name] = t
 	return map[string]any{"TableDescription": t.describe(e)}, nil
+}
+
+// createIndexes reads the indexes of a CreateTable into t, in DynamoDB
+// Local's order (local ones first), marking their key attributes in used.
+func (t *table) createIndexes(in *createTableInput, defs map[string]string, used map[string]bool) error {
+	if len(in.LocalSecondaryIndexes) > 0 {
+		if t.rng.name == "" {
+			return validation(msgLocalSecondaryIndicesNotAllowed)
+		}
+		if len(in.LocalSecondaryIndexes) > 5 {
+			return validation(msgTooManyLSIs)
+		}
+	}
+	names := map[string]bool{}
+	lim := &indexLimits{provisioned: in.BillingMode == "" || in.BillingMode == "PROVISIONED"}
+	for _, li := range in.LocalSecondaryIndexes {
+		if names[li.IndexName] {
+			return validation(msgDuplicateLSIName)
+		}
+		ix, err := t.newIndex(li, false, defs, names, lim)
+		if err != nil {
+			return err
+		}
+		t.lsis = append(t.lsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	if len(in.GlobalSecondaryIndexes) > maxGSIs {
+		return validation(msgTooManyGSIs)
+	}
+	gnames := map[string]bool{}
+	for _, gi := range in.GlobalSecondaryIndexes {
+		if gnames[gi.IndexName] {
+			return validation(msgDuplicateGSIName)
+		}
+		if names[gi.IndexName] {
+			return validation(msgLocalSecondaryIndicesGlobalSecondary)
+		}
+		gnames[gi.IndexName] = true
+	}
+	for _, gi := range in.GlobalSecondaryIndexes {
+		ix, err := t.newIndex(gi, true, defs, names, lim)
+		if err != nil {
+			return err
+		}
+		t.gsis = append(t.gsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	return nil
+}
+
+// createBilling reads a CreateTable's billing mode and throughput into t.
+func (t *table) createBilling(in *createTableInput) error {
+	switch in.BillingMode {
+	case "PAY_PER_REQUEST":
+		// DynamoDB refuses throughput on an on-demand table (DynamoDB Local
+		// ignores it; see known.go).
+		if in.ProvisionedThroughput != nil {
+			return validation(msgNeitherReadCapacityUnitsNorWriteCapacityUnitsCan)
+		}
+		t.billing = "PAY_PER_REQUEST"
+	case "", "PROVISIONED":
+		t.billing = "PROVISIONED"
+		if in.ProvisionedThroughput == nil {
+			return validation(msgNoProvisionedThroughputSpecifiedTable)
+		}
+		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
+			return err
+		}
+		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
+		for i, gi := range in.GlobalSecondaryIndexes {
+			if gi.ProvisionedThroughput == nil {
+				return validation(msgNoProvisionedThroughputSpecifiedGlobal)
+			}
+			if !positive(gi.ProvisionedThroughput) {
+				return validation(msgGlobalSecondaryIndexSRead)
+			}
+			t.gsis[i].rcu, t.gsis[i].wcu = capacity(gi.ProvisionedThroughput)
+		}
+	default:
+		return validation(msgConstraintBillingModeSatisfyEnumSet, in.BillingMode)
+	}
+	return nil
 }
 
 // checkStream refuses a stream enabled without a view type, as DynamoDB
