@@ -46,7 +46,7 @@ func (u *Update) apply(item map[string]types.AttributeValue, names map[string]st
 	for _, p := range paths {
 		for _, k := range keyNames {
 			if p[0].Name == k {
-				return nil, refused("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", k)
+				return nil, refused(msgCannotUpdateAttributeThisAttribute, k)
 			}
 		}
 	}
@@ -106,7 +106,7 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 	paths := make([]Path, len(u.actions))
 	for _, n := range u.ph.names {
 		if _, ok := names[n]; !ok {
-			return fail(invalid("An expression attribute name used in the document path is not defined; attribute name: %s", n))
+			return fail(invalid(msgNameNotDefined, n))
 		}
 	}
 	// DynamoDB checks the values before the expression.
@@ -146,7 +146,7 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 			switch t := typeOf(values[a.value]); t {
 			case typeN, typeSS, typeNS, typeBS:
 			default:
-				return fail(invalid("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longType(t)))
+				return fail(invalid(msgIncorrectOperandTypeADD, longType(t)))
 			}
 		case actDelete:
 			if err := defined(a.value, values); err != nil {
@@ -155,7 +155,7 @@ func (u *Update) check(names map[string]string, values map[string]types.Attribut
 			switch t := typeOf(values[a.value]); t {
 			case typeSS, typeNS, typeBS:
 			default:
-				return fail(invalid("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longType(t)))
+				return fail(invalid(msgIncorrectOperandTypeDELETE, longType(t)))
 			}
 		}
 	}
@@ -192,7 +192,7 @@ func longType(t string) string {
 // defined refuses a :value missing from ExpressionAttributeValues.
 func defined(v string, values map[string]types.AttributeValue) error {
 	if _, ok := values[v]; !ok {
-		return invalid("An expression attribute value used in expression is not defined; attribute value: %s", v)
+		return invalid(msgValueNotDefined, v)
 	}
 	return nil
 }
@@ -237,7 +237,7 @@ func checkOperand(o *operand, values map[string]types.AttributeValue) error {
 	switch o.kind {
 	case oIfNotExists:
 		if o.args[0].kind != oPath {
-			return invalid("Operator or function requires a document path; operator or function: if_not_exists")
+			return invalid(msgIfNotExistsRequiresPath)
 		}
 	case oListAppend:
 		for _, a := range o.args {
@@ -254,7 +254,7 @@ func checkOperandType(o *operand, op, want string, values map[string]types.Attri
 		return nil
 	}
 	if t := typeOf(values[o.value]); t != want && t != "" {
-		return invalid("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
+		return invalid(msgIncorrectOperandType, op, t)
 	}
 	return nil
 }

@@ -32,9 +32,9 @@ func (c *checker) check(n *node) error {
 			name, ok := c.names[el.name]
 			switch {
 			case !ok:
-				return invalid("An expression attribute name used in the document path is not defined; attribute name: %s", el.name)
+				return invalid(msgNameNotDefined, el.name)
 			case name == "":
-				return refused("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", el.name)
+				return refused(msgExpressionAttributeNamesContainsEmptyAttributeName, el.name)
 			case len(name) > maxNameBytes:
 				return fmt.Errorf("%w: %s stands for a name of %d bytes; DynamoDB allows %d", ErrInvalid, el.name, len(name), maxNameBytes)
 			}
@@ -42,7 +42,7 @@ func (c *checker) check(n *node) error {
 	case kValue:
 		v, ok := c.values[n.value]
 		if !ok {
-			return invalid("An expression attribute value used in expression is not defined; attribute value: %s", n.value)
+			return invalid(msgValueNotDefined, n.value)
 		}
 		if err := validateExpressionValue(n.value, v); err != nil {
 			return err
@@ -62,11 +62,11 @@ func (c *checker) check(n *node) error {
 		if lo.kind == kValue && hi.kind == kValue {
 			lv, hv := c.values[lo.value], c.values[hi.value]
 			if typeOf(lv) != typeOf(hv) {
-				return invalid("The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", javaValue(lv), javaValue(hv))
+				return invalid(msgBETWEENOperatorRequiresSameData, javaValue(lv), javaValue(hv))
 			}
 			ev := evaluator{}
 			if cmp, _ := ev.order(lv, hv); cmp > 0 {
-				return invalid("The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s", javaValue(lv), javaValue(hv))
+				return invalid(msgBETWEENOperatorRequiresUpperBound, javaValue(lv), javaValue(hv))
 			}
 		}
 		return c.distinct(n, "BETWEEN")
@@ -82,12 +82,12 @@ func (c *checker) check(n *node) error {
 			ph := n.kids[1].value
 			s, ok := c.values[ph].(*types.AttributeValueMemberS)
 			if !ok {
-				return invalid("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: %s", typeOf(c.values[ph]))
+				return invalid(msgIncorrectOperandTypeAttributeType, typeOf(c.values[ph]))
 			}
 			switch s.Value {
 			case typeS, typeN, typeB, typeSS, typeNS, typeBS, typeBOOL, typeNULL, typeL, typeM:
 			default:
-				return invalid("Invalid attribute type name found; type: %s, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}", s.Value)
+				return invalid(msgInvalidAttributeTypeName, s.Value)
 			}
 		case fnBeginsWith:
 			if err := c.requireTypes(n, "begins_with", func(t string) bool { return t == typeS || t == typeB }); err != nil {
@@ -114,7 +114,7 @@ func (c *checker) requireTypes(n *node, op string, ok func(string) bool) error {
 			continue
 		}
 		if !ok(t) {
-			return invalid("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
+			return invalid(msgIncorrectOperandType, op, t)
 		}
 	}
 	return nil
@@ -131,7 +131,7 @@ func (c *checker) distinct(n *node, op string) error {
 	for _, k := range n.kids[1:] {
 		if k.kind == kPath && c.samePath(first.path, k.path) {
 			p, _ := resolvePath(first.path, c.names)
-			return invalid("The first operand must be distinct from the remaining operands for this operator or function; operator: %s, first operand: %s", op, p.listing())
+			return invalid(msgFirstOperandDistinctFromRemaining, op, p.listing())
 		}
 	}
 	return nil

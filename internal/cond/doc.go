@@ -125,6 +125,8 @@
 // DynamoDB. [ValidateValue] returns the inner text, since the context
 // DynamoDB adds depends on the parameter that holds the value.
 //
+// The messages' texts are kept apart from the checks, in messages.go.
+//
 // Known differences from DynamoDB Local's messages:
 //
 //   - "Two document paths overlap": DynamoDB Local names the overlapping

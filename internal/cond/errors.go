@@ -58,6 +58,16 @@ func prefixed(err error, param string) error {
 	return err
 }
 
+// blankError is DynamoDB's answer to an expression that is empty or only
+// whitespace: an empty one "can not be empty", a blank one is a syntax
+// error at its end that quotes it whole.
+func blankError(expr string) error {
+	if expr == "" {
+		return invalid(msgExpressionCanNotEmpty)
+	}
+	return invalid(msgSyntaxErrorTokenEOFNear, expr)
+}
+
 // syntaxErrorAt is DynamoDB's syntax error at token i: the token, and the
 // text from the token before it to the token after it.
 func syntaxErrorAt(src string, toks []token, i int) error {
@@ -74,5 +84,5 @@ func syntaxErrorAt(src string, toks []token, i int) error {
 	if i+1 < len(toks) && toks[i+1].kind != tokEOF {
 		end = toks[i+1].pos + len(toks[i+1].text)
 	}
-	return invalid("Syntax error; token: \"%s\", near: \"%s\"", text, src[start:end])
+	return invalid(msgSyntaxErrorTokenNear, text, src[start:end])
 }

@@ -51,6 +51,7 @@ func TestProject(t *testing.T) {
 		{"l[01]", nil, nil, `Invalid ProjectionExpression: Syntax error; token: "1", near: "01]"`},
 		{"#q", nil, nil, "Invalid ProjectionExpression: An expression attribute name used in the document path is not defined; attribute name: #q"},
 		{"", nil, nil, "Invalid ProjectionExpression: The expression can not be empty;"},
+		{" \n", nil, nil, "Invalid ProjectionExpression: Syntax error; token: \"<EOF>\", near: \" \n\""},
 	}
 	for _, c := range cases {
 		t.Run(c.expr, func(t *testing.T) {

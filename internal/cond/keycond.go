@@ -50,7 +50,7 @@ func ParseKeyCondition(expr string, names map[string]string, values map[string]t
 			return nil, err
 		}
 		if seen[t.Name] {
-			return nil, refused("KeyConditionExpressions must only contain one condition per key")
+			return nil, refused(msgKeyConditionExpressionsOnlyContainConditionPer)
 		}
 		seen[t.Name] = true
 		kc.Terms = append(kc.Terms, t)
@@ -63,29 +63,29 @@ func keyTerm(n *node, names map[string]string, values map[string]types.Attribute
 	var op string
 	switch n.kind {
 	case kOr:
-		return KeyTerm{}, refused("Invalid operator used in KeyConditionExpression: OR")
+		return KeyTerm{}, refused(msgKeyConditionOperatorOR)
 	case kAnd:
-		return KeyTerm{}, refused("Invalid operator used in KeyConditionExpression: AND")
+		return KeyTerm{}, refused(msgKeyConditionOperatorAND)
 	case kNot:
-		return KeyTerm{}, refused("Invalid operator used in KeyConditionExpression: NOT")
+		return KeyTerm{}, refused(msgKeyConditionOperatorNOT)
 	case kIn:
-		return KeyTerm{}, refused("Invalid operator used in KeyConditionExpression: IN")
+		return KeyTerm{}, refused(msgKeyConditionOperatorIN)
 	case kCompare:
 		op = opText(n.op)
 		if n.op == tokNe {
-			return KeyTerm{}, refused("Invalid operator used in KeyConditionExpression: <>")
+			return KeyTerm{}, refused(msgKeyConditionOperatorNE)
 		}
 	case kBetween:
 		op = "BETWEEN"
 	case kFunc:
 		if n.fn != fnBeginsWith {
-			return KeyTerm{}, refused("Invalid operator used in KeyConditionExpression: %s", n.fn)
+			return KeyTerm{}, refused(msgKeyConditionOperator, n.fn)
 		}
 		op = "begins_with"
 	}
 	for _, k := range n.kids {
 		if k.kind == kSize {
-			return KeyTerm{}, refused("KeyConditionExpressions cannot contain nested operations")
+			return KeyTerm{}, refused(msgKeyConditionExpressionsCannotContainNestedOperations)
 		}
 	}
 	kids := n.kids
@@ -95,16 +95,16 @@ func keyTerm(n *node, names map[string]string, values map[string]types.Attribute
 	}
 	path := kids[0]
 	if path.kind != kPath {
-		return KeyTerm{}, refused("KeyConditionExpressions cannot contain nested operations")
+		return KeyTerm{}, refused(msgKeyConditionExpressionsCannotContainNestedOperations)
 	}
 	name := elemName(path.path[0], names)
 	if len(path.path) > 1 {
-		return KeyTerm{}, refused("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", name)
+		return KeyTerm{}, refused(msgKeyNotScalarPath, name)
 	}
 	t := KeyTerm{Name: name, Op: op}
 	for _, k := range kids[1:] {
 		if k.kind != kValue {
-			return KeyTerm{}, refused("KeyConditionExpressions cannot contain nested operations")
+			return KeyTerm{}, refused(msgKeyConditionExpressionsCannotContainNestedOperations)
 		}
 		t.Values = append(t.Values, values[k.value])
 	}
@@ -123,7 +123,7 @@ func (kc *KeyCond) Schema(hashKey, rangeKey string) (hash KeyTerm, rng *KeyTerm,
 		maxTerms = 2
 	}
 	if len(kc.Terms) > maxTerms {
-		return KeyTerm{}, nil, refused("Query key condition not supported")
+		return KeyTerm{}, nil, refused(msgQueryKeyConditionNotSupported)
 	}
 	found := false
 	for i := range kc.Terms {
@@ -131,17 +131,17 @@ func (kc *KeyCond) Schema(hashKey, rangeKey string) (hash KeyTerm, rng *KeyTerm,
 		switch t.Name {
 		case hashKey:
 			if t.Op != "=" {
-				return KeyTerm{}, nil, refused("Query key condition not supported")
+				return KeyTerm{}, nil, refused(msgQueryKeyConditionNotSupported)
 			}
 			hash, found = t, true
 		case rangeKey:
 			rng = &kc.Terms[i]
 		default:
-			return KeyTerm{}, nil, refused("Query condition missed key schema element")
+			return KeyTerm{}, nil, refused(msgQueryConditionMissedKeySchema)
 		}
 	}
 	if !found {
-		return KeyTerm{}, nil, refused("Query condition missed key schema element")
+		return KeyTerm{}, nil, refused(msgQueryConditionMissedKeySchema)
 	}
 	return hash, rng, nil
 }

@@ -140,10 +140,10 @@ func ParseAs(expr, param string) (*Expr, error) {
 
 func parse(expr string) (*Expr, error) {
 	if len(expr) > maxExprBytes {
-		return nil, invalid("Expression size has exceeded the maximum allowed size; expression size: %d", len(expr))
+		return nil, invalid(msgExpressionTooLargeSize, len(expr))
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, invalid("The expression can not be empty;")
+		return nil, blankError(expr)
 	}
 	toks, err := lex(expr)
 	if err != nil {
@@ -161,7 +161,7 @@ func parse(expr string) (*Expr, error) {
 		return nil, syntaxErrorAt(p.src, p.toks, p.i)
 	}
 	if p.operators > maxOperators {
-		return nil, invalid("The expression contains too many operators; operator count: %d", p.operators)
+		return nil, invalid(msgExpressionContainsTooManyOperators, p.operators)
 	}
 	e := &Expr{src: expr, root: root}
 	e.collect(root)
@@ -347,7 +347,7 @@ func (p *parser) parsePredicate() (*node, error) {
 			return nil, err
 		}
 		if len(list) > maxInList {
-			return nil, invalid("The IN operator is provided with too many operands; number of operands: %d", len(list))
+			return nil, invalid(msgINTooManyOperands, len(list))
 		}
 		return &node{kind: kIn, kids: append([]*node{left}, list...), pos: t.pos}, nil
 	}
@@ -395,7 +395,7 @@ func (p *parser) parsePrimary() (*node, error) {
 			return nil, err
 		}
 		if inner.paren {
-			return nil, invalid("The expression has redundant parentheses;")
+			return nil, invalid(msgExpressionHasRedundantParentheses)
 		}
 		inner.paren = true
 		return inner, nil
@@ -425,7 +425,7 @@ func (p *parser) parseFunction() (*node, error) {
 	}
 	arity := func(n int) error {
 		if len(args) != n {
-			return invalid("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", t.text, len(args))
+			return invalid(msgIncorrectNumberOperandsOperatorFunction, t.text, len(args))
 		}
 		return nil
 	}
@@ -438,9 +438,9 @@ func (p *parser) parseFunction() (*node, error) {
 	fn, ok := functions[t.text]
 	if !ok {
 		if _, ok := updateFunctions[t.text]; ok {
-			return nil, invalid("The function is not allowed in a condition expression; function: %s", t.text)
+			return nil, invalid(msgFunctionNotAllowedConditionExpression, t.text)
 		}
-		return nil, invalid("Invalid function name; function: %s", t.text)
+		return nil, invalid(msgInvalidFunctionName, t.text)
 	}
 	switch fn {
 	case fnAttributeExists, fnAttributeNotExists:
@@ -448,14 +448,14 @@ func (p *parser) parseFunction() (*node, error) {
 			return nil, err
 		}
 		if args[0].kind != kPath {
-			return nil, invalid("Operator or function requires a document path; operator or function: %s", t.text)
+			return nil, invalid(msgRequiresDocumentPath, t.text)
 		}
 	case fnAttributeType:
 		if err := arity(2); err != nil {
 			return nil, err
 		}
 		if args[1].kind != kValue {
-			return nil, invalid("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: PATH")
+			return nil, invalid(msgIncorrectOperandTypeAttributeTypePath)
 		}
 	default:
 		if err := arity(2); err != nil {
@@ -474,7 +474,7 @@ func (p *parser) parsePath() (*node, error) {
 		switch t.kind {
 		case tokIdent:
 			if isReserved(t.text) {
-				return nil, invalid("Attribute name is a reserved keyword; reserved keyword: %s", t.text)
+				return nil, invalid(msgAttributeNameReservedKeywordReserved, t.text)
 			}
 			n.path = append(n.path, elem{name: t.text})
 		case tokName:
@@ -495,9 +495,9 @@ func (p *parser) parsePath() (*node, error) {
 				if n := p.toks[p.i]; n.kind != tokEOF {
 					end = n.pos + len(n.text)
 				}
-				return nil, invalid("Syntax error; token: \"%s\", near: \"%s\"", t.text[1:], p.src[t.pos:end])
+				return nil, invalid(msgSyntaxErrorTokenNear, t.text[1:], p.src[t.pos:end])
 			case err != nil || i > maxListIndex:
-				return nil, invalid("List index is out of range; index: %s", t.text)
+				return nil, invalid(msgListIndexOutRangeIndex, t.text)
 			}
 			if _, err := p.expect(tokRBrack, `"]"`); err != nil {
 				return nil, err
@@ -505,7 +505,7 @@ func (p *parser) parsePath() (*node, error) {
 			n.path = append(n.path, elem{index: i, isIndex: true})
 		}
 		if len(n.path) > maxPathDepth {
-			return nil, invalid("The document path has too many nesting levels; nesting levels: %d", len(n.path))
+			return nil, invalid(msgDocumentPathHasTooMany, len(n.path))
 		}
 		if p.peek().kind != tokDot {
 			return n, nil

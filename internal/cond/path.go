@@ -59,7 +59,7 @@ func resolvePath(path []elem, names map[string]string) (Path, error) {
 		case el.placeholder:
 			n, ok := names[el.name]
 			if !ok {
-				return nil, invalid("An expression attribute name used in the document path is not defined; attribute name: %s", el.name)
+				return nil, invalid(msgNameNotDefined, el.name)
 			}
 			p[i] = PathElem{Name: n}
 		default:
@@ -108,14 +108,14 @@ func (c *cursor) path() ([]elem, error) {
 		switch t.kind {
 		case tokIdent:
 			if isReserved(t.text) {
-				return nil, invalid("Attribute name is a reserved keyword; reserved keyword: %s", t.text)
+				return nil, invalid(msgAttributeNameReservedKeywordReserved, t.text)
 			}
 			path = append(path, elem{name: t.text})
 		case tokName:
 			path = append(path, elem{name: t.text, placeholder: true})
 		default:
 			if _, kw := keywords[strings.ToUpper(t.text)]; kw && t.text != "" {
-				return nil, invalid("Attribute name is a reserved keyword; reserved keyword: %s", t.text)
+				return nil, invalid(msgAttributeNameReservedKeywordReserved, t.text)
 			}
 			return nil, c.fail()
 		}
@@ -133,11 +133,11 @@ func (c *cursor) path() ([]elem, error) {
 				if n := c.toks[c.i+1]; n.kind != tokEOF {
 					end = n.pos + len(n.text)
 				}
-				return nil, invalid("Syntax error; token: \"%s\", near: \"%s\"", t.text[1:], c.src[t.pos:end])
+				return nil, invalid(msgSyntaxErrorTokenNear, t.text[1:], c.src[t.pos:end])
 			}
 			i, err := strconv.Atoi(t.text)
 			if err != nil || i > maxListIndex {
-				return nil, invalid("List index is out of range; index: %s", t.text)
+				return nil, invalid(msgListIndexOutRangeIndex, t.text)
 			}
 			c.next()
 			if err := c.expect(tokRBrack); err != nil {

@@ -30,10 +30,10 @@ func ParseProjection(expr string) (*Projection, error) {
 
 func parseProjection(expr string) (*Projection, error) {
 	if len(expr) > maxExprBytes {
-		return nil, invalid("Expression size has exceeded the maximum allowed size;")
+		return nil, invalid(msgExpressionTooLarge)
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, invalid("The expression can not be empty;")
+		return nil, blankError(expr)
 	}
 	toks, err := lex(expr)
 	if err != nil {
@@ -88,7 +88,7 @@ func checkOverlaps(paths []Path) error {
 	for i := range paths {
 		for j := i + 1; j < len(paths); j++ {
 			if pathsConflict(paths[i], paths[j]) {
-				return invalid("Two document paths conflict with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", paths[i].listing(), paths[j].listing())
+				return invalid(msgTwoDocumentPathsConflictEach, paths[i].listing(), paths[j].listing())
 			}
 		}
 	}
@@ -98,7 +98,7 @@ func checkOverlaps(paths []Path) error {
 				// DynamoDB Local sometimes names as path two another path
 				// than the one that overlaps, in an order that this
 				// package does not reproduce; see the package doc.
-				return invalid("Two document paths overlap with each other; must remove or rewrite one of these paths; path one: %s, path two: %s", paths[i].listing(), paths[j].listing())
+				return invalid(msgTwoDocumentPathsOverlapEach, paths[i].listing(), paths[j].listing())
 			}
 		}
 	}

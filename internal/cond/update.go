@@ -88,10 +88,10 @@ func ParseUpdate(expr string) (*Update, error) {
 
 func parseUpdate(expr string) (*Update, error) {
 	if len(expr) > maxExprBytes {
-		return nil, invalid("Expression size has exceeded the maximum allowed size;")
+		return nil, invalid(msgExpressionTooLarge)
 	}
 	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, invalid("The expression can not be empty;")
+		return nil, blankError(expr)
 	}
 	toks, err := lex(expr)
 	if err != nil {
@@ -108,7 +108,7 @@ func parseUpdate(expr string) (*Update, error) {
 			return nil, c.fail()
 		}
 		if seen[kind] && u.later == nil {
-			u.later = invalid("The %q section can only be used once in an update expression;", actionNames[kind])
+			u.later = invalid(msgSectionCanOnlyUsedOnce, actionNames[kind])
 		}
 		seen[kind] = true
 		c.next()
@@ -240,7 +240,7 @@ func (u *Update) parseSetValue(c *cursor) (*setValue, bool, error) {
 // SET.
 func (u *Update) nested(o *operand) {
 	if o.kind == oListAppend && u.later == nil {
-		u.later = invalid("The function is not allowed to be used this way in an expression; function: list_append")
+		u.later = invalid(msgListAppendNotAllowedThisWay)
 	}
 }
 
@@ -248,7 +248,7 @@ func (u *Update) nested(o *operand) {
 // others, reported only if the syntax is right.
 func (u *Update) redundant() {
 	if u.later == nil {
-		u.later = invalid("The expression has redundant parentheses;")
+		u.later = invalid(msgExpressionHasRedundantParentheses)
 	}
 }
 
@@ -319,11 +319,11 @@ func (u *Update) parseFunction(c *cursor) (*operand, error) {
 	var err error
 	switch {
 	case !ok && (name == "size" || isCondition):
-		err = invalid("The function is not allowed in an update expression; function: %s", name)
+		err = invalid(msgFunctionNotAllowedUpdateExpression, name)
 	case !ok:
-		err = invalid("Invalid function name; function: %s", name)
+		err = invalid(msgInvalidFunctionName, name)
 	case len(args) != 2:
-		err = invalid("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(args))
+		err = invalid(msgIncorrectNumberOperandsOperatorFunction, name, len(args))
 	}
 	if err != nil {
 		if u.later == nil {

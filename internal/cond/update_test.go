@@ -80,6 +80,7 @@ func TestUpdateApply(t *testing.T) {
 		{nil, "SET #  = :x", nil, `Invalid UpdateExpression: Syntax error; token: "#", near: "SET #  ="`},
 		{nil, "SET a = :x SET b = :x", nil, `Invalid UpdateExpression: The "SET" section can only be used once in an update expression;`},
 		{nil, "", nil, "Invalid UpdateExpression: The expression can not be empty;"},
+		{nil, "  ", nil, `Invalid UpdateExpression: Syntax error; token: "<EOF>", near: "  "`},
 		{nil, "SET a = list_append(:l)", nil, "Invalid UpdateExpression: Incorrect number of operands for operator or function; operator or function: list_append, number of operands: 1"},
 		{nil, "SET a = list_append(:x, :l)", nil, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: list_append, operand type: N"},
 		{nil, "SET a = foo(:x)", nil, "Invalid UpdateExpression: Invalid function name; function: foo"},

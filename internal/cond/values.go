@@ -146,20 +146,20 @@ func ValidateValue(v types.AttributeValue) error {
 		return validNumber(v.Value)
 	case *types.AttributeValueMemberNULL:
 		if !v.Value {
-			return refused("One or more parameter values were invalid: Null attribute value types must have the value of true")
+			return refused(msgNullAttributeTypesHaveTrue)
 		}
 		return nil
 	case *types.AttributeValueMemberSS:
 		if len(v.Value) == 0 {
-			return refused("One or more parameter values were invalid: An string set  may not be empty")
+			return refused(msgStringSetMayNotEmpty)
 		}
 		if hasDuplicates(v.Value, func(s string) string { return s }) {
-			return refused("One or more parameter values were invalid: Input collection [%s] contains duplicates", strings.Join(v.Value, ", "))
+			return refused(msgInputCollectionDuplicatesOf, strings.Join(v.Value, ", "))
 		}
 		return nil
 	case *types.AttributeValueMemberNS:
 		if len(v.Value) == 0 {
-			return refused("One or more parameter values were invalid: An number set  may not be empty")
+			return refused(msgNumberSetMayNotEmpty)
 		}
 		for _, n := range v.Value {
 			if err := validNumber(n); err != nil {
@@ -167,15 +167,15 @@ func ValidateValue(v types.AttributeValue) error {
 			}
 		}
 		if hasDuplicates(v.Value, numberKey) {
-			return refused("Input collection contains duplicates")
+			return refused(msgInputCollectionDuplicates)
 		}
 		return nil
 	case *types.AttributeValueMemberBS:
 		if len(v.Value) == 0 {
-			return refused("One or more parameter values were invalid: Binary sets should not be empty")
+			return refused(msgBinarySetsShouldNotEmpty)
 		}
 		if hasDuplicates(v.Value, func(b []byte) string { return string(b) }) {
-			return refused("One or more parameter values were invalid: Input collection of type BS contains duplicates.")
+			return refused(msgInputCollectionTypeBSContains)
 		}
 		return nil
 	case *types.AttributeValueMemberL:
@@ -188,7 +188,7 @@ func ValidateValue(v types.AttributeValue) error {
 	case *types.AttributeValueMemberM:
 		for k, e := range v.Value {
 			if k == "" {
-				return refused("Empty attribute name")
+				return refused(msgEmptyAttributeName)
 			}
 			if err := ValidateValue(e); err != nil {
 				return err
@@ -196,9 +196,9 @@ func ValidateValue(v types.AttributeValue) error {
 		}
 		return nil
 	case nil:
-		return refused("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+		return refused(msgSuppliedAttributeValueEmptyContainExactly)
 	}
-	return refused("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	return refused(msgSuppliedAttributeValueEmptyContainExactly)
 }
 
 func validNumber(s string) error {
@@ -228,7 +228,7 @@ func hasDuplicates[E any](elems []E, key func(E) string) bool {
 // a value of ExpressionAttributeValues.
 func validateExpressionValue(name string, v types.AttributeValue) error {
 	if err := ValidateValue(v); err != nil {
-		return refused("ExpressionAttributeValues contains invalid value: %s for key %s", Message(err), name)
+		return refused(msgExpressionAttributeValuesContainsKey, Message(err), name)
 	}
 	return nil
 }

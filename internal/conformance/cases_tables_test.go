@@ -13,7 +13,7 @@ import (
 // catalogue returns every named case.
 func catalogue() []tcase {
 	var all []tcase
-	for _, part := range [][]tcase{tableCases(), itemCases(), updateCases(), readCases(), batchCases(), txnCases(), validationCases(), legacyCases(), limitCases(), rawCases()} {
+	for _, part := range [][]tcase{tableCases(), itemCases(), updateCases(), readCases(), batchCases(), txnCases(), validationCases(), legacyCases(), limitCases(), rawCases(), docsetCases()} {
 		all = append(all, part...)
 	}
 	return all

@@ -51,6 +51,17 @@
 // string). Other seeds explore further: each divergence they find is
 // fixed or listed like any other.
 //
+// # The documentation set
+//
+// The cases named "doc/<page>/<behaviour>" (docset_*_test.go) were written
+// from DynamoDB's API reference and developer guide rather than from the
+// engine's code: each names the page (and section) that states the
+// behaviour and expects what the page says, so that they measure the engine
+// independently of the catalogue written beside it. Where DynamoDB Local
+// departs from the page, the case expects Local's answer (the harness checks
+// the reference against it) and the engine's documented one is listed in
+// [Known]. -conformance.case=doc/ runs them alone.
+//
 // # Known divergences
 //
 // Every divergence either is fixed or has an entry in [Known] with the

@@ -64,6 +64,20 @@ var Known = []KnownDivergence{
 			"and the engine follows the documentation",
 	},
 	{
+		Case:      "*CreateTable*",
+		Reference: "OK {",
+		Subject:   "ValidationException: One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST",
+		Reason: "DynamoDB Local creates an on-demand table whose CreateTable names a ProvisionedThroughput, and ignores " +
+			"it; DynamoDB's CreateTable reference says the throughput cannot be given with PAY_PER_REQUEST, and DynamoDB " +
+			"refuses it with this ValidationException, as the engine does",
+	},
+	{
+		Case:      "table/create-ppr-with-throughput/1-DescribeTable",
+		Reference: "OK {",
+		Subject:   "ResourceNotFoundException: ",
+		Reason:    "the table of that CreateTable (on-demand, with throughput): DynamoDB and the engine refused to create it",
+	},
+	{
 		Case:      "update/index-key-wrong-type/*",
 		Reference: "OK {}",
 		Subject:   "ValidationException: One or more parameter values were invalid: Type mismatch for Index Key",

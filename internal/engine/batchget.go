@@ -49,7 +49,7 @@ type batchTable struct {
 
 func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 	if len(in.RequestItems) == 0 {
-		return nil, validation("BatchGetItem must have some requests set")
+		return nil, validation(msgBatchGetItemHaveSomeRequestsSet)
 	}
 	total := 0
 	for _, ka := range in.RequestItems {
@@ -58,7 +58,7 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		}
 	}
 	if total > maxBatchGetKeys {
-		return nil, validation("Too many items requested for the BatchGetItem call")
+		return nil, validation(msgTooManyItemsRequestedBatchGetItem)
 	}
 	if err := checkBatchGetShape(in); err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 			return nil, err
 		}
 		if ka == nil || len(ka.Keys) == 0 {
-			return nil, validation("The list of keys in RequestItems for BatchGetItem is required: %s has empty list", name)
+			return nil, validation(msgListKeysRequestItemsBatchGetItemRequired, name)
 		}
 		legacyProj, err := batchAttributesToGet(ka)
 		if err != nil {

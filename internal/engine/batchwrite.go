@@ -148,21 +148,21 @@ type batchWrite struct {
 
 func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 	if len(in.RequestItems) == 0 {
-		return nil, validation("BatchWriteItem cannot have a null or no requests set")
+		return nil, validation(msgBatchWriteItemCannotHaveNullNo)
 	}
 	n := 0
 	for _, bt := range in.RequestItems {
 		n += len(bt.requests)
 	}
 	if n > maxBatchWrites {
-		return nil, validation("Too many items requested for the BatchWriteItem call")
+		return nil, validation(msgTooManyItemsRequestedBatchWriteItem)
 	}
 	// Every request's shape and values, then table by table the table, the
 	// keys and the duplicates, as DynamoDB Local checks them.
 	writes := make([][]*batchWrite, len(in.RequestItems))
 	for i, bt := range in.RequestItems {
 		if len(bt.requests) == 0 {
-			return nil, validation("The batch write request list for a table cannot be null or empty: %s", bt.name)
+			return nil, validation(msgBatchWriteRequestListTable, bt.name)
 		}
 		if err := checkName(bt.name); err != nil {
 			return nil, err
@@ -193,7 +193,7 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 			}
 			k := itemID(t, w.hash, w.rng)
 			if seen[k] {
-				return nil, validation("Provided list of item keys contains duplicates")
+				return nil, validation(msgListItemKeysContainsDuplicates)
 			}
 			seen[k] = true
 		}
@@ -245,12 +245,12 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 	if (r.PutRequest == nil) == (r.DeleteRequest == nil) {
 		// DynamoDB Local's words for a request with both or neither.
-		return nil, validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+		return nil, validation(msgSuppliedAttributeValueHasThanDatatypes)
 	}
 	bw := &batchWrite{w: &write{}}
 	if r.PutRequest != nil {
 		if r.PutRequest.Item == nil {
-			return nil, validation("The supplied Item contains a null AttributeValue")
+			return nil, validation(msgSuppliedItemContainsNullAttributeValue)
 		}
 		m, err := r.PutRequest.Item.attrs()
 		if err != nil {
@@ -263,14 +263,14 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 			return nil, err
 		}
 		if attrs.ItemSize(bw.w.put) > maxItemSize {
-			return nil, validation("Item size has exceeded the maximum allowed size")
+			return nil, validation(msgItemSizeHasExceededMaximum)
 		}
 		bw.item = m
 		bw.wire = map[string]any{"PutRequest": map[string]any{"Item": r.PutRequest.Item}}
 		return bw, nil
 	}
 	if r.DeleteRequest.Key == nil {
-		return nil, validation("The supplied Item contains a null AttributeValue")
+		return nil, validation(msgSuppliedItemContainsNullAttributeValue)
 	}
 	m, err := r.DeleteRequest.Key.attrs()
 	if err != nil {
@@ -285,5 +285,5 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 // throttled is ProvisionedThroughputExceededException.
 func throttled() *apiError {
 	return newError(http.StatusBadRequest, nsDynamo+"ProvisionedThroughputExceededException",
-		"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.")
+		msgLevelConfiguredProvisionedThroughputTable)
 }

@@ -52,11 +52,11 @@ func decodeError(err error) *apiError {
 	case errors.As(err, &typ):
 		return serialization(typeMessage(typ.Value, typ.Type))
 	case errors.As(err, &b64):
-		return serialization("Base64 encoded binary value is not valid")
+		return serialization(msgBase64EncodedBinaryNotValid)
 	case errors.As(err, &syn):
-		return serialization("The request body is not valid JSON")
+		return serialization(msgRequestBodyNotValidJSON)
 	}
-	return serialization("The request body could not be read")
+	return serialization(msgRequestBodyCouldNotRead)
 }
 
 // typeMessage says that a JSON value of kind found ("string", "number",

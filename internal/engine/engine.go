@@ -9,6 +9,8 @@
 // DynamoDB Local, which holds this engine to account through the
 // differential suite in internal/conformance (make conformance). Each
 // known difference is listed in the package dynamolocal's documentation.
+// The wording of the error answers is kept apart from the checks, in
+// messages.go, to be read beside DynamoDB Local's.
 //
 // Every request runs under one lock, so each is atomic and isolated,
 // transactions are serializable with each other and with single writes.
@@ -220,7 +222,7 @@ func (e *Engine) handle(req *request) response {
 	}
 	b, err := encodeAnswer(out)
 	if err != nil {
-		return errorResponse(serverError("engine: encoding the response: %v", err))
+		return errorResponse(serverError(msgEngineEncodingResponse, err))
 	}
 	return response{status: http.StatusOK, body: b}
 }

@@ -101,7 +101,7 @@ func notFound(format string, args ...any) *apiError {
 // tableNotFound is DynamoDB Local's answer for an operation on a missing
 // table.
 func tableNotFound() *apiError {
-	return notFound("Cannot do operations on a non-existent table")
+	return notFound(msgTableNotFound)
 }
 
 func inUse(format string, args ...any) *apiError {
@@ -111,7 +111,7 @@ func inUse(format string, args ...any) *apiError {
 // conditionFailed is ConditionalCheckFailedException, with the current item
 // when the request asked for it.
 func conditionFailed(old map[string]types.AttributeValue) *apiError {
-	e := newError(http.StatusBadRequest, nsDynamo+"ConditionalCheckFailedException", "The conditional request failed")
+	e := newError(http.StatusBadRequest, nsDynamo+"ConditionalCheckFailedException", msgConditionalRequestFailed)
 	e.item = old
 	return e
 }
@@ -121,11 +121,11 @@ func serverError(format string, args ...any) *apiError {
 }
 
 func unknownOperation() *apiError {
-	return newError(http.StatusBadRequest, nsDynamo+"UnknownOperationException", "An unknown operation was requested.")
+	return newError(http.StatusBadRequest, nsDynamo+"UnknownOperationException", msgUnknownOperationRequested)
 }
 
 // internalFailure is DynamoDB Local's answer to a body that is not JSON of
 // the operation's shape.
 func internalFailure() *apiError {
-	return newError(http.StatusInternalServerError, nsDynamo+"InternalFailure", "The request processing has failed because of an unknown error, exception or failure.")
+	return newError(http.StatusInternalServerError, nsDynamo+"InternalFailure", msgRequestProcessingHasFailedBecause)
 }

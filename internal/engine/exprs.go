@@ -29,14 +29,14 @@ func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 	// DynamoDB checks the names, then the values: each map not empty,
 	// then its keys' syntax, then the values themselves.
 	if names != nil && len(names) == 0 {
-		return nil, validation("ExpressionAttributeNames must not be empty")
+		return nil, validation(msgExpressionAttributeNamesNotEmpty)
 	}
 	if err := placeholderKeys("ExpressionAttributeNames", '#', sortedKeys(names)); err != nil {
 		return nil, err
 	}
 	if values != nil {
 		if len(values) == 0 {
-			return nil, validation("ExpressionAttributeValues must not be empty")
+			return nil, validation(msgExpressionAttributeValuesNotEmpty)
 		}
 		if err := placeholderKeys("ExpressionAttributeValues", ':', sortedKeys(values)); err != nil {
 			return nil, err
@@ -45,13 +45,13 @@ func newExprs(names map[string]string, values map[string]av) (*exprs, error) {
 		for _, k := range sortedKeys(values) {
 			a := values[k]
 			if a.err != "" {
-				return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", a.err, k)
+				return nil, validation(msgExpressionAttributeValuesContainsKey, a.err, k)
 			}
 			v, err := checkValue(a.v)
 			if err != nil {
 				var api *apiError
 				if errors.As(err, &api) {
-					return nil, validation("ExpressionAttributeValues contains invalid value: %s for key %s", api.msg, k)
+					return nil, validation(msgExpressionAttributeValuesContainsKey, api.msg, k)
 				}
 				return nil, err
 			}
@@ -73,7 +73,7 @@ func placeholderKeys(param string, prefix byte, keys []string) error {
 			ok = c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 		}
 		if !ok {
-			return validation("%s contains invalid key: Syntax error; key: \"%s\"", param, k)
+			return validation(msgContainsKeySyntaxErrorKey, param, k)
 		}
 	}
 	return nil
@@ -96,23 +96,19 @@ func (x *exprs) use(names, values []string) {
 func (x *exprs) doneWrite(nullParams string) error {
 	err := x.done()
 	var api *apiError
-	if errors.As(err, &api) && api.msg == valuesOnly {
+	if errors.As(err, &api) && api.msg == msgValuesWithoutExpression {
 		return validation("%s: %s", api.msg, nullParams)
 	}
 	return err
 }
 
-// valuesOnly is the refusal of ExpressionAttributeValues without an
-// expression.
-const valuesOnly = "ExpressionAttributeValues can only be specified when using expressions"
-
 func (x *exprs) done() error {
 	if !x.any {
 		if x.names != nil {
-			return validation("ExpressionAttributeNames can only be specified when using expressions")
+			return validation(msgExpressionAttributeNamesCanOnlySpecifiedWhen)
 		}
 		if x.values != nil {
-			return validation(valuesOnly)
+			return validation(msgValuesWithoutExpression)
 		}
 		return nil
 	}
@@ -123,7 +119,7 @@ func (x *exprs) done() error {
 		}
 	}
 	if len(unused) > 0 {
-		return validation("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", strings.Join(unused, ", "))
+		return validation(msgExpressionAttributeNamesUnusedExpressionsKeys, strings.Join(unused, ", "))
 	}
 	for _, k := range sortedKeys(x.values) {
 		if !x.usedValues[k] {
@@ -131,7 +127,7 @@ func (x *exprs) done() error {
 		}
 	}
 	if len(unused) > 0 {
-		return validation("Value provided in ExpressionAttributeValues unused in expressions: keys: {%s}", strings.Join(unused, ", "))
+		return validation(msgExpressionAttributeValuesUnusedExpressionsKeys, strings.Join(unused, ", "))
 	}
 	return nil
 }
@@ -142,8 +138,8 @@ func (x *exprs) condition(param string, s *string) (*cond.Expr, error) {
 	if s == nil {
 		return nil, nil
 	}
-	if strings.TrimSpace(*s) == "" {
-		return nil, validation("Invalid %s: The expression can not be empty;", param)
+	if *s == "" {
+		return nil, validation(msgExpressionCanNotEmpty, param)
 	}
 	e, err := cond.ParseAs(*s, param)
 	if err != nil {
@@ -170,7 +166,7 @@ func exprError(param string, err error) error {
 	if errors.As(err, &ce) {
 		return validation("%s", ce.Msg)
 	}
-	return validation("Invalid %s: %s", param, cond.Message(err))
+	return validation(msgInvalidParamMessage, param, cond.Message(err))
 }
 
 // returnValues checks a ReturnValues parameter against the values the
@@ -184,7 +180,7 @@ func returnValues(rv string, allowed ...string) error {
 			return nil
 		}
 	}
-	return validation("Return values set to invalid value")
+	return validation(msgReturnValuesInvalid)
 }
 
 // projection is a parsed ProjectionExpression resolved to paths; a nil
@@ -198,8 +194,8 @@ func (x *exprs) projection(s *string) (*projection_, error) {
 	if s == nil {
 		return nil, nil
 	}
-	if strings.TrimSpace(*s) == "" {
-		return nil, validation("Invalid ProjectionExpression: The expression can not be empty;")
+	if *s == "" {
+		return nil, validation(msgProjectionExpressionExpressionCanNotEmpty)
 	}
 	p, err := cond.ParseProjection(*s)
 	if err != nil {
@@ -217,12 +213,12 @@ func (x *exprs) projection(s *string) (*projection_, error) {
 // of top-level attributes named as they are.
 func attributesToGet(names []string) (*projection_, error) {
 	if len(names) == 0 {
-		return nil, validation("AttributesToGet cannot be empty")
+		return nil, validation(msgAttributesToGetCannotEmpty)
 	}
 	p := &projection_{top: map[string]bool{}}
 	for _, n := range names {
 		if p.top[n] {
-			return nil, validation("Cannot have two attributes with the same name")
+			return nil, validation(msgTwoAttributesSameName)
 		}
 		p.top[n] = true
 	}
@@ -232,7 +228,7 @@ func attributesToGet(names []string) (*projection_, error) {
 // bothKinds is DynamoDB's refusal of a request that mixes legacy
 // parameters with the expressions that replaced them.
 func bothKinds(legacy, expr []string) error {
-	return validation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+	return validation(msgCanNotUseBothExpression,
 		strings.Join(legacy, ", "), strings.Join(expr, ", "))
 }
 
@@ -261,8 +257,8 @@ func (x *exprs) updateExpr(s *string) (*cond.Update, error) {
 	if s == nil {
 		return emptyUpdate, nil
 	}
-	if strings.TrimSpace(*s) == "" {
-		return nil, validation("Invalid UpdateExpression: The expression can not be empty;")
+	if *s == "" {
+		return nil, validation(msgUpdateExpressionExpressionCanNotEmpty)
 	}
 	u, err := cond.ParseUpdate(*s)
 	if err != nil {

@@ -318,7 +318,7 @@ func (f *Faults) apply(ctx context.Context, e *Engine, req *request, fault Fault
 		}
 		return errorResponse(throttled()), false
 	case FaultServerError:
-		return errorResponse(serverError("Internal server error")), false
+		return errorResponse(serverError(msgInternalServerError)), false
 	case FaultDelayed:
 		t := time.NewTimer(r.Delay)
 		defer t.Stop()
@@ -331,19 +331,15 @@ func (f *Faults) apply(ctx context.Context, e *Engine, req *request, fault Fault
 		return errorResponse(conflict(req.op, targets(req.op, req.body), r)), false
 	case FaultReplicatedWriteConflict:
 		return errorResponse(newError(http.StatusBadRequest, nsDynamo+"ReplicatedWriteConflictException",
-			"One or more items in this request are being modified by a request in another Region")), false
+			msgItemsThisRequestBeingModified)), false
 	}
 	return e.handle(req), false
 }
 
-// conflictMessage is DynamoDB's message for an item another transaction
-// holds.
-const conflictMessage = "Transaction is ongoing for the item"
-
 // conflict is the answer to a request refused by FaultTransactionConflict.
 func conflict(op string, tg []target, r *ruleState) *apiError {
 	if op != "TransactWriteItems" && op != "TransactGetItems" {
-		return newError(http.StatusBadRequest, nsDynamo+"TransactionConflictException", conflictMessage)
+		return newError(http.StatusBadRequest, nsDynamo+"TransactionConflictException", msgTransactionOngoing)
 	}
 	// The items the rule names conflict; a rule that names none makes the
 	// first item conflict.
@@ -352,12 +348,12 @@ func conflict(op string, tg []target, r *ruleState) *apiError {
 	for i, t := range tg {
 		reasons[i].Code = "None"
 		if (r.Table != "" || r.Key != nil) && r.matches(op, []target{t}) {
-			reasons[i] = reason{Code: "TransactionConflict", Message: conflictMessage}
+			reasons[i] = reason{Code: "TransactionConflict", Message: msgTransactionOngoing}
 			marked = true
 		}
 	}
 	if !marked && len(reasons) > 0 {
-		reasons[0] = reason{Code: "TransactionConflict", Message: conflictMessage}
+		reasons[0] = reason{Code: "TransactionConflict", Message: msgTransactionOngoing}
 	}
 	return canceled(reasons)
 }

@@ -170,12 +170,12 @@ func (w *write) prepare() (old *entry, next map[string]types.AttributeValue, err
 			if strings.Contains(api.msg, "empty binary value") {
 				kind = "binary"
 			}
-			return nil, nil, validation("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty %s value.", kind)
+			return nil, nil, validation(msgNotValidUpdateExpressionAttempted, kind)
 		}
 		return nil, nil, err
 	}
 	if attrs.ItemSize(next) > maxItemSize {
-		return nil, nil, validation("Item size to update has exceeded the maximum allowed size")
+		return nil, nil, validation(msgItemSizeUpdateHasExceeded)
 	}
 	return old, next, nil
 }
@@ -247,7 +247,7 @@ func (e *Engine) newWrite(s *scope, in *writeInput, nullParams string, rv ...str
 	switch in.ReturnValuesOnConditionCheckFailure {
 	case "", "NONE", "ALL_OLD":
 	default:
-		return nil, validation("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", in.ReturnValuesOnConditionCheckFailure)
+		return nil, validation(msgConstraintReturnValuesOnConditionCheckFailureSatisfyEnumSet, in.ReturnValuesOnConditionCheckFailure)
 	}
 	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
@@ -264,7 +264,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if in.Item == nil {
-		return nil, validation("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
+		return nil, validation(msgConstraintItemNotNull)
 	}
 	m, err := in.Item.attrs()
 	if err != nil {
@@ -277,7 +277,7 @@ func (e *Engine) putItem(s *scope, in *writeInput) (any, error) {
 		return nil, err
 	}
 	if attrs.ItemSize(w.put) > maxItemSize {
-		return nil, validation("Item size has exceeded the maximum allowed size")
+		return nil, validation(msgItemSizeHasExceededMaximum)
 	}
 	if w.cond, err = w.x.condition("ConditionExpression", in.ConditionExpression); err != nil {
 		return nil, err

@@ -250,8 +250,8 @@ func (x *exprs) keyConditions(s *string, raw map[string]av) (root *knode, check 
 	if s == nil {
 		return nil, none, nil
 	}
-	if strings.TrimSpace(*s) == "" {
-		return nil, nil, validation("Invalid KeyConditionExpression: The expression can not be empty;")
+	if *s == "" {
+		return nil, nil, validation(msgKeyConditionExpressionExpressionCanNotEmpty)
 	}
 	e, err := cond.ParseAs(*s, "KeyConditionExpression")
 	if err != nil {
@@ -294,13 +294,13 @@ func conditions(root *knode) ([]*knode, error) {
 		case "=", "<", "<=", ">", ">=", "BETWEEN", "begins_with":
 			for _, a := range n.args {
 				if a.fn {
-					return validation("KeyConditionExpressions cannot contain nested operations")
+					return validation(msgKeyConditionExpressionsCannotContainNestedOperations)
 				}
 			}
 			conds = append(conds, n)
 			return nil
 		}
-		return validation("Invalid operator used in KeyConditionExpression: %s", n.op)
+		return validation(msgOperatorUsedKeyConditionExpression, n.op)
 	}
 	if err := walk(root); err != nil {
 		return nil, err
@@ -327,7 +327,7 @@ func (x *exprs) keySchemaConds(root *knode, hash, rng keyDef) (types.AttributeVa
 				continue
 			}
 			if pathNode != nil {
-				return nil, nil, validation("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
+				return nil, nil, validation(msgConditionKeyConditionExpressionMultipleAttributeNames)
 			}
 			pathNode = a
 			if i > 0 {
@@ -335,17 +335,17 @@ func (x *exprs) keySchemaConds(root *knode, hash, rng keyDef) (types.AttributeVa
 			}
 		}
 		if pathNode == nil {
-			return nil, nil, validation("Invalid condition in KeyConditionExpression: No key attribute specified")
+			return nil, nil, validation(msgConditionKeyConditionExpressionNoKeyAttribute)
 		}
 		kc.name = pathNode.tok.text
 		if strings.HasPrefix(kc.name, "#") {
 			kc.name = x.names[kc.name]
 		}
 		if pathNode.deep {
-			return nil, nil, validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", kc.name)
+			return nil, nil, validation(msgKeyNotScalarPath, kc.name)
 		}
 		if seen[kc.name] {
-			return nil, nil, validation("KeyConditionExpressions must only contain one condition per key")
+			return nil, nil, validation(msgKeyConditionExpressionsOnlyContainConditionPer)
 		}
 		seen[kc.name] = true
 		kcs = append(kcs, kc)
@@ -357,7 +357,7 @@ func (x *exprs) keySchemaConds(root *knode, hash, rng keyDef) (types.AttributeVa
 // keySchemaConds.
 func schemaConds(kcs []*keyCond, hash, rng keyDef) (types.AttributeValue, *keyCond, error) {
 	if len(kcs) > 2 {
-		return nil, nil, validation("Conditions can be of length 1 or 2 only")
+		return nil, nil, validation(msgConditionsCanLength12)
 	}
 	var hv types.AttributeValue
 	var rc *keyCond
@@ -365,20 +365,20 @@ func schemaConds(kcs []*keyCond, hash, rng keyDef) (types.AttributeValue, *keyCo
 		switch kc.name {
 		case hash.name:
 			if kc.op != "=" {
-				return nil, nil, validation("Query key condition not supported")
+				return nil, nil, validation(msgQueryKeyConditionNotSupported)
 			}
 			hv = kc.vals[0]
 		case rng.name:
 			rc = kc
 		default:
 			if rng.name == "" && len(kcs) == 2 {
-				return nil, nil, validation("Query key condition not supported")
+				return nil, nil, validation(msgQueryKeyConditionNotSupported)
 			}
-			return nil, nil, validation("Query condition missed key schema element")
+			return nil, nil, validation(msgQueryConditionMissedKeySchema)
 		}
 	}
 	if hv == nil {
-		return nil, nil, validation("Query condition missed key schema element")
+		return nil, nil, validation(msgQueryConditionMissedKeySchema)
 	}
 	if err := keyConditionValue(hash, hv); err != nil {
 		return nil, nil, err
@@ -396,10 +396,10 @@ func schemaConds(kcs []*keyCond, hash, rng keyDef) (types.AttributeValue, *keyCo
 // keyConditionValue checks a value compared with key attribute k.
 func keyConditionValue(k keyDef, v types.AttributeValue) error {
 	if typeName(v) != k.typ {
-		return invalidParam("Condition parameter type does not match schema type")
+		return invalidParam(msgConditionTypeDoesNotMatch)
 	}
 	if kind := emptyKey(v); kind != "" {
-		return validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", kind, k.name)
+		return validation(msgEmptyKeyValue, kind, k.name)
 	}
 	return nil
 }

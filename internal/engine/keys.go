@@ -13,7 +13,7 @@ import (
 // key attributes, of their types. It returns the key in stored form.
 func (t *table) keyOf(key item) (hash, rng types.AttributeValue, err error) {
 	if key == nil {
-		return nil, nil, validation("Cannot have null key for GetItem, DeleteItem, or UpdateItem")
+		return nil, nil, validation(msgNullKey)
 	}
 	m, err := key.attrs()
 	if err != nil {
@@ -24,7 +24,7 @@ func (t *table) keyOf(key item) (hash, rng types.AttributeValue, err error) {
 		want = 2
 	}
 	if len(m) != want {
-		return nil, nil, validation("The number of conditions on the keys is invalid")
+		return nil, nil, validation(msgNumberConditionsOnKeys)
 	}
 	if hash, err = t.keyValue(t.hash, m, true); err != nil {
 		return nil, nil, err
@@ -44,16 +44,16 @@ func (t *table) keyValue(k keyDef, m map[string]types.AttributeValue, inKey bool
 	v, ok := m[k.name]
 	if !ok {
 		// DynamoDB Local words it so for a Key and an Item alike.
-		return nil, validation("One of the required keys was not given a value")
+		return nil, validation(msgRequiredKeysNotGiven)
 	}
 	switch typeName(v) {
 	case k.typ:
 	case "S", "N", "B":
-		return nil, invalidParam("Type mismatch for key")
+		return nil, invalidParam(msgTypeMismatchKey)
 	case "":
-		return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+		return nil, validation(msgSuppliedAttributeValueEmptyContainExactly)
 	default:
-		return nil, validation("Invalid attribute value type")
+		return nil, validation(msgInvalidAttributeValueType)
 	}
 	v, err := checkValue(v)
 	if err != nil {
@@ -62,11 +62,11 @@ func (t *table) keyValue(k keyDef, m map[string]types.AttributeValue, inKey bool
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
 		if v.Value == "" {
-			return nil, validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", k.name)
+			return nil, validation(msgEmptyStringKey, k.name)
 		}
 	case *types.AttributeValueMemberB:
 		if len(v.Value) == 0 {
-			return nil, validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", k.name)
+			return nil, validation(msgEmptyBinaryKey, k.name)
 		}
 	}
 	limit := 2048
@@ -74,7 +74,7 @@ func (t *table) keyValue(k keyDef, m map[string]types.AttributeValue, inKey bool
 		limit = 1024
 	}
 	if attrs.KeySize(v) > limit {
-		return nil, validation("Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes")
+		return nil, validation(msgHashPrimaryKeyUnder2048)
 	}
 	return v, nil
 }
@@ -118,17 +118,17 @@ func (t *table) checkIndexKeys(m map[string]types.AttributeValue) error {
 			switch typeName(v) {
 			case k.typ:
 			case "S", "N", "B":
-				return invalidParam("Type mismatch for Index Key")
+				return invalidParam(msgTypeMismatchIndexKey)
 			default:
 				// A set, list, map, BOOL or NULL, as for a table's key.
-				return validation("Invalid attribute value type")
+				return validation(msgInvalidAttributeValueType)
 			}
 			limit := 1024
 			if k == ix.hash {
 				limit = 2048
 			}
 			if attrs.KeySize(v) > limit {
-				return invalidParam("Size limit exceeded")
+				return invalidParam(msgSizeLimitExceeded)
 			}
 			empty := false
 			switch v := v.(type) {
@@ -142,7 +142,7 @@ func (t *table) checkIndexKeys(m map[string]types.AttributeValue) error {
 				if k.typ == "B" {
 					kind = "binary"
 				}
-				return validation("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, ix.name, k.name)
+				return validation(msgNotValidSpecifiedSecondaryIndex, kind, ix.name, k.name)
 			}
 		}
 	}

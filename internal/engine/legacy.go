@@ -77,7 +77,7 @@ func legacyValue(a av) (types.AttributeValue, error) {
 // their types, one type for IN and BETWEEN, BETWEEN's bounds in order.
 func comparison(attr, op string, list []av) (cond.Comparison, error) {
 	if attr == "" {
-		return cond.Comparison{}, validation("Empty attribute name")
+		return cond.Comparison{}, validation(msgEmptyAttributeName)
 	}
 	vals := make([]types.AttributeValue, len(list))
 	for i, a := range list {
@@ -89,24 +89,24 @@ func comparison(attr, op string, list []av) (cond.Comparison, error) {
 	}
 	rule, ok := opRules[op]
 	if !ok {
-		return cond.Comparison{}, validation("Comparison type does not exist in DynamoDB")
+		return cond.Comparison{}, validation(msgComparisonTypeDoesNotExist)
 	}
 	if (rule.count >= 0 && len(vals) != rule.count) || (rule.count < 0 && len(vals) == 0) {
-		return cond.Comparison{}, invalidParam("Invalid number of argument(s) for the %s ComparisonOperator", op)
+		return cond.Comparison{}, invalidParam(msgNumberArgumentSComparisonOperator, op)
 	}
 	for _, v := range vals {
 		if !rule.allows(typeName(v)) {
-			return cond.Comparison{}, invalidParam("ComparisonOperator %s is not valid for %s AttributeValue type", op, typeName(v))
+			return cond.Comparison{}, invalidParam(msgComparisonOperatorNotValidAttributeValueType, op, typeName(v))
 		}
 	}
 	for _, v := range vals[min(1, len(vals)):] {
 		if typeName(v) != typeName(vals[0]) {
-			return cond.Comparison{}, invalidParam("AttributeValues inside AttributeValueList must be of same type")
+			return cond.Comparison{}, invalidParam(msgAttributeValuesInsideAttributeValueListSameType)
 		}
 	}
 	if op == "BETWEEN" {
 		if c, _ := cond.CompareValues(vals[0], vals[1]); c > 0 {
-			return cond.Comparison{}, validation("The BETWEEN condition was provided a range where the lower bound is greater than the upper bound")
+			return cond.Comparison{}, validation(msgBETWEENConditionRangeWhereLower)
 		}
 	}
 	return cond.Comparison{Attr: attr, Op: op, Values: vals}, nil
@@ -128,31 +128,31 @@ func filterComparison(attr string, c legacyCond) (cond.Comparison, error) {
 func expectedComparison(attr string, c legacyCond) (cond.Comparison, error) {
 	if c.ComparisonOperator != nil {
 		if c.Exists != nil {
-			return cond.Comparison{}, invalidParam("Exists and ComparisonOperator cannot be used together for Attribute: %s", attr)
+			return cond.Comparison{}, invalidParam(msgExistsComparisonOperatorCannotUsedTogether, attr)
 		}
 		op := *c.ComparisonOperator
 		if c.Value == nil && c.AttributeValueList == nil && op != "NULL" && op != "NOT_NULL" {
-			return cond.Comparison{}, invalidParam("Value or AttributeValueList must be used with ComparisonOperator: %s for Attribute: %s", op, attr)
+			return cond.Comparison{}, invalidParam(msgAttributeValueListUsedComparisonOperatorAttribute, op, attr)
 		}
 		list := c.AttributeValueList
 		if c.Value != nil {
 			if c.AttributeValueList != nil {
-				return cond.Comparison{}, invalidParam("Value and AttributeValueList cannot be used together for Attribute: %s", attr)
+				return cond.Comparison{}, invalidParam(msgAttributeValueListCannotUsedTogetherAttribute, attr)
 			}
 			list = []av{*c.Value}
 		}
 		return comparison(attr, op, list)
 	}
 	if c.AttributeValueList != nil {
-		return cond.Comparison{}, invalidParam("AttributeValueList can only be used with a ComparisonOperator for Attribute: %s", attr)
+		return cond.Comparison{}, invalidParam(msgAttributeValueListCanOnlyUsedComparisonOperator, attr)
 	}
 	switch {
 	case c.Exists == nil && c.Value == nil:
-		return cond.Comparison{}, invalidParam("Value must be provided when Exists is null for Attribute: %s", attr)
+		return cond.Comparison{}, invalidParam(msgWhenExistsNullAttribute, attr)
 	case c.Exists != nil && *c.Exists && c.Value == nil:
-		return cond.Comparison{}, invalidParam("Value must be provided when Exists is true for Attribute: %s", attr)
+		return cond.Comparison{}, invalidParam(msgWhenExistsTrueAttribute, attr)
 	case c.Exists != nil && !*c.Exists && c.Value != nil:
-		return cond.Comparison{}, invalidParam("Value cannot be used when Exists is false for Attribute: %s", attr)
+		return cond.Comparison{}, invalidParam(msgCannotUsedWhenExistsFalse, attr)
 	case c.Exists != nil && !*c.Exists:
 		return comparison(attr, "NULL", nil)
 	}
@@ -169,13 +169,13 @@ func conditionalOperator(op string, n int) (or bool, err error) {
 	default:
 		// DynamoDB Local fails with an internal error; DynamoDB refuses
 		// a value outside the enumeration so.
-		return false, validation("1 validation error detected: Value '%s' at 'conditionalOperator' failed to satisfy constraint: Member must satisfy enum value set: [AND, OR]", op)
+		return false, validation(msgConstraintConditionalOperatorSatisfyEnumSet, op)
 	}
 	switch n {
 	case 0:
-		return false, validation("ConditionalOperator cannot be used without Filter or Expected")
+		return false, validation(msgConditionalOperatorCannotUsedWithoutFilter)
 	case 1:
-		return false, validation("ConditionalOperator can only be used when Filter or Expected has two or more elements")
+		return false, validation(msgConditionalOperatorCanOnlyUsedWhen)
 	}
 	return op == "OR", nil
 }
@@ -268,7 +268,7 @@ func (w *write) legacy(in *writeInput, update bool) error {
 func (t *table) attributeUpdates(m map[string]attributeUpdate) (*cond.Update, map[string]types.AttributeValue, error) {
 	for _, name := range sortedKeys(m) {
 		if name == t.hash.name || (t.rng.name != "" && name == t.rng.name) {
-			return nil, nil, invalidParam("Cannot update attribute %s. This attribute is part of the key", name)
+			return nil, nil, invalidParam(msgCannotUpdateAttributeThisAttribute, name)
 		}
 	}
 	us := make([]cond.AttributeUpdate, 0, len(m))
@@ -302,13 +302,13 @@ func attributeUpdateOf(name string, u attributeUpdate) (cond.AttributeUpdate, er
 	switch action {
 	case "PUT", "ADD", "DELETE":
 	default:
-		return cond.AttributeUpdate{}, validation("Member must satisfy enum value set: [ADD, DELETE, PUT]")
+		return cond.AttributeUpdate{}, validation(msgEnumAttributeAction)
 	}
 	if name == "" {
-		return cond.AttributeUpdate{}, validation("Empty attribute name")
+		return cond.AttributeUpdate{}, validation(msgEmptyAttributeName)
 	}
 	if u.Value == nil && action != "DELETE" {
-		return cond.AttributeUpdate{}, invalidParam("Only DELETE action is allowed when no attribute value is specified")
+		return cond.AttributeUpdate{}, invalidParam(msgOnlyDELETEActionAllowedWhen)
 	}
 	out := cond.AttributeUpdate{Attr: name, Action: action}
 	if u.Value == nil {
@@ -320,9 +320,9 @@ func attributeUpdateOf(name string, u attributeUpdate) (cond.AttributeUpdate, er
 	}
 	switch tn := typeName(v); {
 	case action == "ADD" && !slices.Contains([]string{"N", "SS", "NS", "BS", "L"}, tn):
-		return cond.AttributeUpdate{}, invalidParam("ADD action is not supported for the type %s", longTypes[tn])
+		return cond.AttributeUpdate{}, invalidParam(msgADDActionNotSupportedType, longTypes[tn])
 	case action == "DELETE" && !slices.Contains([]string{"SS", "NS", "BS"}, tn):
-		return cond.AttributeUpdate{}, invalidParam("DELETE action with value is not supported for the type %s", longTypes[tn])
+		return cond.AttributeUpdate{}, invalidParam(msgDELETEActionNotSupportedType, longTypes[tn])
 	}
 	out.Value = v
 	return out, nil
@@ -338,13 +338,13 @@ func batchAttributesToGet(ka *keysAndAttributes) (*projection_, error) {
 		return nil, bothKinds([]string{"AttributesToGet"}, []string{"ProjectionExpression"})
 	}
 	if len(ka.AttributesToGet) == 0 {
-		return nil, validation("AttributesToGet cannot be empty")
+		return nil, validation(msgAttributesToGetCannotEmpty)
 	}
 	p := &projection_{paths: []cond.Path{}}
 	seen := map[string]bool{}
 	for _, n := range ka.AttributesToGet {
 		if seen[n] {
-			return nil, invalidParam("Duplicate value in attribute name: %s", n)
+			return nil, invalidParam(msgDuplicateAttributeName, n)
 		}
 		seen[n] = true
 		p.paths = append(p.paths, cond.Path{{Name: n}})

@@ -42,7 +42,7 @@ func (r *read) legacyRead(in *readInput) error {
 		seen := map[string]bool{}
 		for _, n := range in.AttributesToGet {
 			if seen[n] {
-				return validation("Cannot have two attributes with the same name")
+				return validation(msgTwoAttributesSameName)
 			}
 			seen[n] = true
 			p.paths = append(p.paths, cond.Path{{Name: n}})
@@ -57,7 +57,7 @@ func (r *read) legacyRead(in *readInput) error {
 		hk, rk := r.keysOf()
 		for _, n := range sortedKeys(filter) {
 			if n == hk.name || (rk.name != "" && n == rk.name) {
-				return validation("QueryFilter can only contain non-primary key attributes: Primary key attribute: %s", n)
+				return validation(msgQueryFilterCanOnlyContainNon, n)
 			}
 		}
 	}
@@ -93,7 +93,7 @@ func (r *read) keySchema(root *knode, kc map[string]legacyCond) (types.Attribute
 		return r.x.keySchemaConds(root, hash, rng)
 	}
 	if len(kc) == 0 {
-		return nil, nil, validation("Conditions can be of length 1 or 2 only")
+		return nil, nil, validation(msgConditionsCanLength12)
 	}
 	kcs := make([]*keyCond, 0, len(kc))
 	for _, name := range sortedKeys(kc) {
@@ -105,18 +105,18 @@ func (r *read) keySchema(root *knode, kc map[string]legacyCond) (types.Attribute
 		if name == rng.name && !ok {
 			switch c.Op {
 			case "NULL", "NOT_NULL":
-				return nil, nil, validation("Only scalar types can be used as Range Key values")
+				return nil, nil, validation(msgOnlyScalarTypesCanUsed)
 			}
 			// The values' type comes first, as it does for the operators
 			// a range key takes.
 			for _, v := range c.Values {
 				if typeName(v) != rng.typ {
-					return nil, nil, invalidParam("Condition parameter type does not match schema type")
+					return nil, nil, invalidParam(msgConditionTypeDoesNotMatch)
 				}
 			}
 			// DynamoDB Local fails NE with an internal error; DynamoDB
 			// refuses it as it refuses IN and CONTAINS.
-			return nil, nil, validation("Attempted conditional constraint is not an indexable operation")
+			return nil, nil, validation(msgAttemptedConditionalConstraintNotIndexable)
 		}
 		if !ok {
 			op = c.Op // refused below for a hash key, and for any other attribute

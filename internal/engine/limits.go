@@ -19,10 +19,6 @@ import (
 // first, and DynamoDB Local refuses a value with one more list or map.
 const maxNesting = 31
 
-// nestingMsg is the refusal of a value nested too deep; PutItem (and the
-// writes that store a whole item) add why, UpdateItem does not.
-const nestingMsg = "Nesting Levels have exceeded supported limits"
-
 // depth is how many lists and maps nest in v, v included; an empty list
 // or map counts as a level.
 func depth(v types.AttributeValue) int {
@@ -58,7 +54,7 @@ func tooDeep(m map[string]types.AttributeValue) bool {
 // the item's values and key.
 func checkNesting(m map[string]types.AttributeValue) error {
 	if tooDeep(m) {
-		return validation(nestingMsg + ": Attributes in the item have nested levels beyond supported limit")
+		return validation(msgNestingTooDeep + ": Attributes in the item have nested levels beyond supported limit")
 	}
 	return nil
 }
@@ -66,7 +62,7 @@ func checkNesting(m map[string]types.AttributeValue) error {
 // checkUpdatedNesting refuses the result of an update that nests too deep.
 func checkUpdatedNesting(m map[string]types.AttributeValue) error {
 	if tooDeep(m) {
-		return validation(nestingMsg)
+		return validation(msgNestingTooDeep)
 	}
 	return nil
 }
@@ -93,7 +89,7 @@ func limitExceeded(format string, args ...any) *apiError {
 // characters.
 func checkAttrName(name string) error {
 	if n := utf8.RuneCountInString(name); n < 1 || n > 255 {
-		return validation("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+		return validation(msgNamesKeyAttributesAttributesProjected)
 	}
 	return nil
 }
@@ -112,7 +108,7 @@ type indexLimits struct {
 func (l *indexLimits) project(nonKey []string) error {
 	l.projected += len(nonKey)
 	if l.projected > maxProjected {
-		return validation("No more than 20 attributes per table can be projected into Local Secondary Indices")
+		return validation(msgTooManyLSIProjected)
 	}
 	return nil
 }
@@ -123,7 +119,7 @@ func (l *indexLimits) gsiThroughput(p *throughput) error {
 		return nil
 	}
 	if p == nil {
-		return validation("No provisioned throughput specified for the global secondary index")
+		return validation(msgNoProvisionedThroughputSpecifiedGlobal)
 	}
 	return checkUnits(p, "Global Secondary Index's", "global secondary index")
 }
@@ -132,10 +128,10 @@ func (l *indexLimits) gsiThroughput(p *throughput) error {
 // or an index ("Global Secondary Index's", "global secondary index").
 func checkUnits(p *throughput, whose, per string) error {
 	if !positive(p) {
-		return validation("%s read and write throughput must be at least 1, and cannot be null", whose)
+		return validation(msgReadWriteThroughputAtLeast, whose)
 	}
 	if *p.ReadCapacityUnits > maxUnits || *p.WriteCapacityUnits > maxUnits {
-		return validation("Cannot increase provisioned throughput to more than 40,000 units per %s", per)
+		return validation(msgCannotIncreaseProvisionedThroughputThan, per)
 	}
 	return nil
 }
@@ -162,12 +158,12 @@ func checkGSIUpdates(ups []gsiUpdate) error {
 			continue
 		}
 		if seen[name] {
-			return validation("Only one global secondary index update per index is allowed simultaneously.")
+			return validation(msgOnlyGlobalSecondaryIndexUpdate)
 		}
 		seen[name] = true
 	}
 	if online > 1 {
-		return limitExceeded("Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
+		return limitExceeded(msgSubscriberLimitExceededOnly1)
 	}
 	return nil
 }
@@ -195,7 +191,7 @@ func (t *table) scalarKeys(names map[string]string, exprs ...*string) error {
 				n = names[n]
 			}
 			if n == t.hash.name || (t.rng.name != "" && n == t.rng.name) {
-				return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
+				return validation(msgKeyNotScalarPath, n)
 			}
 		}
 	}
@@ -210,10 +206,10 @@ func checkBatchGetShape(in *batchGetInput) error {
 	for _, name := range sortedKeys(in.RequestItems) {
 		ka := in.RequestItems[name]
 		if ka != nil && ka.ExpressionAttributeNames != nil && ka.ProjectionExpression == nil {
-			return validation("ExpressionAttributeNames can only be specified when using expressions")
+			return validation(msgExpressionAttributeNamesCanOnlySpecifiedWhen)
 		}
 		if ka == nil || len(ka.Keys) == 0 {
-			return validation("The list of keys in RequestItems for BatchGetItem is required: %s has empty list", name)
+			return validation(msgListKeysRequestItemsBatchGetItemRequired, name)
 		}
 		seen := map[string]bool{}
 		for _, k := range ka.Keys {
@@ -228,7 +224,7 @@ func checkBatchGetShape(in *batchGetInput) error {
 			}
 			id := rawKey(k)
 			if seen[id] {
-				return validation("Provided list of item keys contains duplicates")
+				return validation(msgListItemKeysContainsDuplicates)
 			}
 			seen[id] = true
 		}
@@ -245,7 +241,7 @@ func (t *table) scalarKeyOperands(u *cond.Update, names map[string]string) error
 	}
 	for _, p := range paths {
 		if len(p) > 1 && (p[0].Name == t.hash.name || (t.rng.name != "" && p[0].Name == t.rng.name)) {
-			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", p[0].Name)
+			return validation(msgKeyNotScalarPath, p[0].Name)
 		}
 	}
 	return nil
@@ -278,10 +274,10 @@ func (in *writeInput) exprsWithout(nullParams string) error {
 		return nil
 	}
 	if in.ExpressionAttributeNames != nil {
-		return validation("ExpressionAttributeNames can only be specified when using expressions")
+		return validation(msgExpressionAttributeNamesCanOnlySpecifiedWhen)
 	}
 	if in.ExpressionAttributeValues != nil {
-		return validation("%s: %s", valuesOnly, nullParams)
+		return validation("%s: %s", msgValuesWithoutExpression, nullParams)
 	}
 	return nil
 }
@@ -290,7 +286,7 @@ func (in *writeInput) exprsWithout(nullParams string) error {
 // index has, as DynamoDB does.
 func unchangedUnits(billing string, p *throughput, rcu, wcu int64) error {
 	if billing == "PROVISIONED" && *p.ReadCapacityUnits == rcu && *p.WriteCapacityUnits == wcu {
-		return validation("The requested throughput value equals the current value")
+		return validation(msgRequestedThroughputEqualsCurrent)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 		return nil, err
 	}
 	if root == nil && in.KeyConditions == nil {
-		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+		return nil, validation(msgEitherKeyConditionsKeyConditionExpressionSpecifiedRequest)
 	}
 	hk, rk := r.keysOf()
 	hv, rc, err := r.keySchema(root, in.KeyConditions)
@@ -36,7 +36,7 @@ func (e *Engine) query(s *scope, in *readInput) (any, error) {
 	}
 	if esk != nil {
 		if encodeKey(esk[hk.name]) != encodeKey(hv) || (rk.name != "" && !rc.matches(esk[rk.name])) {
-			return nil, validation("The provided starting key does not match the range key predicate")
+			return nil, validation(msgStartingKeyDoesNotMatch)
 		}
 	}
 	if err := r.filterKeys(in); err != nil {

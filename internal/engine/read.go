@@ -106,13 +106,13 @@ func (e *Engine) prepareRead(s *scope, in *readInput, scan bool) (*read, error) 
 	r := &read{t: t, consist: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, scan: scan}
 	if in.Limit != nil {
 		if *in.Limit <= 0 {
-			return nil, validation("Limit must be greater than or equal to 1")
+			return nil, validation(msgLimitGreaterThanEqual1)
 		}
 		r.limit = *in.Limit
 	}
 	if in.IndexName != nil {
 		if r.ix = t.indexNamed(*in.IndexName); r.ix == nil {
-			return nil, validation("The table does not have the specified index: %s", *in.IndexName)
+			return nil, validation(msgTableDoesNotHaveSpecified, *in.IndexName)
 		}
 	}
 	if r.ix != nil && r.ix.global && in.ConsistentRead {
@@ -120,7 +120,7 @@ func (e *Engine) prepareRead(s *scope, in *readInput, scan bool) (*read, error) 
 		if scan {
 			verb = "scanning"
 		}
-		return nil, validation("Consistent read cannot be true when %s a GSI", verb)
+		return nil, validation(msgConsistentReadCannotTrueWhen, verb)
 	}
 	if r.x, err = newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
 		return nil, err
@@ -168,11 +168,11 @@ func (r *read) expressions(in *readInput, nullParams string) error {
 		}
 	}
 	if !r.x.any && r.x.names != nil {
-		return validation("ExpressionAttributeNames can only be specified when using expressions")
+		return validation(msgExpressionAttributeNamesCanOnlySpecifiedWhen)
 	}
 	// Values need a condition: a projection does not count.
 	if r.x.values != nil && in.FilterExpression == nil && in.KeyConditionExpression == nil {
-		return validation("ExpressionAttributeValues can only be specified when using expressions: %s", nullParams)
+		return validation(msgExpressionAttributeValuesCanOnlySpecifiedWhen, nullParams)
 	}
 	if err := r.x.done(); err != nil {
 		return err
@@ -187,7 +187,7 @@ func (r *read) selection(in *readInput) error {
 	switch sel {
 	case "", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT":
 	default:
-		return validation("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
+		return validation(msgSelectALLATTRIBUTESALLPROJECTED)
 	}
 	proj, projected := "ProjectionExpression", in.ProjectionExpression != nil
 	if in.AttributesToGet != nil {
@@ -195,16 +195,16 @@ func (r *read) selection(in *readInput) error {
 	}
 	switch {
 	case sel == "SPECIFIC_ATTRIBUTES" && !projected:
-		return validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+		return validation(msgSpecifyAttributesToGetProjectionExpressionWhenChoosing)
 	case sel == "ALL_ATTRIBUTES" && projected:
-		return validation("Cannot specify the %s when choosing to get ALL_ATTRIBUTES", proj)
+		return validation(msgSelectAllWith, proj)
 	case sel == "COUNT" && projected:
-		return validation("Cannot specify the %s when choosing to get only the Count", proj)
+		return validation(msgSelectCountWith, proj)
 	case sel == "ALL_PROJECTED_ATTRIBUTES" && projected:
-		return validation("Cannot specify the %s when choosing to get ALL_PROJECTED_ATTRIBUTES", proj)
+		return validation(msgSelectAllProjectedWith, proj)
 	case sel == "ALL_PROJECTED_ATTRIBUTES" && r.ix == nil:
 		// Scan's answer too says Querying.
-		return validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+		return validation(msgALLPROJECTEDATTRIBUTESCanUsed)
 	}
 	r.count = sel == "COUNT"
 	ix := r.ix
@@ -222,21 +222,21 @@ func (r *read) selection(in *readInput) error {
 			// (DynamoDB Local's behaviour: attribute_not_exists of an
 			// unprojected attribute is false there).
 			if !r.scan {
-				return invalidParam("Secondary index %s does not project one or more filter attributes: [%s]", ix.name, strings.Join(missing, ", "))
+				return invalidParam(msgSecondaryIndexDoesNotProject, ix.name, strings.Join(missing, ", "))
 			}
 			r.filterTable = true
 		}
 	}
 	if sel == "ALL_ATTRIBUTES" {
 		if ix.global {
-			return invalidParam("Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.name)
+			return invalidParam(msgSelectTypeALLATTRIBUTESNot, ix.name)
 		}
 		r.fetch = true
 	}
 	if r.proj != nil {
 		if missing := r.unprojected(r.proj.tops()); len(missing) > 0 {
 			if ix.global {
-				return invalidParam("Global secondary index %s does not project [%s]", ix.name, strings.Join(missing, ", "))
+				return invalidParam(msgGlobalSecondaryIndexDoesNot, ix.name, strings.Join(missing, ", "))
 			}
 			r.fetch = true
 		}
@@ -256,10 +256,10 @@ func (r *read) filterKeys(in *readInput) error {
 	rf := exprRefs(*in.FilterExpression)
 	for _, n := range r.resolve(rf.deep) {
 		if n == r.t.hash.name || n == r.t.rng.name {
-			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", n)
+			return validation(msgKeyNotScalarPath, n)
 		}
 		if r.ix != nil && (n == r.ix.hash.name || n == r.ix.rng.name) {
-			return validation("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: IndexKey: %s", n)
+			return validation(msgIndexKeyNotScalarPath, n)
 		}
 	}
 	if r.scan {
@@ -268,7 +268,7 @@ func (r *read) filterKeys(in *readInput) error {
 	hk, rk := r.keysOf()
 	for _, n := range r.resolve(rf.tops) {
 		if n == hk.name || (rk.name != "" && n == rk.name) {
-			return validation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
+			return validation(msgFilterExpressionCanOnlyContain, n)
 		}
 	}
 	return nil
@@ -352,7 +352,7 @@ func (r *read) startKey(esk item) (map[string]types.AttributeValue, error) {
 	}
 	names := r.lekNames()
 	if len(m) != len(names) {
-		return nil, validation("Exclusive Start Key must have same size as table's key schema")
+		return nil, validation(msgExclusiveStartKeyHaveSame)
 	}
 	types := map[string]string{r.t.hash.name: r.t.hash.typ, r.t.rng.name: r.t.rng.typ}
 	if r.ix != nil {
@@ -361,13 +361,13 @@ func (r *read) startKey(esk item) (map[string]types.AttributeValue, error) {
 	for _, n := range names {
 		v, ok := m[n]
 		if !ok {
-			return nil, validation("The provided starting key is invalid")
+			return nil, validation(msgInvalidStartingKey)
 		}
 		if typeName(v) != types[n] {
-			return nil, validation("Type mismatch for attribute to update")
+			return nil, validation(msgTypeMismatchAttributeUpdate)
 		}
 		if kind := emptyKey(v); kind != "" {
-			return nil, validation("The query can return at most one row and cannot be restarted. The provided starting key is invalid: One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", kind, n)
+			return nil, validation(msgQueryCanReturnAtMost, kind, n)
 		}
 		if m[n], err = checkValue(v); err != nil {
 			return nil, err

@@ -34,18 +34,18 @@ func (e *Engine) scan(s *scope, in *readInput) (any, error) {
 	seg, total := 0, 1
 	switch {
 	case in.Segment != nil && in.TotalSegments == nil:
-		return nil, validation("If segment is specified, total segment must also be specified")
+		return nil, validation(msgIfSegmentSpecifiedTotalSegment)
 	case in.Segment == nil && in.TotalSegments != nil:
-		return nil, validation("If total segments is specified, a particular segment must also be specified for this request")
+		return nil, validation(msgIfTotalSegmentsSpecifiedParticular)
 	case in.Segment != nil:
 		seg, total = *in.Segment, *in.TotalSegments
 		// DynamoDB Local checks the segment against the total first, so a
 		// total below 1 is reported as a segment out of range.
 		if total > maxSegments {
-			return nil, validation("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to %d", total, maxSegments)
+			return nil, validation(msgConstraintTotalSegmentsHaveLessThan, total, maxSegments)
 		}
 		if seg < 0 || seg >= total {
-			return nil, validation("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", seg, total-1)
+			return nil, validation(msgConstraintSegmentHaveLessThan, seg, total-1)
 		}
 	}
 	if r.ix != nil {

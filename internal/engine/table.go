@@ -137,7 +137,7 @@ var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
 
 func checkName(name string) error {
 	if !nameRE.MatchString(name) {
-		return validation("Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'")
+		return validation(msgInvalidTableOrIndexName)
 	}
 	return nil
 }
@@ -165,6 +165,9 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	if err := schemaShape(in.KeySchema); err != nil {
 		return nil, err
 	}
+	if len(in.AttributeDefinitions) == 0 {
+		return nil, validation(msgNoAttributeSchemaDefined)
+	}
 	defs := map[string]string{}
 	for _, d := range in.AttributeDefinitions {
 		if err := checkAttrName(d.AttributeName); err != nil {
@@ -173,10 +176,10 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 		switch d.AttributeType {
 		case "S", "N", "B":
 		default:
-			return nil, validation("Member must satisfy enum value set: [B, N, S]")
+			return nil, validation(msgEnumAttributeType)
 		}
 		if _, dup := defs[d.AttributeName]; dup {
-			return nil, validation("Cannot have two attributes with the same name")
+			return nil, validation(msgTwoAttributesSameName)
 		}
 		defs[d.AttributeName] = d.AttributeType
 	}
@@ -189,81 +192,24 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	if t.rng.name != "" {
 		used[t.rng.name] = true
 	}
-	if len(in.LocalSecondaryIndexes) > 0 {
-		if t.rng.name == "" {
-			return nil, validation("Local Secondary indices are not allowed on hash tables, only hash and range tables")
-		}
-		if len(in.LocalSecondaryIndexes) > 5 {
-			return nil, validation("Cannot have more than 5 local secondary indexes per table")
-		}
-	}
-	names := map[string]bool{}
-	lim := &indexLimits{provisioned: in.BillingMode == "" || in.BillingMode == "PROVISIONED"}
-	for _, li := range in.LocalSecondaryIndexes {
-		if names[li.IndexName] {
-			return nil, validation("Two local secondary indices have the same name")
-		}
-		ix, err := t.newIndex(li, false, defs, names, lim)
-		if err != nil {
-			return nil, err
-		}
-		t.lsis = append(t.lsis, ix)
-		used[ix.hash.name], used[ix.rng.name] = true, true
-	}
-	if len(in.GlobalSecondaryIndexes) > maxGSIs {
-		return nil, validation("GlobalSecondaryIndex count exceeds the per-table limit")
-	}
-	gnames := map[string]bool{}
-	for _, gi := range in.GlobalSecondaryIndexes {
-		if gnames[gi.IndexName] {
-			return nil, validation("Two global secondary indices have the same name")
-		}
-		if names[gi.IndexName] {
-			return nil, validation("Local Secondary Indices AND Global Secondary Indices must have different names")
-		}
-		gnames[gi.IndexName] = true
-	}
-	for _, gi := range in.GlobalSecondaryIndexes {
-		ix, err := t.newIndex(gi, true, defs, names, lim)
-		if err != nil {
-			return nil, err
-		}
-		t.gsis = append(t.gsis, ix)
-		used[ix.hash.name], used[ix.rng.name] = true, true
+	if err := t.createIndexes(in, defs, used); err != nil {
+		return nil, err
 	}
 	delete(used, "")
 	if len(used) != len(defs) {
-		return nil, validation("The number of attributes in key schema must match the number of attributes defined in attribute definitions.")
+		return nil, validation(msgNumberAttributesKeySchemaMatch)
 	}
-	switch in.BillingMode {
-	case "PAY_PER_REQUEST":
-		t.billing = "PAY_PER_REQUEST"
-	case "", "PROVISIONED":
-		t.billing = "PROVISIONED"
-		if in.ProvisionedThroughput == nil {
-			return nil, validation("No provisioned throughput specified for the table")
-		}
-		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
-			return nil, err
-		}
-		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
-		for i, gi := range in.GlobalSecondaryIndexes {
-			if gi.ProvisionedThroughput == nil {
-				return nil, validation("No provisioned throughput specified for the global secondary index")
-			}
-			if !positive(gi.ProvisionedThroughput) {
-				return nil, validation("Global Secondary Index's read and write throughput must be at least 1, and cannot be null")
-			}
-			t.gsis[i].rcu, t.gsis[i].wcu = capacity(gi.ProvisionedThroughput)
-		}
-	default:
-		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	if err := t.createBilling(in); err != nil {
+		return nil, err
+	}
+	if err := checkStream(in.StreamSpecification); err != nil {
+		return nil, err
 	}
 	if t.tags, err = createTags(in.Tags); err != nil {
 		return nil, err
 	}
 	if s.tables[in.TableName] != nil {
-		return nil, inUse("Cannot create preexisting table")
+		return nil, inUse(msgCannotCreatePreexistingTable)
 	}
 	if in.StreamSpecification != nil && in.StreamSpecification.StreamEnabled {
 		t.stream = in.StreamSpecification
@@ -274,6 +220,97 @@ func (e *Engine) createTable(s *scope, in *createTableInput) (any, error) {
 	t.items.syncIndexes(t)
 	s.tables[t.name] = t
 	return map[string]any{"TableDescription": t.describe(e)}, nil
+}
+
+// createIndexes reads the indexes of a CreateTable into t, in DynamoDB
+// Local's order (local ones first), marking their key attributes in used.
+func (t *table) createIndexes(in *createTableInput, defs map[string]string, used map[string]bool) error {
+	if len(in.LocalSecondaryIndexes) > 0 {
+		if t.rng.name == "" {
+			return validation(msgLocalSecondaryIndicesNotAllowed)
+		}
+		if len(in.LocalSecondaryIndexes) > 5 {
+			return validation(msgTooManyLSIs)
+		}
+	}
+	names := map[string]bool{}
+	lim := &indexLimits{provisioned: in.BillingMode == "" || in.BillingMode == "PROVISIONED"}
+	for _, li := range in.LocalSecondaryIndexes {
+		if names[li.IndexName] {
+			return validation(msgDuplicateLSIName)
+		}
+		ix, err := t.newIndex(li, false, defs, names, lim)
+		if err != nil {
+			return err
+		}
+		t.lsis = append(t.lsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	if len(in.GlobalSecondaryIndexes) > maxGSIs {
+		return validation(msgTooManyGSIs)
+	}
+	gnames := map[string]bool{}
+	for _, gi := range in.GlobalSecondaryIndexes {
+		if gnames[gi.IndexName] {
+			return validation(msgDuplicateGSIName)
+		}
+		if names[gi.IndexName] {
+			return validation(msgLocalSecondaryIndicesGlobalSecondary)
+		}
+		gnames[gi.IndexName] = true
+	}
+	for _, gi := range in.GlobalSecondaryIndexes {
+		ix, err := t.newIndex(gi, true, defs, names, lim)
+		if err != nil {
+			return err
+		}
+		t.gsis = append(t.gsis, ix)
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	return nil
+}
+
+// createBilling reads a CreateTable's billing mode and throughput into t.
+func (t *table) createBilling(in *createTableInput) error {
+	switch in.BillingMode {
+	case "PAY_PER_REQUEST":
+		// DynamoDB refuses throughput on an on-demand table (DynamoDB Local
+		// ignores it; see known.go).
+		if in.ProvisionedThroughput != nil {
+			return validation(msgNeitherReadCapacityUnitsNorWriteCapacityUnitsCan)
+		}
+		t.billing = "PAY_PER_REQUEST"
+	case "", "PROVISIONED":
+		t.billing = "PROVISIONED"
+		if in.ProvisionedThroughput == nil {
+			return validation(msgNoProvisionedThroughputSpecifiedTable)
+		}
+		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
+			return err
+		}
+		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
+		for i, gi := range in.GlobalSecondaryIndexes {
+			if gi.ProvisionedThroughput == nil {
+				return validation(msgNoProvisionedThroughputSpecifiedGlobal)
+			}
+			if !positive(gi.ProvisionedThroughput) {
+				return validation(msgGlobalSecondaryIndexSRead)
+			}
+			t.gsis[i].rcu, t.gsis[i].wcu = capacity(gi.ProvisionedThroughput)
+		}
+	default:
+		return validation(msgConstraintBillingModeSatisfyEnumSet, in.BillingMode)
+	}
+	return nil
+}
+
+// checkStream refuses a stream enabled without a view type, as DynamoDB
+// Local does: the view type says what the stream's records hold.
+func checkStream(s *streamSpecification) error {
+	if s != nil && s.StreamEnabled && s.StreamViewType == "" {
+		return validation(msgStreamViewTypeStreamViewTypeNotNull)
+	}
+	return nil
 }
 
 // positive reports whether both units of p are given and at least 1.
@@ -297,7 +334,7 @@ func capacity(p *throughput) (int64, int64) {
 // HASH, first, and two distinct names.
 func schemaShape(ks []keySchemaElement) error {
 	if len(ks) > 2 {
-		return validation("Key Schema too big.  Key Schema must at most consist of the hash and range key of a table")
+		return validation(msgKeySchemaTooBigKey)
 	}
 	hashes := 0
 	for _, k := range ks {
@@ -306,18 +343,18 @@ func schemaShape(ks []keySchemaElement) error {
 			hashes++
 		case "RANGE":
 		default:
-			return validation("Member must satisfy enum value set: [HASH, RANGE]")
+			return validation(msgEnumKeyType)
 		}
 	}
 	switch {
 	case hashes > 1:
-		return validation("Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key")
+		return validation(msgTooManyHashKeysSpecified)
 	case hashes == 0:
-		return validation("No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key")
+		return validation(msgNoHashKeySpecifiedSchema)
 	case ks[0].KeyType != "HASH":
-		return validation("Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second")
+		return validation(msgKeyOrderHashKeySpecified)
 	case len(ks) == 2 && ks[0].AttributeName == ks[1].AttributeName:
-		return validation("Two keys can not have the same name")
+		return validation(msgTwoKeysCanNotHave)
 	}
 	return nil
 }
@@ -336,16 +373,16 @@ func keySchema(ks []keySchemaElement, defs map[string]string, kind string) (hash
 	var ok bool
 	if hash.typ, ok = defs[hash.name]; !ok {
 		if kind != "" {
-			return hash, rng, validation("%shash key not specified in Attribute Definitions.Type unknown.", kind)
+			return hash, rng, validation(msgIndexHashKeyUndefined, kind)
 		}
-		return hash, rng, validation("Hash Key not specified in Attribute Definitions.  Type unknown.")
+		return hash, rng, validation(msgHashKeyUndefined)
 	}
 	if rng.name != "" {
 		if rng.typ, ok = defs[rng.name]; !ok {
 			if kind != "" {
-				return hash, rng, validation("%srange key not specified in Attribute Definitions.Type unknown.", kind)
+				return hash, rng, validation(msgIndexRangeKeyUndefined, kind)
 			}
-			return hash, rng, validation("Range Key not specified in Attribute Definitions.  Type unknown.")
+			return hash, rng, validation(msgRangeKeyUndefined)
 		}
 	}
 	return hash, rng, nil
@@ -376,10 +413,10 @@ func (t *table) newIndex(in indexInput, global bool, defs map[string]string, nam
 	if !global {
 		kind = "Local Secondary Index "
 		if len(in.KeySchema) == 1 && in.KeySchema[0].KeyType == "HASH" {
-			return nil, validation("Local secondary indices must have a range key")
+			return nil, validation(msgLocalSecondaryIndicesHaveRange)
 		}
 		if len(in.KeySchema) > 0 && in.KeySchema[0].KeyType == "HASH" && in.KeySchema[0].AttributeName != t.hash.name {
-			return nil, validation("Local Secondary indices must have the same hash key as the main table")
+			return nil, validation(msgLocalSecondaryIndicesHaveSame)
 		}
 	}
 	var err error
@@ -397,11 +434,11 @@ func (ix *index) readProjection(p projection) error {
 	switch p.ProjectionType {
 	case "ALL", "KEYS_ONLY":
 		if p.NonKeyAttributes != nil {
-			return validation("No attributes should be specified to be projected unless projection type is INCLUDE")
+			return validation(msgNoAttributesShouldSpecifiedProjected)
 		}
 	case "INCLUDE":
 		if len(p.NonKeyAttributes) == 0 {
-			return validation("If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well")
+			return validation(msgIfProjectionTypeINCLUDESpecified)
 		}
 		seen := map[string]bool{}
 		for _, a := range p.NonKeyAttributes {
@@ -409,14 +446,14 @@ func (ix *index) readProjection(p projection) error {
 				return err
 			}
 			if seen[a] {
-				return validation("Cannot have two attributes with the same name")
+				return validation(msgTwoAttributesSameName)
 			}
 			seen[a] = true
 		}
 	case "":
-		return validation("Indexes must have a projection specified")
+		return validation(msgIndexesHaveProjectionSpecified)
 	default:
-		return validation("Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]")
+		return validation(msgEnumProjectionType)
 	}
 	ix.projType = p.ProjectionType
 	ix.nonKey = p.NonKeyAttributes
@@ -441,7 +478,7 @@ func (e *Engine) deleteTable(s *scope, in *tableNameInput) (any, error) {
 		return nil, err
 	}
 	if t.protected {
-		return nil, validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+		return nil, validation(msgResourceCannotDeletedAsIt)
 	}
 	delete(s.tables, t.name)
 	return map[string]any{"TableDescription": t.describe(e)}, nil
@@ -451,10 +488,10 @@ func (e *Engine) listTables(s *scope, in *listTablesInput) (any, error) {
 	limit := 100
 	if in.Limit != nil {
 		if *in.Limit < 1 {
-			return nil, validation("Limit must be greater than or equal to 1")
+			return nil, validation(msgLimitGreaterThanEqual1)
 		}
 		if *in.Limit > 100 {
-			return nil, validation("Limit in ListTables must be <= 100")
+			return nil, validation(msgLimitListTables100)
 		}
 		limit = *in.Limit
 	}

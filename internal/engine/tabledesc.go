@@ -22,13 +22,13 @@ func (e *Engine) updateTTL(s *scope, in *updateTTLInput) (any, error) {
 	}
 	switch {
 	case spec.Enabled && t.ttlAttr != "" && t.ttlAttr != spec.AttributeName:
-		return nil, validation("TimeToLive is active on a different AttributeName")
+		return nil, validation(msgTimeToLiveActiveOnDifferentAttributeName)
 	case spec.Enabled && t.ttlAttr != "":
-		return nil, validation("TimeToLive is already enabled")
+		return nil, validation(msgTimeToLiveAlreadyEnabled)
 	case !spec.Enabled && t.ttlAttr == "":
-		return nil, validation("TimeToLive is already disabled")
+		return nil, validation(msgTimeToLiveAlreadyDisabled)
 	case !spec.Enabled && t.ttlAttr != spec.AttributeName:
-		return nil, validation("TimeToLive is active on a different AttributeName")
+		return nil, validation(msgTimeToLiveActiveOnDifferentAttributeName)
 	}
 	if spec.Enabled {
 		t.ttlAttr = spec.AttributeName

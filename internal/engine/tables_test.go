@@ -63,6 +63,9 @@ func TestCreateTableValidation(t *testing.T) {
 		{table(pkS+","+skN+","+xS, h+","+r, ""), "The number of attributes in key schema must match the number of attributes defined in attribute definitions."},
 		{strings.Replace(table(pkS+","+skN, h+","+r, `,"ProvisionedThroughput":{"ReadCapacityUnits":0,"WriteCapacityUnits":1}`), "PAY_PER_REQUEST", "PROVISIONED", 1), "Table read and write throughput must be at least 1, and cannot be null"},
 		{strings.Replace(table(pkS+","+skN+","+xS, h+","+r, `,"ProvisionedThroughput":{"ReadCapacityUnits":1,"WriteCapacityUnits":1}`+gsi(xh, `{"ProjectionType":"ALL"}`)), "PAY_PER_REQUEST", "PROVISIONED", 1), "No provisioned throughput specified for the global secondary index"},
+		{`{"TableName":"tt1","BillingMode":"PAY_PER_REQUEST","KeySchema":[` + h + `]}`, "No Attribute Schema Defined"},
+		{table(pkS, h, `,"ProvisionedThroughput":{"ReadCapacityUnits":1,"WriteCapacityUnits":1}`), "One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"},
+		{table(pkS, h, `,"StreamSpecification":{"StreamEnabled":true}`), "Invalid StreamViewType: Stream ViewType must not be null or empty when enabling streams."},
 	} {
 		expect(t, e, "CreateTable", c.body, http.StatusBadRequest, validationErr(c.msg))
 	}
@@ -87,6 +90,8 @@ func TestUpdateTableValidation(t *testing.T) {
 	e := engine.New()
 	mustCall(t, e, "CreateTable", `{"TableName":"tt1","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"g","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"GlobalSecondaryIndexes":[{"IndexName":"gx1","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"KEYS_ONLY"}}]}`)
 	expect(t, e, "UpdateTable", `{"TableName":"tt1"}`, http.StatusBadRequest, validationErr("Nothing to update"))
+	expect(t, e, "UpdateTable", `{"TableName":"tt1","StreamSpecification":{"StreamEnabled":true}}`, http.StatusBadRequest,
+		validationErr("Invalid StreamViewType: Stream ViewType must not be null or empty when enabling streams."))
 	create := `"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"gx1","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]`
 	expect(t, e, "UpdateTable", `{"TableName":"tt1","AttributeDefinitions":[{"AttributeName":"g","AttributeType":"S"}],`+create+`}`, http.StatusBadRequest,
 		validationErr("Attempting to create an index which already exists"))

@@ -31,7 +31,7 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	if len(in.GlobalSecondaryIndexUpdates) == 0 && in.BillingMode == "" && in.ProvisionedThroughput == nil &&
 		in.StreamSpecification == nil && in.DeletionProtectionEnabled == nil &&
 		len(in.ReplicaUpdates) == 0 && in.MultiRegionConsistency == "" {
-		return nil, validation("Nothing to update")
+		return nil, validation(msgNothingUpdate)
 	}
 	if err := checkGSIUpdates(in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	case "PAY_PER_REQUEST", "PROVISIONED":
 		nt.billing, nt.switched = in.BillingMode, true
 	default:
-		return nil, validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+		return nil, validation(msgConstraintBillingModeSatisfyEnumSet, in.BillingMode)
 	}
 	if in.ProvisionedThroughput != nil {
 		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
@@ -71,6 +71,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 		nt.rcu, nt.wcu = capacity(in.ProvisionedThroughput)
 	}
 	if in.StreamSpecification != nil {
+		if err := checkStream(in.StreamSpecification); err != nil {
+			return nil, err
+		}
 		if in.StreamSpecification.StreamEnabled {
 			nt.stream = in.StreamSpecification
 		} else {
@@ -96,13 +99,13 @@ func (t *table) updateGSIs(in *updateTableInput, defs map[string]string, names m
 		switch {
 		case u.Create != nil:
 			if names[u.Create.IndexName] {
-				return nil, validation("Attempting to create an index which already exists")
+				return nil, validation(msgAttemptingCreateIndexWhichAlready)
 			}
 			if len(in.AttributeDefinitions) == 0 {
-				return nil, validation("No Attribute Schema Defined")
+				return nil, validation(msgNoAttributeSchemaDefined)
 			}
 			if len(t.gsis) >= maxGSIs {
-				return nil, limitExceeded("Number of global secondary indexes exceeds per-table limit")
+				return nil, limitExceeded(msgTooManyGSIsUpdate)
 			}
 			if err := keyNames(u.Create.KeySchema); err != nil {
 				return nil, err
@@ -116,7 +119,7 @@ func (t *table) updateGSIs(in *updateTableInput, defs map[string]string, names m
 		case u.Delete != nil:
 			i := t.gsiIndex(u.Delete.IndexName)
 			if i < 0 {
-				return nil, notFound("Requested resource not found")
+				return nil, notFound(msgRequestedResourceNotFound)
 			}
 			gone := *t.gsis[i]
 			gone.deleting = true
@@ -126,10 +129,10 @@ func (t *table) updateGSIs(in *updateTableInput, defs map[string]string, names m
 			i := t.gsiIndex(u.Update.IndexName)
 			if i < 0 {
 				// Unlike a Delete's, which is ResourceNotFoundException.
-				return nil, validation("Invalid global secondary index name")
+				return nil, validation(msgInvalidGSIName)
 			}
 			if u.Update.ProvisionedThroughput == nil && t.billing == "PROVISIONED" {
-				return nil, validation("No provisioned throughput specified for the global secondary index")
+				return nil, validation(msgNoProvisionedThroughputSpecifiedGlobal)
 			}
 			if u.Update.ProvisionedThroughput != nil {
 				if err := checkUnits(u.Update.ProvisionedThroughput, "Global Secondary Index's", "global secondary index"); err != nil {
@@ -143,7 +146,7 @@ func (t *table) updateGSIs(in *updateTableInput, defs map[string]string, names m
 				t.gsis[i] = &c
 			}
 		default:
-			return nil, validation("Update global secondary index action is null")
+			return nil, validation(msgUpdateGlobalSecondaryIndexAction)
 		}
 	}
 	return deleted, nil
@@ -188,20 +191,20 @@ func (t *table) updateReplicas(region string, ups []replicaUpdate, consistency s
 	for _, u := range ups {
 		switch {
 		case u.Create != nil && u.Delete != nil, u.Create == nil && u.Delete == nil:
-			return validation("One and only one of Create, Update or Delete must be specified in a ReplicationGroupUpdate")
+			return validation(msgOnlyCreateUpdateDeleteSpecified)
 		case u.Create != nil:
 			r := u.Create.RegionName
 			if r == "" {
-				return validation("1 validation error detected: Value null at 'replicaUpdates.member.create.regionName' failed to satisfy constraint: Member must not be null")
+				return validation(msgConstraintReplicaUpdatesCreateRegionNameNot)
 			}
 			if r == region || has(r) >= 0 {
-				return validation("Failed to create a the new replica of table with name: '%s' because one or more replicas already existed as tables.", t.name)
+				return validation(msgFailedCreateNewReplicaTable, t.name)
 			}
 			regions = append(regions, r)
 		default:
 			i := has(u.Delete.RegionName)
 			if i < 0 {
-				return validation("Cannot delete replica in Region %s: it is not a replica of table %s", u.Delete.RegionName, t.name)
+				return validation(msgNotAReplica, u.Delete.RegionName, t.name)
 			}
 			regions = append(regions[:i:i], regions[i+1:]...)
 		}
@@ -213,10 +216,10 @@ func (t *table) updateReplicas(region string, ups []replicaUpdate, consistency s
 		}
 	case "EVENTUAL", "STRONG":
 		if !first || len(regions) == 0 {
-			return validation("MultiRegionConsistency can only be specified when creating the first replicas of a table")
+			return validation(msgMultiRegionConsistencyCanOnlySpecifiedWhen)
 		}
 	default:
-		return validation("1 validation error detected: Value '%s' at 'multiRegionConsistency' failed to satisfy constraint: Member must satisfy enum value set: [EVENTUAL, STRONG]", consistency)
+		return validation(msgConstraintMultiRegionConsistencySatisfyEnumSet, consistency)
 	}
 	t.replicas = regions
 	switch {

@@ -62,7 +62,7 @@ func (s *scope) tagged(arn, missing string) (*table, error) {
 func (s *scope) taggedARN(arn string) (*table, error) {
 	m := tableARN.FindStringSubmatch(arn)
 	if m == nil || checkName(m[1]) != nil {
-		return nil, validation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
+		return nil, validation(msgInvalidTableArnResource, arn)
 	}
 	t := s.tables[m[1]]
 	if t == nil || t.arn() != arn {
@@ -86,10 +86,10 @@ func tagChars(s string) bool {
 // checkTagKey checks a tag key as TagResource and UntagResource do.
 func checkTagKey(k *string) error {
 	if k == nil {
-		return validation("The Tag Key provided is invalid, Key: null")
+		return validation(msgInvalidTagKeyNull)
 	}
 	if n := utf8.RuneCountInString(*k); n < 1 || n > maxTagKey || !tagChars(*k) {
-		return validation("The Tag Key provided is invalid, Key: %s", *k)
+		return validation(msgInvalidTagKey, *k)
 	}
 	return nil
 }
@@ -103,16 +103,16 @@ func checkTags(tags []tagInput) (map[string]string, error) {
 			return nil, err
 		}
 		if strings.HasPrefix(*tg.Key, "aws:") {
-			return nil, validation("Tag Key cannot be prefixed with aws:, Key: %s", *tg.Key)
+			return nil, validation(msgTagKeyCannotPrefixedAws, *tg.Key)
 		}
 		if tg.Value == nil {
-			return nil, validation("The Tag Value provided is invalid, Value: null")
+			return nil, validation(msgTagNull)
 		}
 		if utf8.RuneCountInString(*tg.Value) > maxTagValue || !tagChars(*tg.Value) {
-			return nil, validation("The Tag Value provided is invalid, Value: %s", *tg.Value)
+			return nil, validation(msgInvalidTagValue, *tg.Value)
 		}
 		if _, dup := out[*tg.Key]; dup {
-			return nil, validation("Duplicate Tag Keys provided as input: Duplicate Tag Key found %s", *tg.Key)
+			return nil, validation(msgDuplicateTagKeysAsInput, *tg.Key)
 		}
 		out[*tg.Key] = *tg.Value
 	}
@@ -122,7 +122,7 @@ func checkTags(tags []tagInput) (map[string]string, error) {
 // tooManyTags is DynamoDB's refusal of more than 50 tags on a table (a
 // ValidationException, not a LimitExceededException).
 func tooManyTags() error {
-	return validation("Number of Tags exceed the current limit for the provided ResourceArn")
+	return validation(msgNumberTagsExceedCurrentLimit)
 }
 
 // mergeTags returns t's tags with add applied, or the refusal of a result
@@ -143,24 +143,24 @@ func (t *table) mergeTags(add map[string]string) (map[string]string, error) {
 
 func (e *Engine) tagResource(s *scope, in *tagResourceInput) (any, error) {
 	if in.ResourceArn == "" {
-		return nil, validation("Invalid TableArn")
+		return nil, validation(msgInvalidTableArn)
 	}
 	if in.Tags == nil {
-		return nil, validation("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
+		return nil, validation(msgConstraintTagsNotNull)
 	}
 	t, err := s.taggedARN(in.ResourceArn)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.Tags) == 0 {
-		return nil, validation("Atleast one Tag needs to be provided as Input.")
+		return nil, validation(msgNoTags)
 	}
 	add, err := checkTags(in.Tags)
 	if err != nil {
 		return nil, err
 	}
 	if t == nil {
-		return nil, notFound("Requested resource not found: ResourcArn: %s not found", in.ResourceArn)
+		return nil, notFound(msgRequestedResourceNotFoundResourcArn, in.ResourceArn)
 	}
 	merged, err := t.mergeTags(add)
 	if err != nil {
@@ -172,17 +172,17 @@ func (e *Engine) tagResource(s *scope, in *tagResourceInput) (any, error) {
 
 func (e *Engine) untagResource(s *scope, in *untagResourceInput) (any, error) {
 	if in.ResourceArn == "" {
-		return nil, validation("Invalid TableArn")
+		return nil, validation(msgInvalidTableArn)
 	}
 	if in.TagKeys == nil {
-		return nil, validation("1 validation error detected: Value null at 'tagKeys' failed to satisfy constraint: Member must not be null")
+		return nil, validation(msgConstraintTagKeysNotNull)
 	}
 	t, err := s.taggedARN(in.ResourceArn)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.TagKeys) == 0 {
-		return nil, validation("Atleast one Tag Key needs to be provided as Input.")
+		return nil, validation(msgNoTagKeys)
 	}
 	for _, k := range in.TagKeys {
 		if err := checkTagKey(k); err != nil {
@@ -194,7 +194,7 @@ func (e *Engine) untagResource(s *scope, in *untagResourceInput) (any, error) {
 	}
 	if t == nil {
 		// DynamoDB names no ARN here, unlike TagResource.
-		return nil, notFound("Requested resource not found")
+		return nil, notFound(msgRequestedResourceNotFound)
 	}
 	if len(t.tags) > 0 {
 		left := make(map[string]string, len(t.tags))
@@ -214,7 +214,7 @@ func (e *Engine) untagResource(s *scope, in *untagResourceInput) (any, error) {
 // NextToken; a NextToken resumes after the tag key it holds.
 func (e *Engine) listTagsOfResource(s *scope, in *listTagsInput) (any, error) {
 	if in.ResourceArn == "" {
-		return nil, validation("Invalid TableArn")
+		return nil, validation(msgInvalidTableArn)
 	}
 	t, err := s.tagged(in.ResourceArn, "Requested resource not found: ResourcArn: "+in.ResourceArn+" not found")
 	if err != nil {

@@ -94,7 +94,7 @@ func canceled(reasons []reason) *apiError {
 		codes[i] = r.Code
 	}
 	e := newError(http.StatusBadRequest, nsDynamo+"TransactionCanceledException",
-		"Transaction cancelled, please refer cancellation reasons for specific reasons [%s]", strings.Join(codes, ", "))
+		msgTransactionCancelledPleaseReferCancellation, strings.Join(codes, ", "))
 	e.reasons = reasons
 	return e
 }
@@ -102,7 +102,7 @@ func canceled(reasons []reason) *apiError {
 // notNull is DynamoDB's message for a required member of an action that is
 // missing; i counts from 1.
 func notNull(i int, kind, member string) *apiError {
-	return validation("Value null at 'transactItems.%d.member.%s.%s' failed to satisfy constraint: Member must not be null", i, kind, member)
+	return validation(msgConstraintTransactItemMemberNotNull, i, kind, member)
 }
 
 func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, error) {
@@ -110,16 +110,16 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 	if in.ClientRequestToken != nil {
 		token = *in.ClientRequestToken
 		if len(token) > maxTokenLen {
-			return nil, validation("Value %s at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to %d", token, maxTokenLen)
+			return nil, validation(msgConstraintClientRequestTokenHaveLengthLess, token, maxTokenLen)
 		}
 	}
 	switch {
 	case in.TransactItems == nil:
-		return nil, validation("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+		return nil, validation(msgConstraintTransactItemsNotNull)
 	case len(in.TransactItems) == 0:
-		return nil, validation("Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		return nil, validation(msgConstraintTransactItemsHaveLengthGreater)
 	case len(in.TransactItems) > maxTxnActions:
-		return nil, validation("Member must have length less than or equal to %d", maxTxnActions)
+		return nil, validation(msgMemberLengthAtMost, maxTxnActions)
 	}
 	if token != "" {
 		e.forgetTokens(s)
@@ -147,7 +147,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		payload += size
 	}
 	if payload > maxTxnPayload {
-		return nil, validation("Transaction payload size cannot exceed 4MB. Payload Size: %d", payload)
+		return nil, validation(msgTransactionPayloadSizeCannotExceed, payload)
 	}
 	// Phase 2: the tables.
 	for _, a := range acts {
@@ -168,7 +168,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		}
 		k := itemID(a.w.t, a.w.hash, a.w.rng)
 		if seen[k] {
-			return nil, validation("Transaction request cannot include multiple operations on one item")
+			return nil, validation(msgTransactionRequestCannotIncludeMultiple)
 		}
 		seen[k] = true
 	}
@@ -251,9 +251,9 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	}
 	switch {
 	case n == 0:
-		return nil, 0, validation("Invalid Request: TransactWriteRequest should contain Delete or Put or Update request")
+		return nil, 0, validation(msgRequestTransactWriteRequestShouldContainDelete)
 	case n > 1:
-		return nil, 0, validation("TransactItems can only contain one of Check, Put, Update or Delete")
+		return nil, 0, validation(msgTransactItemsCanOnlyContainCheck)
 	}
 	in := a.in
 	if in.TableName == nil {
@@ -276,7 +276,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	switch in.ReturnValuesOnConditionCheckFailure {
 	case "", "NONE", "ALL_OLD":
 	default:
-		return nil, 0, validation("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", in.ReturnValuesOnConditionCheckFailure)
+		return nil, 0, validation(msgConstraintReturnValuesOnConditionCheckFailureSatisfyEnumSet, in.ReturnValuesOnConditionCheckFailure)
 	}
 	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
@@ -299,7 +299,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		}
 		size = attrs.ItemSize(w.put)
 		if size > maxItemSize {
-			return nil, 0, validation("Item size has exceeded the maximum allowed size")
+			return nil, 0, validation(msgItemSizeHasExceededMaximum)
 		}
 	default:
 		m, err := in.Key.attrs()
@@ -329,7 +329,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	}
 	if err := x.done(); err != nil {
 		var api *apiError
-		if errors.As(err, &api) && api.msg == valuesOnly && (a.kind == "put" || a.kind == "delete") {
+		if errors.As(err, &api) && api.msg == msgValuesWithoutExpression && (a.kind == "put" || a.kind == "delete") {
 			api.msg += ": ConditionExpression is null"
 		}
 		return nil, 0, err
@@ -378,7 +378,7 @@ func (a *txnWrite) resolveKey() error {
 			want = 2
 		}
 		if len(m) != want {
-			return validation("The number of conditions on the keys is invalid")
+			return validation(msgNumberConditionsOnKeys)
 		}
 	}
 	hash, rng, mismatch, err := t.txnKeyValues(m)
@@ -407,7 +407,7 @@ func (t *table) txnKeyValues(m map[string]types.AttributeValue) (hash, rng types
 			switch typeName(v) {
 			case "S", "N", "B":
 				if mismatch == nil {
-					mismatch = invalidParam("Type mismatch for key")
+					mismatch = invalidParam(msgTypeMismatchKey)
 				}
 				return v, nil
 			}

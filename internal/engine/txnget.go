@@ -38,12 +38,12 @@ func txnKeyError(err error) error {
 }
 
 func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
-	nullItems := validation("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	nullItems := validation(msgConstraintTransactItemsNotNull)
 	switch {
 	case len(in.TransactItems) == 0:
 		return nil, nullItems
 	case len(in.TransactItems) > maxTxnActions:
-		return nil, validation("Member must have length less than or equal to %d", maxTxnActions)
+		return nil, validation(msgMemberLengthAtMost, maxTxnActions)
 	}
 	type get struct {
 		in   *txnGet
@@ -64,10 +64,10 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 	for i, ti := range in.TransactItems {
 		g := &get{in: ti.Get}
 		if g.in.Key == nil {
-			return nil, validation("Get Condition for key not in key list")
+			return nil, validation(msgGetConditionKeyNotKey)
 		}
 		if g.in.TableName == nil {
-			return nil, validation("Requested resource not found")
+			return nil, validation(msgRequestedResourceNotFound)
 		}
 		t, err := s.lookup(*g.in.TableName)
 		if err != nil {
@@ -79,7 +79,7 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 		}
 		k := itemID(t, g.hash, g.rng)
 		if seen[k] {
-			return nil, validation("Transaction request cannot include multiple operations on one item")
+			return nil, validation(msgTransactionRequestCannotIncludeMultiple)
 		}
 		seen[k] = true
 		x, err := newExprs(g.in.ExpressionAttributeNames, nil)

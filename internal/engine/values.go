@@ -24,22 +24,22 @@ func checkValue(v types.AttributeValue) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberN{Value: n}, nil
 	case *types.AttributeValueMemberNULL:
 		if !v.Value {
-			return nil, invalidParam("Null attribute value types must have the value of true")
+			return nil, invalidParam(msgNullAttributeTypesHaveTrue)
 		}
 	case *types.AttributeValueMemberSS:
 		if len(v.Value) == 0 {
-			return nil, invalidParam("An string set  may not be empty")
+			return nil, invalidParam(msgStringSetMayNotEmpty)
 		}
 		seen := make(map[string]bool, len(v.Value))
 		for _, s := range v.Value {
 			if seen[s] {
-				return nil, invalidParam("Input collection [%s] contains duplicates", strings.Join(v.Value, ", "))
+				return nil, invalidParam(msgInputCollectionDuplicatesOf, strings.Join(v.Value, ", "))
 			}
 			seen[s] = true
 		}
 	case *types.AttributeValueMemberNS:
 		if len(v.Value) == 0 {
-			return nil, invalidParam("An number set  may not be empty")
+			return nil, invalidParam(msgNumberSetMayNotEmpty)
 		}
 		out := make([]string, len(v.Value))
 		seen := make(map[string]bool, len(v.Value))
@@ -49,7 +49,7 @@ func checkValue(v types.AttributeValue) (types.AttributeValue, error) {
 				return nil, err
 			}
 			if seen[n] {
-				return nil, validation("Input collection contains duplicates")
+				return nil, validation(msgInputCollectionDuplicates)
 			}
 			seen[n] = true
 			out[i] = n
@@ -57,12 +57,12 @@ func checkValue(v types.AttributeValue) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberNS{Value: out}, nil
 	case *types.AttributeValueMemberBS:
 		if len(v.Value) == 0 {
-			return nil, invalidParam("Binary sets should not be empty")
+			return nil, invalidParam(msgBinarySetsShouldNotEmpty)
 		}
 		seen := make(map[string]bool, len(v.Value))
 		for _, b := range v.Value {
 			if seen[string(b)] {
-				return nil, invalidParam("Input collection of type BS contains duplicates.")
+				return nil, invalidParam(msgInputCollectionTypeBSContains)
 			}
 			seen[string(b)] = true
 		}
@@ -83,7 +83,7 @@ func checkValue(v types.AttributeValue) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberM{Value: out}, nil
 	case nil:
-		return nil, validation("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+		return nil, validation(msgSuppliedAttributeValueEmptyContainExactly)
 	}
 	return v, nil
 }
@@ -94,10 +94,10 @@ func checkItem(m map[string]types.AttributeValue) (map[string]types.AttributeVal
 	out := make(map[string]types.AttributeValue, len(m))
 	for k, v := range m {
 		if k == "" {
-			return nil, validation("Empty attribute name")
+			return nil, validation(msgEmptyAttributeName)
 		}
 		if len(k) > 65535 {
-			return nil, validation("Attribute name is too large, must be less than 65536 bytes")
+			return nil, validation(msgAttributeNameTooLargeLess)
 		}
 		c, err := checkValue(v)
 		if err != nil {
@@ -118,14 +118,14 @@ func number(s string) (string, error) {
 	if err := attrs.CheckNumber(s); err != nil {
 		switch {
 		case strings.Contains(err.Error(), "significant digits"):
-			return "", validation("DynamoDB only supports precision up to 38 digits")
+			return "", validation(msgDynamoDBOnlySupportsPrecisionUp)
 		case strings.Contains(err.Error(), "out of DynamoDB's range"):
 			if magnitude(s) > 0 {
-				return "", validation("Number overflow. Attempting to store a number with magnitude larger than supported range")
+				return "", validation(msgNumberOverflowAttemptingStoreNumber)
 			}
-			return "", validation("Number underflow. Attempting to store a number with magnitude smaller than supported range")
+			return "", validation(msgNumberUnderflowAttemptingStoreNumber)
 		}
-		return "", validation("A value provided cannot be converted into a number")
+		return "", validation(msgCannotConvertedIntoNumber)
 	}
 	return plainNumber(attrs.CanonicalNumber(s)), nil
 }
