@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/optimist-dynamo/optimist/internal/engine"
+	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
 
 // The flags of simulation tests: -sim.seed replays one seed, -sim.seeds
@@ -155,6 +156,9 @@ type simReply struct {
 func Simulate(t *testing.T, seed uint64, workload func(s *Sim)) SimResult {
 	t.Helper()
 	cryptotest.SetGlobalRandom(t, seed)
+	// Each run is a new world: what the library remembers per process
+	// (tables found not global, units alive here) was of the last one.
+	procmem.Forget()
 	var res SimResult
 	synctest.Test(t, func(t *testing.T) {
 		s := newSim(t, seed)
@@ -398,7 +402,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 	}
 	s := c.sim
 	call := &simCall{c: c, req: req, body: body, reply: make(chan simReply, 1),
-		key: c.name + "\x00" + req.Header.Get("X-Amz-Target") + "\x00" + string(body)}
+		key: c.name + "\x00" + req.Header.Get("X-Amz-Target") + "\x00" + canonical(body)}
 	s.mu.Lock()
 	switch {
 	case s.closed:
