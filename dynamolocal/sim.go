@@ -103,13 +103,13 @@ type Sim struct {
 	cond     *sync.Cond // signals a change of running
 	clients  map[string]*simClient
 	pending  []*simCall
-	held     []*simCall // the calls of crashed clients
-	starts   []func()   // actors waiting for their turn to start
-	running  int        // actors neither returned nor crashed
-	ending   bool       // the workload is done: crashed clients' calls fail at once
-	closed   bool       // the scheduler is gone: every call fails at once
+	starts   []func() // actors waiting for their turn to start
+	running  int      // actors neither returned nor crashed
+	ending   bool     // the workload is done: crashed clients' calls fail at once
+	closed   bool     // the scheduler is gone: every call fails at once
 	exited   chan struct{}
-	actors   int // actor goroutines not returned
+	over     chan struct{} // closed when the workload is done: crashed clients' calls fail
+	actors   int           // actor goroutines not returned
 	kick     chan struct{}
 	stop     chan struct{}
 	lines    []string
@@ -120,6 +120,9 @@ type simClient struct {
 	sim        *Sim
 	name       string
 	client     *dynamodb.Client
+	ctx        context.Context // ends at the client's crash, or the simulation's end
+	cancel     context.CancelFunc
+	dead       chan struct{} // closed at its crash
 	faults     *engine.Faults
 	rng        *rand.Rand
 	n          int // requests served
@@ -196,6 +199,7 @@ func newSim(t *testing.T, seed uint64) *Sim {
 		kick:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}, 1),
+		over:    make(chan struct{}),
 	}
 	s.cond = sync.NewCond(&s.mu)
 	s.ctx, s.end = context.WithCancel(context.Background())
@@ -228,6 +232,8 @@ func (s *Sim) clientLocked(name string) *simClient {
 	h.Write([]byte(name))
 	c := &simClient{sim: s, name: name, faults: engine.NewFaults(s.seed ^ h.Sum64()),
 		rng: rand.New(rand.NewPCG(s.seed, h.Sum64()))}
+	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	c.dead = make(chan struct{})
 	c.client = dynamodb.New(dynamodb.Options{
 		HTTPClient: c,
 		Region:     Region,
@@ -248,9 +254,10 @@ func (s *Sim) Rand(name string) *rand.Rand {
 	return s.clientLocked(name).rng
 }
 
-// Go runs f as an actor on the client named name, with the simulation's
-// context. Actors start one at a time, in the order Go was called, each
-// once everything started before it is blocked.
+// Go runs f as an actor on the client named name, with the client's
+// context, which ends when the client crashes or the simulation ends.
+// Actors start one at a time, in the order Go was called, each once
+// everything started before it is blocked.
 func (s *Sim) Go(name string, f func(ctx context.Context, c *dynamodb.Client)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -272,7 +279,7 @@ func (s *Sim) Go(name string, f func(ctx context.Context, c *dynamodb.Client)) {
 			}
 			s.mu.Unlock()
 		}()
-		f(s.ctx, c.client)
+		f(c.ctx, c.client)
 	})
 	s.poke()
 }
@@ -304,10 +311,14 @@ func (s *Sim) InjectClient(name string, r Rule) (remove func()) {
 
 // CrashAfter makes the client named name crash once it has sent n more
 // requests: the n-th is applied and its answer never arrives (n 0: it
-// crashes at once). From its crash on, the client's requests reach
-// nothing: each blocks until the simulation ends and then fails with
-// [ErrCrashed], so its goroutines, the library's included, do nothing
-// more that the engine sees; its actors stop counting for [Sim.Wait].
+// crashes at once). At its crash the client's context (the one [Sim.Go]
+// gives its actors) ends, and from then on its requests reach nothing:
+// each, and each that was waiting for its turn, blocks until the
+// simulation ends, whatever its context, and then fails with
+// [ErrCrashed]. So a goroutine of the client, the library's included,
+// that sends a request is not run again before the end, and none does
+// anything more that the engine sees; its actors stop counting for
+// [Sim.Wait].
 func (s *Sim) CrashAfter(name string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -324,6 +335,11 @@ func (s *Sim) crashLocked(c *simClient) {
 		return
 	}
 	c.crashed = true
+	c.cancel()
+	close(c.dead)
+	// Its calls waiting for their turn are never served: their
+	// goroutines see the context end and wait for the simulation's.
+	s.pending = slices.DeleteFunc(s.pending, func(call *simCall) bool { return call.c == c })
 	s.running -= c.live
 	s.cond.Broadcast()
 	s.lines = append(s.lines, fmt.Sprintf("%v %s crashed", time.Since(s.start), c.name))
@@ -360,13 +376,9 @@ func (s *Sim) finish() {
 	s.end()
 	s.mu.Lock()
 	s.ending = true
-	held := s.held
-	s.held = nil
+	close(s.over)
 	n := s.actors
 	s.mu.Unlock()
-	for _, call := range held {
-		call.reply <- simReply{err: ErrCrashed}
-	}
 	if n > 0 {
 		<-s.exited
 	}
@@ -412,7 +424,9 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 		s.mu.Unlock()
 		return ended(req, ErrCrashed), nil
 	case c.crashed:
-		s.held = append(s.held, call)
+		s.mu.Unlock()
+		<-s.over
+		return ended(req, ErrCrashed), nil
 	default:
 		s.pending = append(s.pending, call)
 		s.poke()
@@ -421,14 +435,32 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 	select {
 	case r := <-call.reply:
 		time.Sleep(r.latency)
-		if r.err == ErrCrashed {
+		if s.crashedNow(c) { // it crashed while the answer travelled
+			<-s.over
 			return ended(req, ErrCrashed), nil
 		}
 		return r.resp, r.err
+	case <-c.dead:
+		// Whatever the request's context (the library sends some on a
+		// context of its own), its goroutine stays blocked until the
+		// simulation ends.
+		<-s.over
+		return ended(req, ErrCrashed), nil
 	case <-req.Context().Done():
+		if s.crashedNow(c) { // the crash ended it
+			<-s.over
+			return ended(req, ErrCrashed), nil
+		}
 		s.mu.Lock()
 		call.gone = true
 		s.mu.Unlock()
 		return nil, req.Context().Err()
 	}
+}
+
+// crashedNow reports whether c crashed and the simulation goes on.
+func (s *Sim) crashedNow(c *simClient) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.crashed && !s.ending
 }
