@@ -185,7 +185,11 @@ func simDigest(t *testing.T, workload func(*dynamolocal.Sim), seeds int) {
 func firstDiff(a, b []string) string {
 	for i := range min(len(a), len(b)) {
 		if a[i] != b[i] {
-			return fmt.Sprintf("line %d:\n  %s\n  %s", i, a[i], b[i])
+			before := ""
+			for j := max(0, i-3); j < i; j++ {
+				before += fmt.Sprintf("  line %d, both: %s\n", j, a[j])
+			}
+			return fmt.Sprintf("%sline %d:\n  %s\n  %s", before, i, a[i], b[i])
 		}
 	}
 	return "one transcript is a prefix of the other"
