@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,17 +28,73 @@ type fencedLog struct {
 	stale   []error // the errors of writes by a holder past its lease
 	skipped bool    // the deliberate fault: a stale write sent without its fence
 	crashed bool    // holder "crash" crashed
+	// slowPoll, the deliberate fault of the takeover check: "b" polls
+	// every slowPoll, while the bound is checked for the default.
+	slowPoll time.Duration
+	takeover time.Duration // from the last renewal of another client (or b's first try) to b's acquire
+}
+
+// Lock workload timing: the lease, and the default PollInterval (a
+// quarter of the lease, at most 100ms); the longest round trip of a
+// simulation is two answer latencies.
+const (
+	simLease = 3 * time.Second
+	simPoll  = 100 * time.Millisecond
+	simRTT   = 4 * time.Millisecond
+)
+
+// leaseTakeoverBound is pessimistic's documented bound for a lease lock,
+// from the last renewal written to the takeover: lease + 3/2 poll
+// interval + two round trips.
+func leaseTakeoverBound(lease, poll, rtt time.Duration) time.Duration {
+	return lease + poll*3/2 + 2*rtt
+}
+
+// takeoverDelay reads a lock workload's transcript: the virtual time from
+// the later of the last successful write to the lock table by a client
+// other than taker and taker's first try (a waiter cannot know how old
+// the record it first sees is), to taker's acquire (its first successful
+// UpdateItem there); false if taker never acquired.
+func takeoverDelay(lines []string, taker string) (time.Duration, bool) {
+	var last, first time.Duration = 0, -1
+	for _, l := range lines {
+		f := strings.SplitN(l, " ", 4)
+		if len(f) < 4 || f[2] != "UpdateItem" && f[2] != "PutItem" && f[2] != "DeleteItem" ||
+			!strings.Contains(f[3], `"TableName":"`+simLocks+`"`) {
+			continue
+		}
+		at, err := time.ParseDuration(f[0])
+		ok := strings.Contains(f[3], "-> 200 ")
+		switch {
+		case err != nil:
+		case !strings.HasPrefix(f[1], taker+"#"):
+			if ok {
+				last = at
+			}
+		case first < 0:
+			first = at
+			fallthrough
+		case ok && f[2] == "UpdateItem":
+			if ok {
+				return at - max(last, first), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // violations is the lock checker: the tokens of the writes that landed
-// never fall (so no two holders wrote at once), and every stale write
-// was refused.
+// never fall (so no two holders wrote at once), b's takeover came within
+// the documented bound, and every stale write was refused.
 func (l *fencedLog) violations() []string {
 	var out []string
 	for i := 1; i < len(l.landed); i++ {
 		if l.landed[i] < l.landed[i-1] {
 			out = append(out, fmt.Sprintf("write %d landed with token %d after token %d", i, l.landed[i], l.landed[i-1]))
 		}
+	}
+	if bound := leaseTakeoverBound(simLease, simPoll, simRTT); l.takeover > bound {
+		out = append(out, fmt.Sprintf("b took the lock over %v after the last renewal or its first try, past the bound %v", l.takeover, bound))
 	}
 	for _, err := range l.stale {
 		if !errors.Is(err, mapper.ErrConditionFailed) {
@@ -47,14 +104,14 @@ func (l *fencedLog) violations() []string {
 	return out
 }
 
-// lockWorkload: holder "pause" takes the lock and is cut off past its
-// lease; holder "crash" queues for it and crashes at a seeded request;
-// holder "b" takes it over and writes. Then "pause" comes back and writes
-// with its old token.
+// lockWorkload: holder "pause" takes the lock, holds it for a seeded
+// while, and is cut off past its lease; holder "crash" queues for it and
+// crashes at a seeded request; holder "b" takes it over and writes. Then
+// "pause" comes back and writes with its old token.
 func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 	return func(s *dynamolocal.Sim) {
 		simSetup(s)
-		const lease = 3 * time.Second
+		const lease = simLease
 		write := func(ctx context.Context, t *mapper.Table[simAccount], token int64, fenced bool) error {
 			opts := []mapper.WriteOption{mapper.Fence("fence", token)}
 			if !fenced {
@@ -70,7 +127,11 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 		}
 		holder := func(name string, body func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount])) {
 			s.Go(name, func(ctx context.Context, c *dynamodb.Client) {
-				l, err := pessimistic.New(c, simLocks, pessimistic.Owner(name), pessimistic.LeaseDuration(lease))
+				opts := []pessimistic.Option{pessimistic.Owner(name), pessimistic.LeaseDuration(lease)}
+				if name == "b" && log.slowPoll > 0 {
+					opts = append(opts, pessimistic.PollInterval(log.slowPoll))
+				}
+				l, err := pessimistic.New(c, simLocks, opts...)
 				if err != nil {
 					s.T.Error(err)
 					return
@@ -86,6 +147,8 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 				return
 			}
 			_ = write(ctx, t, lease.Token(), true)
+			// It holds, renewing, while b waits from 1s, then is cut off.
+			time.Sleep(time.Duration(s.Rand("pause").IntN(3000)) * time.Millisecond)
 			s.Cut("pause", 3*time.Second+time.Duration(s.Rand("pause").IntN(5000))*time.Millisecond)
 			time.Sleep(10 * time.Second) // paused past its lease
 			err = write(ctx, t, lease.Token(), !log.skipped)
@@ -113,13 +176,14 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 		})
 		s.Wait()
 		log.crashed = s.Crashed("crash")
+		log.takeover, _ = takeoverDelay(s.Transcript(), "b")
 	}
 }
 
 // TestSimLocks runs lockWorkload over many seeds and checks its
 // invariants; a violation names its seed and how to replay it.
 func TestSimLocks(t *testing.T) {
-	crashes := 0
+	crashes, worst := 0, time.Duration(0)
 	for _, seed := range dynamolocal.SimSeeds(20) {
 		log := &fencedLog{}
 		dynamolocal.Simulate(t, seed, lockWorkload(log))
@@ -132,7 +196,9 @@ func TestSimLocks(t *testing.T) {
 		if log.crashed {
 			crashes++
 		}
+		worst = max(worst, log.takeover)
 	}
+	t.Logf("worst takeover: %v after the last renewal or the first try (bound %v)", worst, leaseTakeoverBound(simLease, simPoll, simRTT))
 	if crashes == 0 {
 		t.Error("no seed crashed the holder \"crash\"")
 	}
@@ -147,4 +213,18 @@ func TestSimLocksCheckerFails(t *testing.T) {
 	if len(log.violations()) == 0 {
 		t.Fatal("an unfenced stale write landed and the checker saw nothing")
 	}
+}
+
+// TestSimLocksTakeoverCheckerFails: "b" polls every two seconds, where the
+// bound is checked for the default poll interval, and the checker must
+// see a takeover past the bound on some seed.
+func TestSimLocksTakeoverCheckerFails(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		log := &fencedLog{slowPoll: 2 * time.Second}
+		dynamolocal.Simulate(t, seed, lockWorkload(log))
+		if len(log.violations()) > 0 {
+			return
+		}
+	}
+	t.Fatal("20 seeds of a waiter polling every 2s and the checker saw no late takeover")
 }
