@@ -31,6 +31,8 @@ type fencedLog struct {
 	// slowPoll, the deliberate fault of the takeover check: "b" polls
 	// every slowPoll, while the bound is checked for the default.
 	slowPoll time.Duration
+	fifo     bool          // "pause" and "b" take the lock with FIFO too
+	acquired time.Duration // when b's Acquire returned, from the start
 	takeover time.Duration // from the last renewal of another client (or b's first try) to b's acquire
 }
 
@@ -43,6 +45,18 @@ const (
 	simRTT   = 4 * time.Millisecond
 )
 
+// fifoTakeoverBound is pessimistic's documented bound for a FIFO lock's
+// next in line: two leases and three round trips.
+func fifoTakeoverBound(lease, rtt time.Duration) time.Duration { return 2*lease + 3*rtt }
+
+// bound is the takeover bound of the log's mode.
+func (l *fencedLog) bound() time.Duration {
+	if l.fifo {
+		return fifoTakeoverBound(simLease, simRTT)
+	}
+	return leaseTakeoverBound(simLease, simPoll, simRTT)
+}
+
 // leaseTakeoverBound is pessimistic's documented bound for a lease lock,
 // from the last renewal written to the takeover: lease + 3/2 poll
 // interval + two round trips.
@@ -52,10 +66,9 @@ func leaseTakeoverBound(lease, poll, rtt time.Duration) time.Duration {
 
 // takeoverDelay reads a lock workload's transcript: the virtual time from
 // the later of the last successful write to the lock table by a client
-// other than taker and taker's first try (a waiter cannot know how old
-// the record it first sees is), to taker's acquire (its first successful
-// UpdateItem there); false if taker never acquired.
-func takeoverDelay(lines []string, taker string) (time.Duration, bool) {
+// other than taker before acquired, and taker's first try there (a
+// waiter cannot know how old the record it first reads is), to acquired.
+func takeoverDelay(lines []string, taker string, acquired time.Duration) time.Duration {
 	var last, first time.Duration = 0, -1
 	for _, l := range lines {
 		f := strings.SplitN(l, " ", 4)
@@ -64,23 +77,17 @@ func takeoverDelay(lines []string, taker string) (time.Duration, bool) {
 			continue
 		}
 		at, err := time.ParseDuration(f[0])
-		ok := strings.Contains(f[3], "-> 200 ")
 		switch {
-		case err != nil:
+		case err != nil || at >= acquired:
 		case !strings.HasPrefix(f[1], taker+"#"):
-			if ok {
+			if strings.Contains(f[3], "-> 200 ") {
 				last = at
 			}
 		case first < 0:
 			first = at
-			fallthrough
-		case ok && f[2] == "UpdateItem":
-			if ok {
-				return at - max(last, first), true
-			}
 		}
 	}
-	return 0, false
+	return acquired - max(last, first)
 }
 
 // violations is the lock checker: the tokens of the writes that landed
@@ -93,7 +100,7 @@ func (l *fencedLog) violations() []string {
 			out = append(out, fmt.Sprintf("write %d landed with token %d after token %d", i, l.landed[i], l.landed[i-1]))
 		}
 	}
-	if bound := leaseTakeoverBound(simLease, simPoll, simRTT); l.takeover > bound {
+	if bound := l.bound(); l.takeover > bound {
 		out = append(out, fmt.Sprintf("b took the lock over %v after the last renewal or its first try, past the bound %v", l.takeover, bound))
 	}
 	for _, err := range l.stale {
@@ -110,7 +117,12 @@ func (l *fencedLog) violations() []string {
 // "pause" comes back and writes with its old token.
 func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 	return func(s *dynamolocal.Sim) {
+		start := time.Now()
 		simSetup(s)
+		var mode []pessimistic.Option
+		if log.fifo {
+			mode = append(mode, pessimistic.FIFO())
+		}
 		const lease = simLease
 		write := func(ctx context.Context, t *mapper.Table[simAccount], token int64, fenced bool) error {
 			opts := []mapper.WriteOption{mapper.Fence("fence", token)}
@@ -141,7 +153,7 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 			})
 		}
 		holder("pause", func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount]) {
-			lease, err := l.Acquire(ctx, "job")
+			lease, err := l.Acquire(ctx, "job", mode...)
 			if err != nil {
 				s.T.Errorf("pause: Acquire: %v", err)
 				return
@@ -164,11 +176,12 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 		})
 		holder("b", func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount]) {
 			time.Sleep(time.Second)
-			lease, err := l.Acquire(ctx, "job", pessimistic.Wait(time.Minute))
+			lease, err := l.Acquire(ctx, "job", append(mode, pessimistic.Wait(time.Minute))...)
 			if err != nil {
 				s.T.Errorf("b: Acquire: %v", err)
 				return
 			}
+			log.acquired = time.Since(start)
 			if err := write(ctx, t, lease.Token(), true); err != nil {
 				s.T.Logf("b: write: %v", err)
 			}
@@ -176,33 +189,39 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 		})
 		s.Wait()
 		log.crashed = s.Crashed("crash")
-		log.takeover, _ = takeoverDelay(s.Transcript(), "b")
+		if log.acquired > 0 {
+			log.takeover = takeoverDelay(s.Transcript(), "b", log.acquired)
+		}
 	}
 }
 
 // TestSimLocks runs lockWorkload over many seeds and checks its
 // invariants; a violation names its seed and how to replay it.
 func TestSimLocks(t *testing.T) {
-	crashes, worst := 0, time.Duration(0)
-	for _, seed := range dynamolocal.SimSeeds(20) {
-		log := &fencedLog{}
-		dynamolocal.Simulate(t, seed, lockWorkload(log))
-		for _, v := range log.violations() {
-			t.Errorf("seed %d: %s; replay: go test -run '^TestSimLocks$' -sim.seed=%d ./dynamolocal/", seed, v, seed)
-		}
-		if len(log.stale) != 1 {
-			t.Errorf("seed %d: %d stale writes, want 1", seed, len(log.stale))
-		}
-		if log.crashed {
-			crashes++
-		}
-		worst = max(worst, log.takeover)
+	for _, fifo := range []bool{false, true} {
+		t.Run(map[bool]string{false: "lease", true: "fifo"}[fifo], func(t *testing.T) {
+			crashes, worst := 0, time.Duration(0)
+			for _, seed := range dynamolocal.SimSeeds(20) {
+				log := &fencedLog{fifo: fifo}
+				dynamolocal.Simulate(t, seed, lockWorkload(log))
+				for _, v := range log.violations() {
+					t.Errorf("seed %d: %s; replay: go test -run '^%s$' -sim.seed=%d ./dynamolocal/", seed, v, t.Name(), seed)
+				}
+				if len(log.stale) != 1 {
+					t.Errorf("seed %d: %d stale writes, want 1", seed, len(log.stale))
+				}
+				if log.crashed {
+					crashes++
+				}
+				worst = max(worst, log.takeover)
+			}
+			t.Logf("worst takeover: %v after the last renewal or the first try (bound %v)", worst, (&fencedLog{fifo: fifo}).bound())
+			if crashes == 0 {
+				t.Error("no seed crashed the holder \"crash\"")
+			}
+			t.Logf("%d seeds crashed the holder \"crash\"", crashes)
+		})
 	}
-	t.Logf("worst takeover: %v after the last renewal or the first try (bound %v)", worst, leaseTakeoverBound(simLease, simPoll, simRTT))
-	if crashes == 0 {
-		t.Error("no seed crashed the holder \"crash\"")
-	}
-	t.Logf("%d seeds crashed the holder \"crash\"", crashes)
 }
 
 // TestSimLocksCheckerFails breaks the invariant on purpose (the paused
