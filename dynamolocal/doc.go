@@ -127,7 +127,6 @@
 //     digest: the same seed gives the same digest. [SimSeeds] reads
 //     -sim.seed (replay one seed) and -sim.seeds (how many); a failed
 //     simulation logs its seed and the command that replays it.
-//
 //   - Each run starts as a new process: Simulate empties what the library
 //     remembers per process (which tables are not global tables, the
 //     units running here, what Recover saw of others), which would
