@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/optimist-dynamo/optimist/internal/engine"
 	"github.com/optimist-dynamo/optimist/internal/procmem"
@@ -130,6 +132,18 @@ type simClient struct {
 	crashAfter int
 	crashed    bool
 	cutUntil   time.Time
+
+	backoffMu sync.Mutex
+	backoff   *rand.Rand // the SDK's retry jitter
+}
+
+// BackoffDelay is the SDK's backoff before retry attempt (from 1): up to
+// 2^attempt seconds, at most 20, drawn from the client's seeded stream.
+func (c *simClient) BackoffDelay(attempt int, _ error) (time.Duration, error) {
+	c.backoffMu.Lock()
+	defer c.backoffMu.Unlock()
+	ceiling := min(time.Second<<min(attempt, 5), 20*time.Second)
+	return time.Duration(c.backoff.Int64N(int64(ceiling)) + 1), nil
 }
 
 type simCall struct {
@@ -234,9 +248,19 @@ func (s *Sim) clientLocked(name string) *simClient {
 		rng: rand.New(rand.NewPCG(s.seed, h.Sum64()))}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.dead = make(chan struct{})
+	c.backoff = rand.New(rand.NewPCG(s.seed^0xb0ff, h.Sum64()))
 	c.client = dynamodb.New(dynamodb.Options{
 		HTTPClient: c,
-		Region:     Region,
+		// Not a draw from crypto/rand per request: its invocation id (a
+		// header) and its backoffs' jitter. Two goroutines sending at one
+		// virtual instant draw in the runtime's order, which would shift
+		// the draws of the library that follow.
+		APIOptions: []func(*middleware.Stack) error{func(st *middleware.Stack) error {
+			_, err := st.Build.Remove("ClientRequestID")
+			return err
+		}},
+		Retryer: retry.NewStandard(func(o *retry.StandardOptions) { o.Backoff = c }),
+		Region:  Region,
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey, Source: "dynamolocal"}, nil
 		}),
