@@ -138,9 +138,10 @@
 // of t and a. If the waiter's calls are answered, it takes the lock over:
 //
 //   - lease lock: no sooner than L after t, and no later than
-//     max(t, a) + L + 3P/2 + 2r (its next poll, at most 3P/2 after the
+//     max(t, a) + L + 3P/2 + 3r (its next poll, at most 3P/2 after the
 //     last, reads the last renewal; the takeover is sent when that has
-//     stayed the same for L);
+//     stayed the same for L, or at once after the answer to a poll sent
+//     just before);
 //   - FIFO lock, the waiter next in line: no sooner than L after t, and no
 //     later than max(t, a) + 2L + 3r (no pause between its reads is longer
 //     than L, so it reads the last renewal within L of t; it reads again
@@ -148,7 +149,7 @@
 //
 // A holder renews every H, so its last renewal was written at most H + r
 // before it stopped (a crash, a pause, a cut network): a waiter already
-// waiting takes a lease lock over between L - H - r and L + 3P/2 + 2r
+// waiting takes a lease lock over between L - H - r and L + 3P/2 + 3r
 // after the holder stopped, and a FIFO lock by 2L + 3r. Calls that fail
 // (throttling, lost answers, which the SDK retries with backoff) delay it
 // by as long as their retries take.
