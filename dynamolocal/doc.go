@@ -134,10 +134,12 @@
 //
 // Known limits: goroutines woken at one virtual instant (an actor and the
 // goroutine it starts, a lock handed from one to the other) run in the
-// runtime's order, and their draws from crypto/rand come in that order: a
-// history depends on it only if two of them draw at that instant. With
-// GOMAXPROCS above 1, the digest test has shown it for a few seeds in a
-// thousand on a loaded machine, and not on a quiet one.
+// runtime's order, and their draws from crypto/rand (the library's tokens
+// and ids) come in that order. The clients draw nothing per request (no
+// SDK invocation id; the SDK's retry jitter comes from a seeded stream of
+// the client's), but the library's own draws remain: on a loaded machine
+// the digest test still finds a few seeds with two histories, at
+// GOMAXPROCS 1 as at 2, which replay alike on a quiet one.
 //
 // # Clients
 //
