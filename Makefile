@@ -13,7 +13,7 @@ BENCHSTAT := $(GOBIN)/benchstat
 # A count has no deadline, so a loaded machine only makes the run slower.
 FUZZTIME ?= 100000x
 
-.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local test-guregu sim sim-units
+.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local test-guregu sim
 
 ## demo: the voting example against the embedded DynamoDB engine (ARGS="-voters 200")
 demo:
@@ -39,10 +39,6 @@ lint: tools
 SEEDS ?= 1000
 sim:
 	$(GO) test -count=1 -timeout 30m -run 'TestSim' ./dynamolocal/ -sim.seeds=$(SEEDS)
-
-## sim-units: the digest test of a workload with units, not deterministic yet (see dynamolocal/sim_units_test.go)
-sim-units:
-	$(GO) test -tags simunits -count=1 -run 'TestSimDigestUnits' ./dynamolocal/ -sim.seeds=$(SEEDS)
 
 ## conformance: the differential suite, the embedded engine against AWS DynamoDB Local (Java 17+, npm)
 conformance:

@@ -103,7 +103,9 @@
 //     start one at a time. Every request goes to a scheduler, one goroutine
 //     in the bubble that, once everything else is durably blocked
 //     (synctest.Wait), serves one pending request drawn by the seed among
-//     them sorted by client and body, and answers it after a seeded
+//     them sorted by client, operation and body (as JSON with sorted
+//     keys: the SDK writes a map in Go's random order), so that the order
+//     in which they arrived does not count, and answers it after a seeded
 //     latency of one to two milliseconds of virtual time, so that
 //     goroutines woken by answers or timers wake one at a time. Inside a
 //     simulation call [Sim.Wait], not synctest.Wait.
@@ -111,10 +113,11 @@
 //     [Sim.InjectClient] for one client, its After and Times counting that
 //     client's requests (the n-th request: After n-1, Times 1); the faults
 //     are the engine's ([Fault]). [Sim.CrashAfter] makes a client crash at
-//     its n-th next request (applied, answer never delivered): from then on
-//     its requests reach nothing and block until the simulation ends, then
-//     fail with [ErrCrashed]. [Sim.Cut] refuses a client's requests for a
-//     virtual duration.
+//     its n-th next request (applied, answer never delivered): its context
+//     (the one its actors get) ends then, and from then on its requests,
+//     whatever their context, reach nothing and block until the simulation
+//     ends, then fail with [ErrCrashed]. [Sim.Cut] refuses a client's
+//     requests for a virtual duration.
 //   - The library's random choices (owner names, unit ids, tokens,
 //     backoffs, jitter) are all drawn from crypto/rand, which Simulate seeds
 //     with testing/cryptotest.SetGlobalRandom, so the test must not be
@@ -124,13 +127,19 @@
 //     digest: the same seed gives the same digest. [SimSeeds] reads
 //     -sim.seed (replay one seed) and -sim.seeds (how many); a failed
 //     simulation logs its seed and the command that replays it.
+//   - Each run starts as a new process: Simulate empties what the library
+//     remembers per process (which tables are not global tables, the
+//     units running here, what Recover saw of others), which would
+//     otherwise carry one run's tables and units into the next.
 //
-// Known limits: a workload whose units commit several items in parallel
-// does not yet replay with the same digest for every seed (make
-// sim-units shows it); and with GOMAXPROCS above 1 a few seeds of the
-// lock workload give two histories, where two goroutines of one client
-// (an actor and its lease's) send at one virtual instant; make sim shows
-// them. The cause of both is not found yet.
+// Known limits: goroutines woken at one virtual instant (an actor and the
+// goroutine it starts, a lock handed from one to the other) run in the
+// runtime's order, and their draws from crypto/rand (the library's tokens
+// and ids) come in that order. The clients draw nothing per request (no
+// SDK invocation id; the SDK's retry jitter comes from a seeded stream of
+// the client's), but the library's own draws remain: on a loaded machine
+// the digest test still finds a few seeds with two histories, at
+// GOMAXPROCS 1 as at 2, which replay alike on a quiet one.
 //
 // # Clients
 //

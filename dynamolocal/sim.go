@@ -21,9 +21,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/optimist-dynamo/optimist/internal/engine"
+	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
 
 // The flags of simulation tests: -sim.seed replays one seed, -sim.seeds
@@ -102,13 +105,13 @@ type Sim struct {
 	cond     *sync.Cond // signals a change of running
 	clients  map[string]*simClient
 	pending  []*simCall
-	held     []*simCall // the calls of crashed clients
-	starts   []func()   // actors waiting for their turn to start
-	running  int        // actors neither returned nor crashed
-	ending   bool       // the workload is done: crashed clients' calls fail at once
-	closed   bool       // the scheduler is gone: every call fails at once
+	starts   []func() // actors waiting for their turn to start
+	running  int      // actors neither returned nor crashed
+	ending   bool     // the workload is done: crashed clients' calls fail at once
+	closed   bool     // the scheduler is gone: every call fails at once
 	exited   chan struct{}
-	actors   int // actor goroutines not returned
+	over     chan struct{} // closed when the workload is done: crashed clients' calls fail
+	actors   int           // actor goroutines not returned
 	kick     chan struct{}
 	stop     chan struct{}
 	lines    []string
@@ -119,6 +122,9 @@ type simClient struct {
 	sim        *Sim
 	name       string
 	client     *dynamodb.Client
+	ctx        context.Context // ends at the client's crash, or the simulation's end
+	cancel     context.CancelFunc
+	dead       chan struct{} // closed at its crash
 	faults     *engine.Faults
 	rng        *rand.Rand
 	n          int // requests served
@@ -126,6 +132,18 @@ type simClient struct {
 	crashAfter int
 	crashed    bool
 	cutUntil   time.Time
+
+	backoffMu sync.Mutex
+	backoff   *rand.Rand // the SDK's retry jitter
+}
+
+// BackoffDelay is the SDK's backoff before retry attempt (from 1): up to
+// 2^attempt seconds, at most 20, drawn from the client's seeded stream.
+func (c *simClient) BackoffDelay(attempt int, _ error) (time.Duration, error) {
+	c.backoffMu.Lock()
+	defer c.backoffMu.Unlock()
+	ceiling := min(time.Second<<min(attempt, 5), 20*time.Second)
+	return time.Duration(c.backoff.Int64N(int64(ceiling)) + 1), nil
 }
 
 type simCall struct {
@@ -155,6 +173,9 @@ type simReply struct {
 func Simulate(t *testing.T, seed uint64, workload func(s *Sim)) SimResult {
 	t.Helper()
 	cryptotest.SetGlobalRandom(t, seed)
+	// Each run is a new world: what the library remembers per process
+	// (tables found not global, units alive here) was of the last one.
+	procmem.Forget()
 	var res SimResult
 	synctest.Test(t, func(t *testing.T) {
 		s := newSim(t, seed)
@@ -192,6 +213,7 @@ func newSim(t *testing.T, seed uint64) *Sim {
 		kick:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}, 1),
+		over:    make(chan struct{}),
 	}
 	s.cond = sync.NewCond(&s.mu)
 	s.ctx, s.end = context.WithCancel(context.Background())
@@ -224,9 +246,21 @@ func (s *Sim) clientLocked(name string) *simClient {
 	h.Write([]byte(name))
 	c := &simClient{sim: s, name: name, faults: engine.NewFaults(s.seed ^ h.Sum64()),
 		rng: rand.New(rand.NewPCG(s.seed, h.Sum64()))}
+	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	c.dead = make(chan struct{})
+	c.backoff = rand.New(rand.NewPCG(s.seed^0xb0ff, h.Sum64()))
 	c.client = dynamodb.New(dynamodb.Options{
 		HTTPClient: c,
-		Region:     Region,
+		// Not a draw from crypto/rand per request: its invocation id (a
+		// header) and its backoffs' jitter. Two goroutines sending at one
+		// virtual instant draw in the runtime's order, which would shift
+		// the draws of the library that follow.
+		APIOptions: []func(*middleware.Stack) error{func(st *middleware.Stack) error {
+			_, err := st.Build.Remove("ClientRequestID")
+			return err
+		}},
+		Retryer: retry.NewStandard(func(o *retry.StandardOptions) { o.Backoff = c }),
+		Region:  Region,
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey, Source: "dynamolocal"}, nil
 		}),
@@ -244,9 +278,10 @@ func (s *Sim) Rand(name string) *rand.Rand {
 	return s.clientLocked(name).rng
 }
 
-// Go runs f as an actor on the client named name, with the simulation's
-// context. Actors start one at a time, in the order Go was called, each
-// once everything started before it is blocked.
+// Go runs f as an actor on the client named name, with the client's
+// context, which ends when the client crashes or the simulation ends.
+// Actors start one at a time, in the order Go was called, each once
+// everything started before it is blocked.
 func (s *Sim) Go(name string, f func(ctx context.Context, c *dynamodb.Client)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -268,7 +303,7 @@ func (s *Sim) Go(name string, f func(ctx context.Context, c *dynamodb.Client)) {
 			}
 			s.mu.Unlock()
 		}()
-		f(s.ctx, c.client)
+		f(c.ctx, c.client)
 	})
 	s.poke()
 }
@@ -300,10 +335,14 @@ func (s *Sim) InjectClient(name string, r Rule) (remove func()) {
 
 // CrashAfter makes the client named name crash once it has sent n more
 // requests: the n-th is applied and its answer never arrives (n 0: it
-// crashes at once). From its crash on, the client's requests reach
-// nothing: each blocks until the simulation ends and then fails with
-// [ErrCrashed], so its goroutines, the library's included, do nothing
-// more that the engine sees; its actors stop counting for [Sim.Wait].
+// crashes at once). At its crash the client's context (the one [Sim.Go]
+// gives its actors) ends, and from then on its requests reach nothing:
+// each, and each that was waiting for its turn, blocks until the
+// simulation ends, whatever its context, and then fails with
+// [ErrCrashed]. So a goroutine of the client, the library's included,
+// that sends a request is not run again before the end, and none does
+// anything more that the engine sees; its actors stop counting for
+// [Sim.Wait].
 func (s *Sim) CrashAfter(name string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -320,6 +359,11 @@ func (s *Sim) crashLocked(c *simClient) {
 		return
 	}
 	c.crashed = true
+	c.cancel()
+	close(c.dead)
+	// Its calls waiting for their turn are never served: their
+	// goroutines see the context end and wait for the simulation's.
+	s.pending = slices.DeleteFunc(s.pending, func(call *simCall) bool { return call.c == c })
 	s.running -= c.live
 	s.cond.Broadcast()
 	s.lines = append(s.lines, fmt.Sprintf("%v %s crashed", time.Since(s.start), c.name))
@@ -356,13 +400,9 @@ func (s *Sim) finish() {
 	s.end()
 	s.mu.Lock()
 	s.ending = true
-	held := s.held
-	s.held = nil
+	close(s.over)
 	n := s.actors
 	s.mu.Unlock()
-	for _, call := range held {
-		call.reply <- simReply{err: ErrCrashed}
-	}
 	if n > 0 {
 		<-s.exited
 	}
@@ -398,7 +438,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 	}
 	s := c.sim
 	call := &simCall{c: c, req: req, body: body, reply: make(chan simReply, 1),
-		key: c.name + "\x00" + req.Header.Get("X-Amz-Target") + "\x00" + string(body)}
+		key: c.name + "\x00" + req.Header.Get("X-Amz-Target") + "\x00" + canonical(body)}
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -408,7 +448,9 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 		s.mu.Unlock()
 		return ended(req, ErrCrashed), nil
 	case c.crashed:
-		s.held = append(s.held, call)
+		s.mu.Unlock()
+		<-s.over
+		return ended(req, ErrCrashed), nil
 	default:
 		s.pending = append(s.pending, call)
 		s.poke()
@@ -417,14 +459,32 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 	select {
 	case r := <-call.reply:
 		time.Sleep(r.latency)
-		if r.err == ErrCrashed {
+		if s.crashedNow(c) { // it crashed while the answer travelled
+			<-s.over
 			return ended(req, ErrCrashed), nil
 		}
 		return r.resp, r.err
+	case <-c.dead:
+		// Whatever the request's context (the library sends some on a
+		// context of its own), its goroutine stays blocked until the
+		// simulation ends.
+		<-s.over
+		return ended(req, ErrCrashed), nil
 	case <-req.Context().Done():
+		if s.crashedNow(c) { // the crash ended it
+			<-s.over
+			return ended(req, ErrCrashed), nil
+		}
 		s.mu.Lock()
 		call.gone = true
 		s.mu.Unlock()
 		return nil, req.Context().Err()
 	}
+}
+
+// crashedNow reports whether c crashed and the simulation goes on.
+func (s *Sim) crashedNow(c *simClient) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.crashed && !s.ending
 }

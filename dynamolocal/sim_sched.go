@@ -60,17 +60,12 @@ func (s *Sim) schedule() {
 }
 
 // serve serves one call with its client's faults, cut and crash, records
-// it, and answers its caller (unless the client crashed).
+// it, and answers its caller (unless the client crashed: its caller saw
+// its context end, and waits for the simulation's end).
 func (s *Sim) serve(call *simCall) {
 	c := call.c
 	s.mu.Lock()
 	if c.crashed { // crashed while its call waited
-		if s.ending {
-			s.mu.Unlock()
-			call.reply <- simReply{err: ErrCrashed} // Do answers it
-			return
-		}
-		s.held = append(s.held, call)
 		s.mu.Unlock()
 		return
 	}
@@ -106,7 +101,6 @@ func (s *Sim) serve(call *simCall) {
 	s.lines = append(s.lines, line)
 	if c.crashAfter == n && !s.ending {
 		s.crashLocked(c)
-		s.held = append(s.held, call)
 		s.mu.Unlock()
 		return
 	}

@@ -121,12 +121,38 @@
 // (a crashed holder or waiter): it is removed, on the condition that it
 // still holds that version (up to 50 in one UpdateItem), and skipped.
 // However long its expected turn, a waiter reads again when an entry ahead
-// could first be seen abandoned, so a dead head is taken over about a
-// lease after its last heartbeat. With
+// could first be seen abandoned, so a dead head is taken over between one
+// and two leases after its last heartbeat (see below). With
 // Wait(0) the queue is read first and nothing is written when anyone is
 // ahead.
 //
 // Do not use one lock name both with and without FIFO.
+//
+// # How soon an abandoned lock is taken over
+//
+// Let L be the holder's lease (as its record states it), H its Heartbeat,
+// P the waiter's PollInterval, r the longest round trip of a call, t the
+// moment the holder's last renewal (or its acquire) was written, and a the
+// moment the waiter first tried (its join, for FIFO). A waiter cannot
+// tell how old the record it first reads is, so it counts from the later
+// of t and a. If the waiter's calls are answered, it takes the lock over:
+//
+//   - lease lock: no sooner than L after t, and no later than
+//     max(t, a) + L + 3P/2 + 3r (its next poll, at most 3P/2 after the
+//     last, reads the last renewal; the takeover is sent when that has
+//     stayed the same for L, or at once after the answer to a poll sent
+//     just before);
+//   - FIFO lock, the waiter next in line: no sooner than L after t, and no
+//     later than max(t, a) + 2L + 3r (no pause between its reads is longer
+//     than L, so it reads the last renewal within L of t; it reads again
+//     when that could first be seen abandoned, and removes the entry).
+//
+// A holder renews every H, so its last renewal was written at most H + r
+// before it stopped (a crash, a pause, a cut network): a waiter already
+// waiting takes a lease lock over between L - H - r and L + 3P/2 + 3r
+// after the holder stopped, and a FIFO lock by 2L + 3r. Calls that fail
+// (throttling, lost answers, which the SDK retries with backoff) delay it
+// by as long as their retries take.
 //
 // # Operating it
 //

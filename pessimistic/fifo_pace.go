@@ -82,11 +82,16 @@ func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Durat
 			d = max(d, 4*o.PollInterval)
 		}
 	}
-	if !p.due.IsZero() && p.due.Sub(now) < d {
-		d = p.due.Sub(now)
-	}
 	d = min(max(d, floor), o.LeaseDuration)
-	return d - d/10 + rnd.N(d/5+1) // ±10%, so that waiters do not wake in step
+	d = d - d/10 + rnd.N(d/5+1) // ±10%, so that waiters do not wake in step
+	// The jitter never carries a pause past the lease, nor past the moment
+	// an entry ahead may be seen abandoned: the takeover bound in the
+	// package doc counts on both.
+	d = min(d, o.LeaseDuration)
+	if !p.due.IsZero() && p.due.Sub(now) < d {
+		d = max(p.due.Sub(now), 0)
+	}
+	return d
 }
 
 // handOver is how often the head changes when each holds for hold: the

@@ -304,6 +304,7 @@ type waiter struct {
 	deadline time.Time
 	bounded  bool     // false: no deadline, wait until ctx ends
 	obs      observed // the holder's record version as last seen, and since when
+	tried    string   // the record version a takeover was last tried of
 }
 
 func newWaiter(o Options) *waiter {
@@ -327,6 +328,7 @@ func (w *waiter) saw(rvn string, lease time.Duration) {
 // takeover returns the record version that may be taken over now, or "".
 func (w *waiter) takeover() string {
 	if w.obs.rvn != "" && !w.obs.since.IsZero() && time.Since(w.obs.since) >= w.obs.lease {
+		w.tried = w.obs.rvn
 		return w.obs.rvn
 	}
 	return ""
@@ -341,7 +343,13 @@ func (w *waiter) next() (time.Duration, bool) {
 	}
 	d := w.o.PollInterval/2 + rnd.N(w.o.PollInterval+1) // [poll/2, 3poll/2]
 	if w.obs.rvn != "" {
-		if due := w.obs.since.Add(w.obs.lease).Sub(now); due > 0 && due < d { // due 0: the takeover was tried; poll, never spin
+		due := w.obs.since.Add(w.obs.lease).Sub(now)
+		switch {
+		case due <= 0 && w.tried != w.obs.rvn:
+			// The last attempt was sent just before the lease ran out,
+			// and so was no takeover: try at once, not a poll later.
+			d = 0
+		case due > 0 && due < d: // due passed and the takeover tried: poll, never spin
 			d = due
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/replica"
+
+	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
 
 // ErrGlobalTable is returned by Commit, before anything is sent, when an
@@ -31,6 +33,8 @@ func WriteRegion(region string) Option {
 // rawGuards holds one guard per table and write Region for the process:
 // whether a table is global is learnt once, not once per transaction.
 var rawGuards sync.Map // table + "\x00" + region -> *replica.Guard
+
+func init() { procmem.Register(rawGuards.Clear) }
 
 // checkReplicas refuses the transaction if one of its ops relies on a
 // condition on an eventually consistent global table.

@@ -9,11 +9,15 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
+
+	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
 
 // live units of this process, by coordinator and id: Recover can tell at
 // once that a unit is alive when it runs here with recent heartbeats.
 var live sync.Map // string -> *Unit
+
+func init() { procmem.Register(live.Clear) }
 
 // heartbeats bumps the record's counter every o.heartbeat while the
 // record is active. Others decide the unit died only after seeing the

@@ -7,6 +7,8 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
+
+	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
 
 // Limits of a unit's pages (the lists of its items in the coordinator
@@ -66,6 +68,8 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 // replicaGuards holds one guard per table and write Region for the
 // process: whether a table is global is learnt once, not once per unit.
 var replicaGuards sync.Map // table + "\x00" + region -> *replica.Guard
+
+func init() { procmem.Register(replicaGuards.Clear) }
 
 // checkReplicas refuses to write to table if it is a global table in
 // multi-Region eventual consistency (see [WriteRegion]). Every item is

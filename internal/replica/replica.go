@@ -20,7 +20,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,7 +32,6 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/errs"
-	"github.com/optimist-dynamo/optimist/internal/syncx"
 )
 
 // Mode is a table's replication as DynamoDB describes it.
@@ -128,9 +129,21 @@ type Guard struct {
 
 	safe atomic.Bool // learned, and not an eventually consistent global table: nothing more to ask
 
-	mu      syncx.Mutex // held across DescribeTable: see syncx
+	// mu is never held across DescribeTable. First Checks at once with one
+	// client share its call (flights); with another client, they make
+	// their own, so that none waits on a call of a client it does not
+	// share (in a simulation, a client that crashed and never returns).
+	mu      sync.Mutex
 	learned bool
 	info    Info
+	flights map[any]*flight // by client (a pointer), or nil for any other
+}
+
+// flight is a DescribeTable under way, for the Checks that wait for it.
+type flight struct {
+	done chan struct{}
+	info Info
+	err  error
 }
 
 // NewGuard returns the guard of table. home is the Region the caller says
@@ -200,17 +213,45 @@ func (g *Guard) Info() (Info, bool) {
 }
 
 func (g *Guard) learn(ctx context.Context, client any) (Info, error) {
+	var key any // clients that are not pointers share one flight
+	if reflect.ValueOf(client).Kind() == reflect.Pointer {
+		key = client
+	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.learned {
+		defer g.mu.Unlock()
 		return g.info, nil
 	}
+	if f, ok := g.flights[key]; ok {
+		g.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.info, f.err
+		case <-ctx.Done():
+			return Info{}, fmt.Errorf("learning whether table %s is a global table: %w", g.table, ctx.Err())
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	if g.flights == nil {
+		g.flights = map[any]*flight{}
+	}
+	g.flights[key] = f
+	g.mu.Unlock()
+	f.info, f.err = g.ask(ctx, client)
+	g.mu.Lock()
+	delete(g.flights, key)
+	g.mu.Unlock()
+	close(f.done)
+	return f.info, f.err
+}
+
+// ask makes learn's DescribeTable.
+func (g *Guard) ask(ctx context.Context, client any) (Info, error) {
 	d, ok := client.(ddbapi.Describer)
 	if !ok {
 		// Nothing to ask: a client wrapper without DescribeTable. The
 		// caller's docs say so.
-		g.remember(Info{})
-		return g.info, nil
+		return g.learnt(Info{}), nil
 	}
 	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(g.table)})
 	if err != nil {
@@ -228,8 +269,18 @@ func (g *Guard) learn(ctx context.Context, client any) (Info, error) {
 		}
 		return Info{}, fmt.Errorf("learning whether table %s is a global table: DescribeTable: %w", g.table, err)
 	}
-	g.remember(Of(out.Table))
-	return g.info, nil
+	return g.learnt(Of(out.Table)), nil
+}
+
+// learnt records info unless another Check learned first, and returns
+// what the guard knows.
+func (g *Guard) learnt(info Info) Info {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.learned {
+		g.remember(info)
+	}
+	return g.info
 }
 
 // IsReplicatedWriteConflict reports whether err is DynamoDB's refusal of a

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
 
 // Action is what to do about the locks of a unit, as its record says.
@@ -95,6 +97,14 @@ func (co Coordinator) JudgeUnit(ctx context.Context, id string) (Verdict, error)
 var memory struct {
 	sync.Mutex
 	seen map[string]observed
+}
+
+func init() {
+	procmem.Register(func() {
+		memory.Lock()
+		memory.seen = nil
+		memory.Unlock()
+	})
 }
 
 type observed struct {
