@@ -76,14 +76,26 @@ func PageKey(id string, n int) map[string]types.AttributeValue {
 // Coordinator owns the items of one coordinator table: the units'
 // records and the pages of their item lists. Every read and write of them
 // goes through it, so their layout is known here alone. It is a value: a
-// client and a table name; it makes no call until a method is called.
+// client, a table name and the [Memory] its judgements use (copies share
+// it); it makes no call until a method is called.
 type Coordinator struct {
 	c     ddbapi.Items
 	Table string // the coordinator table's name
+	mem   *Memory
 }
 
-// NewCoordinator returns the Coordinator of table, reached through c.
-func NewCoordinator(c ddbapi.Items, table string) Coordinator { return Coordinator{c: c, Table: table} }
+// NewCoordinator returns the Coordinator of table, reached through c,
+// judging with the process's Memory (see [Coordinator.Remembering]).
+func NewCoordinator(c ddbapi.Items, table string) Coordinator {
+	return Coordinator{c: c, Table: table, mem: &processMemory}
+}
+
+// Remembering returns co judging with m, a memory its caller owns: what
+// it sees is not mixed with what other parties of the process saw.
+func (co Coordinator) Remembering(m *Memory) Coordinator {
+	co.mem = m
+	return co
+}
 
 // Create writes the record of a new unit id (one PutItem, conditional on
 // no record of that id): active, counter 0, with rec's owner, lease and
