@@ -2,7 +2,6 @@ package mapper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -101,7 +100,8 @@ func withTurn(o *WriteOptions, tc plan.Turn) *WriteOptions {
 // item is the item as stored (ALL_OLD; nil for none).
 func (t *Table[T]) takeTurn(ctx context.Context, key map[string]types.AttributeValue, owner string, now time.Time) (granted bool, item map[string]types.AttributeValue, err error) {
 	ms := millis(now)
-	out, err := t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	until := strconv.FormatInt(ms+turnLease.Milliseconds(), 10)
+	res := plan.Exec(ctx, t.client, &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName:           t.nameP,
 		Key:                 key,
 		UpdateExpression:    aws.String("SET #t = :t"),
@@ -112,24 +112,34 @@ func (t *Table[T]) takeTurn(ctx context.Context, key map[string]types.AttributeV
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":t": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
 				"o": &types.AttributeValueMemberS{Value: owner},
-				"u": &types.AttributeValueMemberN{Value: strconv.FormatInt(ms+turnLease.Milliseconds(), 10)},
+				"u": &types.AttributeValueMemberN{Value: until},
 			}},
 			":now": &types.AttributeValueMemberN{Value: strconv.FormatInt(ms, 10)},
 		},
-		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		if len(ccf.Item) == 0 {
-			return false, nil, nil
-		}
-		return false, ccf.Item, nil
+	}}, plan.Call{ReturnValues: types.ReturnValueAllNew, Settle: plan.Settle{
+		// A lost answer landed if the item holds the very turn we wrote.
+		Ours: func(item map[string]types.AttributeValue) bool {
+			m, ok := item[TurnAttribute].(*types.AttributeValueMemberM)
+			if !ok {
+				return false
+			}
+			o, _ := m.Value["o"].(*types.AttributeValueMemberS)
+			u, _ := m.Value["u"].(*types.AttributeValueMemberN)
+			return o != nil && u != nil && o.Value == owner && u.Value == until
+		},
+	}})
+	switch {
+	case res.Outcome == plan.Applied:
+		return true, res.Item, nil
+	case res.Outcome == plan.Refused, res.Outcome == plan.Unknown && res.Seen():
+		return false, res.Item, nil
 	}
-	if err != nil {
-		return false, nil, fmt.Errorf("mapper: Modify: UpdateItem (taking the turn) on %s %s: %w", t.name, attrs.FormatKey(key), err)
+	err = res.Err
+	if err == nil {
+		err = res.LostErr
 	}
-	return true, out.Attributes, nil
+	return false, nil, fmt.Errorf("mapper: Modify: UpdateItem (taking the turn) on %s %s: %w", t.name, attrs.FormatKey(key), err)
 }
 
 // releaseTurn gives back the turn of owner, which a call holds and ends
@@ -139,14 +149,14 @@ func (t *Table[T]) takeTurn(ctx context.Context, key map[string]types.AttributeV
 func (t *Table[T]) releaseTurn(ctx context.Context, key map[string]types.AttributeValue, owner string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	_, _ = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_ = plan.Exec(ctx, t.client, &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName:                 t.nameP,
 		Key:                       key,
 		UpdateExpression:          aws.String("REMOVE #t"),
 		ConditionExpression:       aws.String("#t.#o = :me"),
 		ExpressionAttributeNames:  map[string]string{"#t": TurnAttribute, "#o": "o"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":me": &types.AttributeValueMemberS{Value: owner}},
-	})
+	}}, plan.Call{})
 }
 
 // holdOf returns the Table's estimate of how long a turn is held: from the

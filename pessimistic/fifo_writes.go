@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,11 +123,7 @@ func (l *Locker) join(ctx context.Context, name string, parent context.Context, 
 				{Kind: plan.SetIfNotExists, Path: plan.Top(attrQueueEntries), Value: empty},
 				set(plan.Top(attrTTL), o.ttlValue()),
 			}}
-			in, err := w.UpdateInput(types.ReturnValueNone)
-			if err == nil {
-				_, err = l.client.UpdateItem(ctx, in)
-			}
-			if err != nil {
+			if err := l.createQueue(ctx, w); err != nil {
 				return nil, 0, fmt.Errorf("pessimistic: acquire %q: creating the queue: %w", name, err)
 			}
 		}
@@ -157,19 +154,49 @@ func (l *Locker) removeAbandoned(ctx context.Context, name string, q *fifoQueue,
 		w.Conds = append(w.Conds, rvn.Name().Equal(expression.Value(e.rvn)))
 	}
 	w.Actions = append(w.Actions, set(plan.Top(attrGoneOwner), attrs.S(last.owner)), set(plan.Top(attrGoneToken), attrs.N(last.token)))
-	in, err := w.UpdateInput(types.ReturnValueAllNew)
+	r, err := w.Render()
 	if err != nil {
 		return err
 	}
 	sent := time.Now()
-	out, err := l.client.UpdateItem(ctx, in)
+	res := plan.Exec(ctx, l.client, r, plan.Call{ReturnValues: types.ReturnValueAllNew, Settle: plan.Settle{
+		// A lost answer landed if the batch is gone and the record names
+		// its last entry as the holder removed, as our write does.
+		Ours: func(item map[string]types.AttributeValue) bool {
+			for _, e := range parseQueue(item) {
+				if slices.ContainsFunc(batch, func(b entry) bool { return b.id == e.id }) {
+					return false
+				}
+			}
+			h := holderOf(map[string]types.AttributeValue{attrOwner: item[attrGoneOwner], attrFence: item[attrGoneToken]})
+			return h.owner == last.owner && h.token == last.token
+		},
+	}})
 	switch {
-	case err == nil:
-		q.published(out.Attributes, sent)
+	case res.Outcome == plan.Applied:
+		q.published(res.Item, sent)
 		return nil
-	case isConditionFailed(err):
-		q.publish(conditionItem(err), sent)
+	case res.Outcome == plan.Refused, res.Outcome == plan.Unknown && res.Seen():
+		q.publish(res.Item, sent)
 		return nil
 	}
-	return fmt.Errorf("pessimistic: acquire %q: removing %d abandoned queue entries (first %s's): %w", name, len(batch), batch[0].owner, err)
+	return fmt.Errorf("pessimistic: acquire %q: removing %d abandoned queue entries (first %s's): %w", name, len(batch), batch[0].owner, errOf(res))
+}
+
+// createQueue sends w, the write that creates a FIFO lock's queue if it
+// has none (SET if_not_exists: a second one is harmless). A lost answer
+// landed if the queue's maps are there.
+func (l *Locker) createQueue(ctx context.Context, w *plan.Write) error {
+	r, err := w.Render()
+	if err != nil {
+		return err
+	}
+	res := plan.Exec(ctx, l.client, r, plan.Call{Settle: plan.Settle{Ours: func(item map[string]types.AttributeValue) bool {
+		_, ok := item[attrQueueTickets].(*types.AttributeValueMemberM)
+		return ok
+	}}})
+	if res.Outcome != plan.Applied {
+		return errOf(res)
+	}
+	return nil
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/internal/attempt"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // Info is a lock's record as read by [Locker.Inspect] or [Locker.List]:
@@ -213,7 +213,7 @@ func (l *Locker) forceRelease(ctx context.Context, name string, want *holder) er
 		cond = "#o = :owner AND #f = :token"
 		values[":owner"], values[":token"] = attrs.S(want.owner), attrs.N(want.token)
 	}
-	in := &dynamodb.UpdateItemInput{
+	req := &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName: l.tableP,
 		Key:       key,
 		// The removed holder stays in the record (fo, ft: SET reads the
@@ -223,35 +223,36 @@ func (l *Locker) forceRelease(ctx context.Context, name string, want *holder) er
 		ConditionExpression:                 aws.String(cond),
 		ExpressionAttributeNames:            names,
 		ExpressionAttributeValues:           values,
-		ReturnValues:                        types.ReturnValueUpdatedOld, // the holder removed, for the event (no extra cost)
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+	// A lost answer landed if the lock is free, which is what was asked
+	// (for a fenced release, only if the counter is where our removal left
+	// it).
+	freed := func(item map[string]types.AttributeValue) bool {
+		now := holderOf(item)
+		return len(item) > 0 && now.owner == "" && len(parseQueue(item)) == 0 && (want == nil || now.token == want.token+1)
 	}
-	var att attempt.Tracker
-	out, err := l.client.UpdateItem(ctx, in, att.Option)
+	res := plan.Exec(ctx, l.client, req, plan.Call{
+		ReturnValues: types.ReturnValueUpdatedOld, // the holder removed, for the event (no extra cost)
+		Settle:       plan.Settle{Ours: freed},
+	})
 	switch {
-	case err == nil:
-		h := holderOf(out.Attributes)
+	case res.Outcome == plan.Applied && !res.Lost():
+		h := holderOf(res.Item)
 		l.forced(ctx, name, h.owner, h.token)
 		return nil
-	case !isConditionFailed(err):
-		return fmt.Errorf("pessimistic: force release %q: %w", name, err)
+	case res.Outcome == plan.Applied && want == nil:
+		l.forced(ctx, name, "", 0)
+		return nil
+	case res.Outcome == plan.Applied:
+		l.forced(ctx, name, want.owner, want.token)
+		return nil
+	case res.Outcome == plan.Failed, res.Outcome == plan.Unknown && !res.Seen():
+		return fmt.Errorf("pessimistic: force release %q: %w", name, errOf(res))
 	}
-	item := conditionItem(err)
+	item := res.Item
 	now := holderOf(item)
 	queue := parseQueue(item)
-	if att.Ambiguous && now.owner == "" && len(queue) == 0 && len(item) > 0 {
-		// An attempt whose answer was lost may have landed: the SDK's
-		// retry found the lock free, which is what was asked (for a fenced
-		// release, only if the counter is where our removal left it).
-		if want == nil {
-			l.forced(ctx, name, "", 0)
-			return nil
-		}
-		if now.token == want.token+1 {
-			l.forced(ctx, name, want.owner, want.token)
-			return nil
-		}
-	}
 	if want != nil && now.owner != "" { // a lease lock, held by another than the one seen
 		return &HolderChangedError{Name: name, Owner: want.owner, Token: want.token, NowOwner: now.owner, NowToken: now.token}
 	}
@@ -265,8 +266,13 @@ func (l *Locker) forceRelease(ctx context.Context, name string, want *holder) er
 	if want != nil && (head.owner != want.owner || head.token != want.token) {
 		return &HolderChangedError{Name: name, Owner: want.owner, Token: want.token, NowOwner: head.owner, NowToken: head.token}
 	}
-	att = attempt.Tracker{}
-	_, err = l.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	return l.forceReleaseHead(ctx, name, key, ttl, head)
+}
+
+// forceReleaseHead removes head, the entry seen at the head of a FIFO
+// lock's queue, in one conditional UpdateItem.
+func (l *Locker) forceReleaseHead(ctx context.Context, name string, key map[string]types.AttributeValue, ttl types.AttributeValue, head entry) error {
+	res := plan.Exec(ctx, l.client, &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName:        l.tableP,
 		Key:              key,
 		UpdateExpression: aws.String("REMOVE #qt.#id, #qw.#id SET #f = #f + :one, #t = :t, #fo = #qw.#id.#eo, #ft = #qt.#id"),
@@ -275,18 +281,28 @@ func (l *Locker) forceRelease(ctx context.Context, name string, want *holder) er
 		ConditionExpression: aws.String("#qt.#id = :ticket AND #qw.#id.#eo = :owner"),
 		ExpressionAttributeNames: map[string]string{"#qt": attrQueueTickets, "#qw": attrQueueEntries, "#id": head.id, "#eo": entryOwner,
 			"#f": attrFence, "#t": attrTTL, "#fo": attrGoneOwner, "#ft": attrGoneToken},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl, ":ticket": attrs.N(head.token), ":owner": attrs.S(head.owner)},
-	}, att.Option)
-	switch {
-	case err == nil:
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":one": attrs.N(1), ":t": ttl, ":ticket": attrs.N(head.token), ":owner": attrs.S(head.owner)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, plan.Call{Settle: plan.Settle{Ours: func(item map[string]types.AttributeValue) bool {
+		// A lost answer landed if the entry is gone and the record names it
+		// as the holder removed, as our write does.
+		for _, e := range parseQueue(item) {
+			if e.id == head.id {
+				return false
+			}
+		}
+		gone, _ := item[attrGoneOwner].(*types.AttributeValueMemberS)
+		token, _ := attrs.Int64(item[attrGoneToken])
+		return gone != nil && gone.Value == head.owner && token == head.token
+	}}})
+	switch res.Outcome {
+	case plan.Applied:
 		l.forced(ctx, name, head.owner, head.token)
 		return nil
-	case isConditionFailed(err) && att.Ambiguous:
-		l.forced(ctx, name, head.owner, head.token)
-		return nil // our first attempt landed
-	case isConditionFailed(err):
+	case plan.Refused:
 		return fmt.Errorf("%w: force release %q: its holder %s (ticket %d) left the queue meanwhile; nothing removed", ErrNotHeld, name, head.owner, head.token)
 	}
+	err := errOf(res)
 	return fmt.Errorf("pessimistic: force release %q: removing the head of the queue (%s, ticket %d): %w", name, head.owner, head.token, err)
 }
 
@@ -306,4 +322,13 @@ func (l *Locker) usable() error {
 		return ErrClosed
 	}
 	return nil
+}
+
+// errOf is the error of a write the executor did not settle: the call's,
+// or that of the attempt whose answer was lost.
+func errOf(res plan.Result) error {
+	if res.Err != nil {
+		return res.Err
+	}
+	return res.LostErr
 }

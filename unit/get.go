@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
@@ -147,22 +146,22 @@ func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitproto.Lock, e
 		Actions: []plan.Action{{Kind: plan.SetIfNotExists, Path: plan.Top(unitproto.Attr),
 			Value: &types.AttributeValueMemberM{Value: unitproto.NewLock(u.id, u.o.coord, u.o.owner, false)}}},
 		Conds: []expression.ConditionBuilder{expression.AttributeExists(k).And(expression.AttributeNotExists(lk).Or(unitproto.Mine(u.id)))}}
+	r, err := render(w)
+	if err != nil {
+		return nil, err
+	}
 	for range 10 {
-		in, err := w.UpdateInput(types.ReturnValueAllNew)
+		res, err := lockWrite(ctx, u, it, r, types.ReturnValueAllNew, u.ours)
 		if err != nil {
 			return nil, err
 		}
-		out, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, in) })
-		if err == nil {
-			l, _ := unitproto.Parse(out.Attributes)
-			u.heldFor(it, out.Attributes, l)
+		if res.Outcome == plan.Applied {
+			l, _ := unitproto.Parse(res.Item)
+			u.heldFor(it, res.Item, l)
 			return nil, nil
 		}
-		if e == nil {
-			return nil, err
-		}
-		if len(e.Item) > 0 {
-			if l, _ := unitproto.Parse(e.Item); l != nil && l.Unit != u.id {
+		if len(res.Item) > 0 {
+			if l, _ := unitproto.Parse(res.Item); l != nil && l.Unit != u.id {
 				return l, nil
 			}
 			continue // changed under us; try again
@@ -175,6 +174,10 @@ func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitproto.Lock, e
 	}
 	return nil, fmt.Errorf("unit: locking %s %s: the item keeps changing", it.table, attrs.FormatKey(it.key))
 }
+
+// ours tells a lock of u: a lost answer of a write that takes u's lock
+// landed if the item holds it (u's id is random).
+func (u *Unit) ours(l *unitproto.Lock) bool { return l.Unit == u.id }
 
 // heldFor records that it holds our lock l, as item shows it.
 func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unitproto.Lock) {
@@ -197,22 +200,26 @@ func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]t
 	ph := u.placeholder(it, intent)
 	w := &plan.Write{Kind: plan.WritePut, T: plan.NewTable(it.table, "", ""), Key: it.key, Item: ph,
 		Conds: []expression.ConditionBuilder{expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key)))}}
-	in, err := w.PutInput()
+	r, err := render(w)
 	if err != nil {
 		return nil, false, err
 	}
-	_, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.PutItemOutput, error) { return u.c.PutItem(ctx, in) })
-	if err == nil {
+	res, err := lockWrite(ctx, u, it, r, types.ReturnValueNone, u.ours)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case res.Outcome == plan.Applied && !res.Lost():
 		l, _ := unitproto.Parse(ph)
 		u.heldFor(it, ph, l)
 		return nil, true, nil
+	case res.Outcome == plan.Applied: // our own placeholder, as stored after a lost answer
+		l, _ := unitproto.Parse(res.Item)
+		u.heldFor(it, res.Item, l)
+		return nil, true, nil
 	}
-	if e == nil {
-		return nil, false, err
-	}
-	if l, ok := unitproto.Parse(e.Item); ok {
-		if l.Unit == u.id { // our own placeholder: a retry after a lost response
-			u.heldFor(it, e.Item, l)
+	if l, ok := unitproto.Parse(res.Item); ok {
+		if l.Unit == u.id { // our own placeholder
+			u.heldFor(it, res.Item, l)
 			return nil, true, nil
 		}
 		return l, false, nil

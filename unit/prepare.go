@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
@@ -65,20 +64,20 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitproto.Lock, e
 	w.Conds = append(w.Conds,
 		expression.AttributeExists(expression.NameNoDotSplit(anyKey(it.key))),
 		expression.AttributeNotExists(expression.NameNoDotSplit(unitproto.Attr)))
-	req, err := w.UpdateInput(types.ReturnValueAllNew)
+	req, err := render(w)
 	if err != nil {
 		return nil, err
 	}
-	out, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, req) })
-	if err == nil {
-		l, _ := unitproto.Parse(out.Attributes)
-		u.heldFor(it, out.Attributes, l)
+	res, err := lockWrite(ctx, u, it, req, types.ReturnValueAllNew, u.ours)
+	switch {
+	case err != nil:
+		return nil, err
+	case res.Outcome == plan.Applied && !res.Lost():
+		l, _ := unitproto.Parse(res.Item)
+		u.heldFor(it, res.Item, l)
 		return nil, u.fitsApplied(it)
 	}
-	if e == nil {
-		return nil, err
-	}
-	stored := e.Item
+	stored := res.Item
 	if len(stored) == 0 {
 		// No item: the op writes it, if its condition holds on no item.
 		if err := u.holdsOnNoItem(it); err != nil {
@@ -93,7 +92,7 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitproto.Lock, e
 		u.heldFor(it, stored, l) // our own earlier attempt; prepare() goes on from it
 		return nil, nil
 	}
-	return nil, refusal(it, stored, err)
+	return nil, refusal(it, stored, res.Err)
 }
 
 // createPrepared locks a missing item with the op's write in one PutItem
@@ -112,23 +111,23 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 		w.Check = plan.NoCheck // "no item" is what the PutItem's own condition says
 	}
 	w.Conds = append(w.Conds, expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key))))
-	req, err := w.PutInput()
+	req, err := render(w)
 	if err != nil {
 		return nil, err
 	}
-	_, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.PutItemOutput, error) { return u.c.PutItem(ctx, req) })
-	if err == nil {
+	res, err := lockWrite(ctx, u, it, req, types.ReturnValueNone, u.ours)
+	switch {
+	case err != nil:
+		return nil, err
+	case res.Outcome == plan.Applied && !res.Lost():
 		l, _ := unitproto.Parse(ph)
 		u.heldFor(it, ph, l)
 		return nil, nil
 	}
-	if e == nil {
-		return nil, err
-	}
-	stored := e.Item
+	stored := res.Item
 	if len(stored) == 0 {
 		// The op's own condition is false on no item.
-		return nil, refusal(it, nil, err)
+		return nil, refusal(it, nil, res.Err)
 	}
 	if l, ok := unitproto.Parse(stored); ok {
 		if l.Unit != u.id {
@@ -139,7 +138,7 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 	}
 	if op.Check == plan.MustNotExist || op.Check == plan.MustBeNewOrZero {
 		if conflict, _, _ := op.Conflict(stored); conflict {
-			return nil, refusal(it, stored, err)
+			return nil, refusal(it, stored, res.Err)
 		}
 	}
 	// An item without a lock appeared: lock it as an existing one.
@@ -179,19 +178,24 @@ func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
 	if op.Kind != plan.WriteCheck {
 		w.Conds = append(w.Conds, unitproto.NotPrepared())
 	}
-	req, err := w.UpdateInput(types.ReturnValueNone)
+	req, err := render(w)
 	if err != nil {
 		return err
 	}
-	_, e, err := lockWrite(ctx, u, it, func(ctx context.Context) (*dynamodb.UpdateItemOutput, error) { return u.c.UpdateItem(ctx, req) })
-	if err == nil {
-		it.prepared, it.checked = op.Kind != plan.WriteCheck, op.Kind == plan.WriteCheck
+	// A lost answer landed if our lock holds the write (or, for a check,
+	// the mark): the condition allows no other write of it.
+	check := op.Kind == plan.WriteCheck
+	res, err := lockWrite(ctx, u, it, req, types.ReturnValueNone, func(l *unitproto.Lock) bool {
+		return l.Unit == u.id && (check && l.Checked || !check && l.Prepared)
+	})
+	switch {
+	case err != nil:
+		return err
+	case res.Outcome == plan.Applied:
+		it.prepared, it.checked = !check, check
 		return nil
 	}
-	if e == nil {
-		return err
-	}
-	l, locked := unitproto.Parse(e.Item)
+	l, locked := unitproto.Parse(res.Item)
 	switch {
 	case !locked || l.Unit != u.id:
 		it.locked = false // undone by recovery
@@ -201,7 +205,7 @@ func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
 		return nil
 	}
 	// The op's own condition failed, on the item as the unit read it.
-	return refusal(it, it.stored, err)
+	return refusal(it, it.stored, res.Err)
 }
 
 // holdsOnNoItem evaluates the op's condition on no item, for an item that

@@ -77,8 +77,8 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 }
 
 // recovery is one call of Recover: its steps are scan, finishStrays and
-// watch; each unit is judged by unitproto's one judgement (Fate for a
-// record as read, Judge for one watched) and finished by finish.
+// watch; each unit is judged by unitproto's one judgement (Judge, which
+// also tells a unit seen alive) and finished by finish.
 type recovery struct {
 	c     Client
 	co    unitproto.Coordinator
@@ -92,7 +92,7 @@ type recovery struct {
 type pending struct {
 	id    string
 	rec   unitproto.Record
-	moved bool // its counter changed once while watched
+	first unitproto.Verdict // its judgement at the scan
 }
 
 // finish rolls unit id forward (commit) or back and counts it.
@@ -139,10 +139,13 @@ func (r *recovery) scan(ctx context.Context) (watch []pending, strays []string, 
 				continue
 			}
 			rec := unitproto.ParseRecord(it)
-			switch v := unitproto.Fate(rec); {
+			v, err := r.co.Judge(ctx, id.Value, rec) // an active unit: its first sighting
+			switch {
+			case err != nil:
+				r.errs = append(r.errs, err)
 			case v.Over: // finished: nothing to do
 			case v.Action == unitproto.Wait:
-				watch = append(watch, pending{id: id.Value, rec: rec})
+				watch = append(watch, pending{id: id.Value, rec: rec, first: v})
 			default:
 				r.finish(ctx, id.Value, v.Action == unitproto.Forward)
 			}
@@ -202,38 +205,24 @@ func (r *recovery) watch(ctx context.Context, watch []pending) error {
 	return nil
 }
 
-// watchOne reads p's record once and acts on its judgement; it reports
-// whether to go on watching p.
+// watchOne reads p's record once and acts on unitproto's judgement; it
+// reports whether to go on watching p.
 func (r *recovery) watchOne(ctx context.Context, p *pending) bool {
 	rec, err := r.co.Read(ctx, p.id)
 	if err != nil {
 		r.errs = append(r.errs, err)
 		return false
 	}
-	switch v := unitproto.Fate(rec); {
-	case v.Over:
+	if unitproto.Fate(rec).Action == unitproto.Wait && aliveHere(r.co.Table, p.id, r.began) {
 		return false
-	case v.Action != unitproto.Wait:
-		r.finish(ctx, p.id, v.Action == unitproto.Forward)
-		return false
-	case aliveHere(r.co.Table, p.id, r.began):
-		return false
-	case rec.Beat != p.rec.Beat:
-		// Seen alive, unless this was a heartbeat sent before its owner
-		// died that landed late: watch on, and take a second change for
-		// life.
-		if p.moved {
-			return false
-		}
-		p.moved, p.rec = true, rec
 	}
 	v, err := r.co.Judge(ctx, p.id, rec)
 	switch {
 	case err != nil:
 		r.errs = append(r.errs, err)
 		return false
-	case v.Revived:
-		return false // it beat in the meantime: alive
+	case v.Over, v.Revived, v.AliveSince(p.first):
+		return false // finished, or alive after all
 	case v.Action == unitproto.Wait:
 		return true // not seen dead yet
 	}

@@ -2,13 +2,14 @@ package unit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
 // sendTimeout bounds a lock or log write that its caller stopped waiting
@@ -56,22 +57,51 @@ func send[O any](ctx context.Context, u *Unit, call func(context.Context) (O, er
 	}
 }
 
-// lockWrite sends one write that takes or changes it's lock (see send):
-// its output on success; on a refusal (a failed condition) the error
-// and the exception, whose Item is the item as stored (ALL_OLD); on
-// anything else the error, and the item is marked uncertain, the one
-// place that does so: the write may have landed, so the item is read
-// again before it is finished.
-func lockWrite[O any](ctx context.Context, u *Unit, it *item, call func(context.Context) (O, error)) (out O, refused *types.ConditionalCheckFailedException, err error) {
-	out, err = send(ctx, u, call)
-	if err == nil {
-		return out, nil, nil
+// render renders a lock write once, for lockWrite.
+func render(w *plan.Write) (*plan.Request, error) {
+	r, err := w.Render()
+	if err != nil {
+		return nil, err
 	}
-	if e, ok := ccf(err); ok {
-		return out, e, err
+	if r.Put != nil {
+		r.PutKey = w.Key
+	}
+	return r, nil
+}
+
+// lockWrite sends one write that takes or changes it's lock (see send)
+// through the executor, asking rv of a success. ours tells, from the lock
+// the item holds as stored, whether the write landed: it settles an
+// attempt whose answer was lost (see plan.Exec). The result is Applied
+// (Item: the item as returned, or as stored when a lost answer was
+// settled) or Refused (Item: the item as stored, ALL_OLD; also after a
+// lost answer, when the resend's condition failed); anything else is an
+// error, and the item is marked uncertain, the one place that does
+// so: the write may have landed (or may land still), so the item is read
+// again before it is finished.
+func lockWrite(ctx context.Context, u *Unit, it *item, r *plan.Request, rv types.ReturnValue, ours func(*unitproto.Lock) bool) (plan.Result, error) {
+	call := plan.Call{ReturnValues: rv, Settle: plan.Settle{Ours: func(stored map[string]types.AttributeValue) bool {
+		l, ok := unitproto.Parse(stored)
+		return ok && ours(l)
+	}}}
+	res, err := send(ctx, u, func(ctx context.Context) (plan.Result, error) { return plan.Exec(ctx, u.c, r, call), nil })
+	switch {
+	case err != nil: // ctx ended before the answer
+	case res.Outcome == plan.Applied, res.Outcome == plan.Refused:
+		return res, nil
+	case res.Outcome == plan.Unknown && res.Seen():
+		// The resend's condition failed on an item without the lock as
+		// ours judges it: the caller goes on from that item, as from a
+		// refusal, and the item is read again before it is finished.
+		it.uncertain = true
+		return res, nil
+	case res.Err != nil:
+		err = res.Err
+	default:
+		err = res.LostErr
 	}
 	it.uncertain = true
-	return out, nil, u.lockErr(it, err)
+	return res, u.lockErr(it, err)
 }
 
 // lockErr is the error of a lock write that failed without an answer.
@@ -88,11 +118,6 @@ func anyKey(key map[string]types.AttributeValue) string {
 		return k
 	}
 	return ""
-}
-
-func ccf(err error) (*types.ConditionalCheckFailedException, bool) {
-	var e *types.ConditionalCheckFailedException
-	return e, errors.As(err, &e)
 }
 
 // Attribute values shared by requests (never written to).

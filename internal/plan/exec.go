@@ -111,7 +111,11 @@ func (r *Result) Seen() bool { return r.Lost() && (r.Read || r.ConditionFailed()
 
 // Exec sends the request r once (the SDK's own retries aside) and settles
 // it: Applied, Refused, Unknown, or Failed. It is the one executor of
-// conditional writes: the mapper's, the lock table's, a unit's.
+// single-item writes (PutItem, UpdateItem, DeleteItem) in the library: the
+// mapper's, the lock table's, a unit's locks, the coordinator's records
+// and pages, the applies of recovery and readers. No other code sends
+// one (a test enforces it); each caller says, with call.Settle.Ours, how
+// its own write is recognised in the item as stored.
 //
 // After a lost answer the write is settled without writing again: if the
 // SDK's resend failed its condition, the item it returned shows whether our

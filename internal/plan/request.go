@@ -21,6 +21,10 @@ type Request struct {
 	Update *dynamodb.UpdateItemInput
 	Delete *dynamodb.DeleteItemInput
 	Check  *types.ConditionCheck
+	// PutKey is the key of the item a Put without a Write writes (a
+	// request a package renders itself), for the read that settles a lost
+	// answer.
+	PutKey map[string]types.AttributeValue
 }
 
 // Render renders w once: its condition, and for an Update its actions, into
@@ -113,7 +117,7 @@ func (r *Request) Key() map[string]types.AttributeValue {
 	case r.W != nil:
 		return r.W.Key
 	}
-	return nil
+	return r.PutKey
 }
 
 // Table returns the name of the table the request writes to.

@@ -52,6 +52,14 @@ func NotPrepared() expression.ConditionBuilder {
 // table's schema, holds no lock (the lock could not have been taken): Finish
 // returns nil for it, so that one bad op cannot block a unit's recovery.
 func Finish(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, id string, commit bool, l *Lock) (map[string]types.AttributeValue, error) {
+	after, _, err := finish(ctx, c, table, key, id, commit, l)
+	return after, err
+}
+
+// finish is [Finish], and reports whether a write of its own was answered
+// with success (the item it returns is then the unit's write exactly as
+// DynamoDB computed it on the item the unit held).
+func finish(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, id string, commit bool, l *Lock) (after map[string]types.AttributeValue, wrote bool, err error) {
 	t := plan.NewTable(table, "", "")
 	var item map[string]types.AttributeValue
 	for range 20 {
@@ -59,64 +67,99 @@ func Finish(ctx context.Context, c ddbapi.Items, table string, key map[string]ty
 			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.NameP, Key: key, ConsistentRead: aws.Bool(true)})
 			if err != nil {
 				if Unlockable(err) {
-					return nil, nil
+					return nil, false, nil
 				}
-				return nil, fmt.Errorf("unit: reading %s %s: %w", table, attrs.FormatKey(key), err)
+				return nil, false, fmt.Errorf("unit: reading %s %s: %w", table, attrs.FormatKey(key), err)
 			}
 			item = out.Item
 			var ok bool
 			if l, ok = Parse(item); !ok {
-				return nilIfEmpty(item), nil
+				return nilIfEmpty(item), false, nil
 			}
 		}
 		if l.Unit != id {
-			return Strip(nilIfEmpty(item)), nil
+			return Strip(nilIfEmpty(item)), false, nil
 		}
-		w := &plan.Write{T: t, Key: key, Conds: []expression.ConditionBuilder{Mine(id)}}
-		forward := commit && l.Prepared
-		if forward {
-			w.Conds = append(w.Conds, PreparedCond())
-		} else {
-			w.Conds = append(w.Conds, NotPrepared())
-			if l.Prepared {
-				w.Conds[1] = PreparedCond()
-			}
-		}
-		var after map[string]types.AttributeValue
-		var err error
+		res, after, err := finishWrite(ctx, c, finishPlan(t, key, id, commit, l), id)
 		switch {
-		case forward && l.Kind == KindPut:
-			w.Kind, w.Item = plan.WritePut, l.After
-			after = l.After
-			err = put(ctx, c, w)
-		case forward && l.Kind == KindUpdate:
-			w.Kind = plan.WriteUpdate
-			w.Actions = append(append([]plan.Action{}, l.Actions...), plan.TopAction(plan.Remove, Attr, nil))
-			after, err = update(ctx, c, w)
-		case forward && l.Kind == KindDelete, l.Placeholder:
-			w.Kind = plan.WriteDelete
-			err = del(ctx, c, w)
-		default:
-			w.Kind = plan.WriteUpdate
-			w.Actions = []plan.Action{plan.TopAction(plan.Remove, Attr, nil)}
-			after, err = update(ctx, c, w)
-		}
-		if err == nil {
-			return after, nil
-		}
-		e, ok := ccf(err)
-		if !ok {
-			if Unlockable(err) {
-				return nil, nil
+		case err != nil:
+			return nil, false, err
+		case res.Outcome == plan.Applied && !res.Lost():
+			return after, true, nil
+		case res.Outcome == plan.Failed, res.Outcome == plan.Unknown && !res.Seen():
+			if Unlockable(res.Err) {
+				return nil, false, nil
 			}
-			return nil, fmt.Errorf("unit: finishing %s %s: %w", table, attrs.FormatKey(key), err)
+			return nil, false, fmt.Errorf("unit: finishing %s %s: %w", table, attrs.FormatKey(key), settledErr(res))
 		}
-		item = e.Item
+		// Refused, or a lost answer settled by the item as stored: go on
+		// from it without another read.
+		item = res.Item
+		var ok bool
 		if l, ok = Parse(item); !ok {
-			return nilIfEmpty(item), nil
+			return nilIfEmpty(item), false, nil
 		}
 	}
-	return nil, fmt.Errorf("unit: finishing %s %s: the item keeps changing", table, attrs.FormatKey(key))
+	return nil, false, fmt.Errorf("unit: finishing %s %s: the item keeps changing", table, attrs.FormatKey(key))
+}
+
+// finishPlan is the write that rolls an item locked by unit id (lock l)
+// forward (commit, for a prepared lock) or back, conditional on the lock
+// being the unit's, in the state seen.
+func finishPlan(t *plan.Table, key map[string]types.AttributeValue, id string, commit bool, l *Lock) *plan.Write {
+	w := &plan.Write{T: t, Key: key, Conds: []expression.ConditionBuilder{Mine(id)}}
+	forward := commit && l.Prepared
+	if forward {
+		w.Conds = append(w.Conds, PreparedCond())
+	} else {
+		w.Conds = append(w.Conds, NotPrepared())
+		if l.Prepared {
+			w.Conds[1] = PreparedCond()
+		}
+	}
+	switch {
+	case forward && l.Kind == KindPut:
+		w.Kind, w.Item = plan.WritePut, l.After
+	case forward && l.Kind == KindUpdate:
+		w.Kind = plan.WriteUpdate
+		w.Actions = append(append([]plan.Action{}, l.Actions...), plan.TopAction(plan.Remove, Attr, nil))
+	case forward && l.Kind == KindDelete, l.Placeholder:
+		w.Kind = plan.WriteDelete
+	default:
+		w.Kind = plan.WriteUpdate
+		w.Actions = []plan.Action{plan.TopAction(plan.Remove, Attr, nil)}
+	}
+	return w
+}
+
+// finishWrite sends a write of finishPlan through the executor and returns
+// the item after it, when it was applied: a put's item, an update's new
+// state (ALL_NEW), nil for a delete. A lost answer is ours when the item
+// as stored holds no lock of the unit any more (the write removes it,
+// and a lock of the unit is never taken again once it is finished).
+func finishWrite(ctx context.Context, c ddbapi.Items, w *plan.Write, id string) (plan.Result, map[string]types.AttributeValue, error) {
+	r, err := w.Render()
+	if err != nil {
+		return plan.Result{}, nil, err
+	}
+	if r.Put != nil {
+		r.PutKey = w.Key
+	}
+	call := plan.Call{Settle: plan.Settle{Ours: func(item map[string]types.AttributeValue) bool {
+		l, ok := Parse(item)
+		return !ok || l.Unit != id
+	}}}
+	if w.Kind == plan.WriteUpdate {
+		call.ReturnValues = types.ReturnValueAllNew
+	}
+	res := plan.Exec(ctx, c, r, call)
+	switch {
+	case res.Outcome != plan.Applied || res.Lost():
+		return res, nil, nil // the caller goes on from res.Item
+	case w.Kind == plan.WritePut:
+		return res, w.Item, nil
+	}
+	return res, nilIfEmpty(res.Item), nil
 }
 
 func nilIfEmpty(item map[string]types.AttributeValue) map[string]types.AttributeValue {
@@ -124,34 +167,6 @@ func nilIfEmpty(item map[string]types.AttributeValue) map[string]types.Attribute
 		return nil
 	}
 	return item
-}
-
-func put(ctx context.Context, c ddbapi.Items, w *plan.Write) error {
-	in, err := w.PutInput()
-	if err == nil {
-		_, err = c.PutItem(ctx, in)
-	}
-	return err
-}
-
-func update(ctx context.Context, c ddbapi.Items, w *plan.Write) (map[string]types.AttributeValue, error) {
-	in, err := w.UpdateInput(types.ReturnValueAllNew)
-	if err != nil {
-		return nil, err
-	}
-	out, err := c.UpdateItem(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	return nilIfEmpty(out.Attributes), nil
-}
-
-func del(ctx context.Context, c ddbapi.Items, w *plan.Write) error {
-	in, err := w.DeleteInput()
-	if err == nil {
-		_, err = c.DeleteItem(ctx, in)
-	}
-	return err
 }
 
 // Unlockable reports an error that says the item cannot hold a lock: its

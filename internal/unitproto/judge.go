@@ -34,6 +34,17 @@ type Verdict struct {
 	// Revived is true when the unit was seen dead but beat before it could
 	// be aborted: alive after all (Action is Wait).
 	Revived bool
+	// Changes is how many times the judge's memory saw the unit's counter
+	// change (see [Verdict.AliveSince]).
+	Changes int
+}
+
+// AliveSince is the liveness rule of a party that watches a unit (Wait)
+// from the verdict first: its owner is alive once its counter was seen to
+// change twice since. Once is not enough: a heartbeat sent before its
+// owner died may land late.
+func (v Verdict) AliveSince(first Verdict) bool {
+	return v.Action == Wait && v.Changes-first.Changes >= 2
 }
 
 // Fate judges a record as read, without watching it or writing: committed
@@ -59,21 +70,26 @@ func Fate(rec Record) Verdict {
 // (plain writers in [Settle], units meeting another's lock, and Recover):
 // [Fate] of the record rec (as just read), and for an active unit the
 // watch: a unit whose heartbeat counter stayed the same for a full lease,
-// watched on this process's clock across calls, is dead, and is marked
+// watched on this process's clock across calls (the Coordinator's
+// [Memory]), is dead, and is marked
 // aborted (conditional on the counter watched, so a unit that beat in the
 // meantime is never touched) and rolled back. A unit that beat in the
 // meantime, or is not seen dead yet, waits. Cost: nothing, or for a dead
 // unit one UpdateItem of its record.
 func (co Coordinator) Judge(ctx context.Context, id string, rec Record) (Verdict, error) {
 	v := Fate(rec)
-	if v.Action != Wait || !watch(co.Table, id, rec.Beat, rec.Lease) {
+	if v.Action != Wait {
+		return v, nil
+	}
+	dead, changes := co.mem.watch(co.Table, id, rec.Beat, rec.Lease)
+	if v.Changes = changes; !dead {
 		return v, nil
 	}
 	st, err := co.SetState(ctx, id, StateAborted, rec.Beat)
 	if err != nil {
 		return v, fmt.Errorf("unit: aborting dead unit %s: %w", id, err)
 	}
-	forget(co.Table, id)
+	co.mem.forget(co.Table, id)
 	rec.State, rec.Found = st, st != ""
 	v = Fate(rec)
 	v.Revived = v.Action == Wait
@@ -90,12 +106,21 @@ func (co Coordinator) JudgeUnit(ctx context.Context, id string) (Verdict, error)
 	return co.Judge(ctx, id, rec)
 }
 
-// memory keeps, across calls in this process, since when each unit's
-// record was seen with its heartbeat counter unchanged: a unit is dead
-// once that lasted a full lease by the observer's own clock (time.Now).
-// No clocks of different machines are compared.
-var memory struct {
-	sync.Mutex
+// Memory is what a judge of units remembers across its judgements: since
+// when each unit's record was seen with its heartbeat counter unchanged. A
+// unit is dead once that lasted a full lease by the judge's own clock
+// (time.Now); no clocks of different machines are compared. A Memory
+// given to a Coordinator ([Coordinator.Remembering]) belongs to its
+// caller: two worlds in one process (two engines whose units may even
+// share ids) that judge with memories of their own never see each other's
+// sightings. The zero Memory is ready; it is safe for concurrent use.
+//
+// Every party of the library (units meeting a lock, Recover, plain
+// writers in [Settle]) still judges with processMemory, so that what one
+// party watched counts for the next (a unit found dead by a unit that
+// meets its lock after another waited a lease on it).
+type Memory struct {
+	mu   sync.Mutex
 	seen map[string]observed
 }
 
@@ -108,35 +133,58 @@ func init() {
 }
 
 type observed struct {
-	beat  string
-	since time.Time
+	beat        string
+	since, last time.Time
+	lease       time.Duration
+	changes     int // how many times the counter was seen to change
 }
 
-const memoryCap = 1 << 14
+// processMemory is the Memory of the Coordinators made by NewCoordinator.
+var processMemory Memory
+
+// pruneAt is the size from which a Memory drops, before it records a new
+// unit, the sightings that no judgement renewed for two leases: their
+// judge stopped watching them (a judge that watches a unit sees it at
+// least once a lease, or it could not find it dead).
+const pruneAt = 1024
 
 // watch records a sighting of unit id's record with counter beat and
-// reports whether the counter has stayed so for a full lease or longer.
-func watch(coord, id, beat string, d time.Duration) bool {
+// reports whether the counter has stayed so for a full lease d or longer,
+// and how many times it was seen to change.
+func (m *Memory) watch(coord, id, beat string, d time.Duration) (dead bool, changes int) {
 	k := StateKey(coord, id)
 	now := time.Now()
-	memory.Lock()
-	defer memory.Unlock()
-	if memory.seen == nil || len(memory.seen) >= memoryCap {
-		memory.seen = map[string]observed{}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o, ok := m.seen[k]
+	if !ok && len(m.seen) >= pruneAt {
+		for k, o := range m.seen {
+			if now.Sub(o.last) > 2*o.lease {
+				delete(m.seen, k)
+			}
+		}
 	}
-	o, ok := memory.seen[k]
+	if m.seen == nil {
+		m.seen = map[string]observed{}
+	}
 	if !ok || o.beat != beat {
-		memory.seen[k] = observed{beat: beat, since: now}
-		return false
+		n := 0
+		if ok {
+			n = o.changes + 1
+		}
+		m.seen[k] = observed{beat: beat, since: now, last: now, lease: d, changes: n}
+		return false, n
 	}
-	return now.Sub(o.since) >= d
+	o.last, o.lease = now, d
+	m.seen[k] = o
+	return now.Sub(o.since) >= d, o.changes
 }
 
-// forget drops what watch saw of unit id.
-func forget(coord, id string) {
-	memory.Lock()
-	delete(memory.seen, StateKey(coord, id))
-	memory.Unlock()
+// forget drops what m saw of unit id.
+func (m *Memory) forget(coord, id string) {
+	m.mu.Lock()
+	delete(m.seen, StateKey(coord, id))
+	m.mu.Unlock()
 }
 
 // fateOf is [Fate] of a state a [StateReader] returned ("" for no

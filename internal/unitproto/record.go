@@ -12,6 +12,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // Attributes of a unit's record in the coordinator table (hash key RecID),
@@ -75,21 +76,34 @@ func PageKey(id string, n int) map[string]types.AttributeValue {
 // Coordinator owns the items of one coordinator table: the units'
 // records and the pages of their item lists. Every read and write of them
 // goes through it, so their layout is known here alone. It is a value: a
-// client and a table name; it makes no call until a method is called.
+// client, a table name and the [Memory] its judgements use (copies share
+// it); it makes no call until a method is called.
 type Coordinator struct {
 	c     ddbapi.Items
 	Table string // the coordinator table's name
+	mem   *Memory
 }
 
-// NewCoordinator returns the Coordinator of table, reached through c.
-func NewCoordinator(c ddbapi.Items, table string) Coordinator { return Coordinator{c: c, Table: table} }
+// NewCoordinator returns the Coordinator of table, reached through c,
+// judging with the process's Memory (see [Coordinator.Remembering]).
+func NewCoordinator(c ddbapi.Items, table string) Coordinator {
+	return Coordinator{c: c, Table: table, mem: &processMemory}
+}
+
+// Remembering returns co judging with m, a memory its caller owns: what
+// it sees is not mixed with what other parties of the process saw.
+func (co Coordinator) Remembering(m *Memory) Coordinator {
+	co.mem = m
+	return co
+}
 
 // Create writes the record of a new unit id (one PutItem, conditional on
 // no record of that id): active, counter 0, with rec's owner, lease and
 // start. A refusal is taken for an earlier attempt of this same write
 // whose answer was lost: the id is random.
 func (co Coordinator) Create(ctx context.Context, id string, rec Record) error {
-	_, err := co.c.PutItem(ctx, &dynamodb.PutItemInput{
+	key := RecordKey(id)
+	r := &plan.Request{PutKey: key, Put: &dynamodb.PutItemInput{
 		TableName: aws.String(co.Table),
 		Item: map[string]types.AttributeValue{
 			RecID:      avS(id),
@@ -99,13 +113,30 @@ func (co Coordinator) Create(ctx context.Context, id string, rec Record) error {
 			RecLease:   attrs.N(rec.Lease.Milliseconds()),
 			RecStarted: attrs.N(rec.Started),
 		},
-		ConditionExpression:      aws.String("attribute_not_exists(#id)"),
-		ExpressionAttributeNames: map[string]string{"#id": RecID},
-	})
-	if _, ok := ccf(err); ok {
+		ConditionExpression:                 aws.String("attribute_not_exists(#id)"),
+		ExpressionAttributeNames:            map[string]string{"#id": RecID},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+	// The id is random: a record of it is ours.
+	res := co.exec(ctx, r, func(item map[string]types.AttributeValue) bool { return len(item) > 0 })
+	if res.Outcome == plan.Applied || res.Outcome == plan.Refused {
 		return nil
 	}
-	return err
+	return res.Err
+}
+
+// exec sends one write of the coordinator's items through the executor;
+// ours recognises the write in the item as stored (nil: it cannot be).
+func (co Coordinator) exec(ctx context.Context, r *plan.Request, ours func(map[string]types.AttributeValue) bool) plan.Result {
+	return plan.Exec(ctx, co.c, r, plan.Call{Settle: plan.Settle{Ours: ours}})
+}
+
+// settledErr is the error of a write the executor left Failed or Unknown.
+func settledErr(res plan.Result) error {
+	if res.Err != nil {
+		return res.Err
+	}
+	return res.LostErr
 }
 
 // ReadRecord reads a unit's record with one consistent GetItem.
@@ -128,10 +159,6 @@ func (co Coordinator) Read(ctx context.Context, id string) (Record, error) {
 // record is in afterwards: state if the write (or an earlier attempt of
 // it) landed, else whatever the record holds ("" for no record).
 func (co Coordinator) SetState(ctx context.Context, id, state, beat string) (string, error) {
-	return setState(ctx, co.c, co.Table, id, state, beat)
-}
-
-func setState(ctx context.Context, c ddbapi.Updater, coord, id, state, beat string) (string, error) {
 	cond := "#st = :active"
 	names := map[string]string{"#st": RecState}
 	values := map[string]types.AttributeValue{":active": avS(StateActive), ":new": avS(state)}
@@ -140,40 +167,49 @@ func setState(ctx context.Context, c ddbapi.Updater, coord, id, state, beat stri
 		names["#hb"] = RecBeat
 		values[":hb"] = &types.AttributeValueMemberN{Value: beat}
 	}
-	_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(coord), Key: RecordKey(id),
+	r := &plan.Request{Update: &dynamodb.UpdateItemInput{
+		TableName: aws.String(co.Table), Key: RecordKey(id),
 		UpdateExpression: aws.String("SET #st = :new"), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	if err == nil {
+	}}
+	res := co.exec(ctx, r, func(item map[string]types.AttributeValue) bool { return ParseRecord(item).State == state })
+	switch {
+	case res.Outcome == plan.Applied:
 		return state, nil
+	case res.Outcome == plan.Refused:
+		return ParseRecord(res.Item).State, nil
+	case res.Outcome == plan.Unknown && res.Seen():
+		// A record seen in another state than active never goes back to
+		// it: our write cannot land any more.
+		if st := ParseRecord(res.Item).State; st != StateActive {
+			return st, nil
+		}
 	}
-	if e, ok := ccf(err); ok {
-		return ParseRecord(e.Item).State, nil
-	}
-	return "", err
+	return "", settledErr(res)
 }
 
 // Beat bumps a live unit's heartbeat counter, conditional on its record
 // being active. alive is false when the record is not active any more
-// (state says what it is); err is a failure to learn it.
+// (state says what it is); err is a failure to learn it. A bump cannot be
+// told from another's, and a second one is harmless: a lost answer is
+// settled only by a resend's failed condition.
 func (co Coordinator) Beat(ctx context.Context, id string) (alive bool, state string, err error) {
-	_, err = co.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	res := co.exec(ctx, &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName: aws.String(co.Table), Key: RecordKey(id),
 		UpdateExpression:                    aws.String("ADD #hb :one"),
 		ConditionExpression:                 aws.String("#st = :active"),
 		ExpressionAttributeNames:            map[string]string{"#hb": RecBeat, "#st": RecState},
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":one": attrs.N(1), ":active": avS(StateActive)},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	if err == nil {
+	}}, nil)
+	switch {
+	case res.Outcome == plan.Applied:
 		return true, StateActive, nil
+	case res.Outcome == plan.Refused, res.Outcome == plan.Unknown && res.Seen():
+		return false, ParseRecord(res.Item).State, nil
 	}
-	if e, ok := ccf(err); ok {
-		return false, ParseRecord(e.Item).State, nil
-	}
-	return false, "", err
+	return false, "", settledErr(res)
 }
 
 // Log adds refs (item references, [EncodeKey]) to page n of unit id's
@@ -181,17 +217,35 @@ func (co Coordinator) Beat(ctx context.Context, id string) (alive bool, state st
 // harmless; each carries a TTL far past any unit of lease d (see
 // [PageTTL]), so that no page outlives its unit for long whatever happens.
 func (co Coordinator) Log(ctx context.Context, id string, n int, refs []string, d time.Duration) error {
-	_, err := co.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	res := co.exec(ctx, &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName: aws.String(co.Table), Key: PageKey(id, n),
 		UpdateExpression:         aws.String("ADD #items :refs SET #ttl = :ttl"),
 		ExpressionAttributeNames: map[string]string{"#items": RecItems, "#ttl": RecTTL},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":refs": &types.AttributeValueMemberSS{Value: refs},
 			":ttl": attrs.N(time.Now().Add(PageTTL(d)).Unix())},
-	})
-	if err != nil {
-		return fmt.Errorf("unit: logging items of unit %s: %w", id, err)
+	}}, func(item map[string]types.AttributeValue) bool { return pageHolds(item, refs) })
+	if res.Outcome != plan.Applied {
+		return fmt.Errorf("unit: logging items of unit %s: %w", id, settledErr(res))
 	}
 	return nil
+}
+
+// pageHolds reports whether a page item holds every one of refs.
+func pageHolds(item map[string]types.AttributeValue, refs []string) bool {
+	ss, ok := item[RecItems].(*types.AttributeValueMemberSS)
+	if !ok {
+		return false
+	}
+	have := make(map[string]bool, len(ss.Value))
+	for _, r := range ss.Value {
+		have[r] = true
+	}
+	for _, r := range refs {
+		if !have[r] {
+			return false
+		}
+	}
+	return true
 }
 
 // PageTTL is how long a page may live: far past any unit (a week, or a
@@ -240,8 +294,18 @@ func (co Coordinator) readPage(ctx context.Context, key map[string]types.Attribu
 // DeletePage deletes the page whose own id (RecID) is page (one
 // DeleteItem).
 func (co Coordinator) DeletePage(ctx context.Context, page string) error {
-	_, err := co.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(co.Table), Key: RecordKey(page)})
-	return err
+	return co.deleteKey(ctx, RecordKey(page))
+}
+
+// deleteKey deletes one item of the coordinator table; a lost answer is
+// settled by the item being gone.
+func (co Coordinator) deleteKey(ctx context.Context, key map[string]types.AttributeValue) error {
+	res := co.exec(ctx, &plan.Request{Delete: &dynamodb.DeleteItemInput{TableName: aws.String(co.Table), Key: key}},
+		func(item map[string]types.AttributeValue) bool { return len(item) == 0 })
+	if res.Outcome != plan.Applied {
+		return settledErr(res)
+	}
+	return nil
 }
 
 // Finish deletes unit id's pages, the last first (so that a crash on the
@@ -250,25 +314,23 @@ func (co Coordinator) DeletePage(ctx context.Context, page string) error {
 // one UpdateItem; a record that is gone is not an error.
 func (co Coordinator) Finish(ctx context.Context, id string, pages int) error {
 	for n := pages - 1; n >= 0; n-- {
-		if _, err := co.c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(co.Table), Key: PageKey(id, n)}); err != nil {
+		if err := co.deleteKey(ctx, PageKey(id, n)); err != nil {
 			return fmt.Errorf("unit: deleting page %d of unit %s: %w", n, id, err)
 		}
 	}
-	_, err := co.c.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	res := co.exec(ctx, &plan.Request{Update: &dynamodb.UpdateItemInput{
 		TableName: aws.String(co.Table), Key: RecordKey(id),
 		UpdateExpression:         aws.String("SET #fin = :t, #ttl = :ttl"),
 		ConditionExpression:      aws.String("attribute_exists(#id)"),
 		ExpressionAttributeNames: map[string]string{"#fin": RecFinished, "#ttl": RecTTL, "#id": RecID},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":t": avTrue,
 			":ttl": attrs.N(time.Now().Add(RecordTTL).Unix())},
-	})
-	if _, gone := ccf(err); gone {
+	}}, func(item map[string]types.AttributeValue) bool { return len(item) == 0 || ParseRecord(item).Done })
+	switch {
+	case res.Outcome == plan.Applied, res.Outcome == plan.Refused: // refused: the record is gone
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("unit: finishing the record of unit %s: %w", id, err)
-	}
-	return nil
+	return fmt.Errorf("unit: finishing the record of unit %s: %w", id, settledErr(res))
 }
 
 // RecordTTL is how long a finished unit's record stays: a reader that saw

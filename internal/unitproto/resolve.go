@@ -145,18 +145,13 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 				committed := fateOf(states[StateKey(l.Coordinator, l.Unit)]) == Forward
 				view, ok := View(items[i], l, committed)
 				if !ok {
-					var w *applyWatch
-					var ac ddbapi.Items
-					if c != nil {
-						w = &applyWatch{Items: c}
-						ac = w
-					}
-					if view, err = applyForReader(ctx, ac, refs[i].table, refs[i].key, l); err != nil {
+					var wrote bool
+					if view, wrote, err = applyForReader(ctx, c, refs[i].table, refs[i].key, l); err != nil {
 						return nil, err
 					}
 					// Only an apply another made first may show the item
 					// past the unit.
-					applied = applied || !w.wrote
+					applied = applied || !wrote
 				}
 				views[i] = view
 			}
@@ -388,37 +383,23 @@ func preparedStates(ctx context.Context, items []map[string]types.AttributeValue
 	return locks, states, err
 }
 
-// applyWatch notes whether an UpdateItem through it succeeded: an apply
-// that Finish made itself returns the unit's write exactly as DynamoDB
-// computed it on the item the unit held.
-type applyWatch struct {
-	ddbapi.Items
-	wrote bool
-}
-
-func (w *applyWatch) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	out, err := w.Items.UpdateItem(ctx, in, optFns...)
-	if err == nil {
-		w.wrote = true
-	}
-	return out, err
-}
-
 // applyForReader applies a committed update to the item it is prepared on
-// and returns the new state.
-func applyForReader(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock) (map[string]types.AttributeValue, error) {
+// and returns the new state, and whether the apply was this call's own
+// (then the state is the unit's write exactly as DynamoDB computed it on
+// the item the unit held).
+func applyForReader(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock) (map[string]types.AttributeValue, bool, error) {
 	if c == nil {
-		return nil, errors.New("unit: a committed update needs applying, and the reader cannot write")
+		return nil, false, errors.New("unit: a committed update needs applying, and the reader cannot write")
 	}
-	after, err := Finish(ctx, c, table, key, l.Unit, true, l)
+	after, wrote, err := finish(ctx, c, table, key, l.Unit, true, l)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if l2, ok := Parse(after); ok {
 		// Another unit locked it right after: what it stores is ours.
 		after, _ = View(after, l2, false)
 	}
-	return after, nil
+	return after, wrote, nil
 }
 
 // GetItemReader reads each record with one consistent GetItem (projected
