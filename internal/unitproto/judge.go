@@ -126,9 +126,9 @@ type Memory struct {
 
 func init() {
 	procmem.Register(func() {
-		memory.Lock()
-		memory.seen = nil
-		memory.Unlock()
+		processMemory.mu.Lock()
+		processMemory.seen = nil
+		processMemory.mu.Unlock()
 	})
 }
 
