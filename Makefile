@@ -12,19 +12,27 @@ BENCHSTAT := $(GOBIN)/benchstat
 # the deadline lands while a worker is busy (golang/go#75804, fixed in 1.27).
 # A count has no deadline, so a loaded machine only makes the run slower.
 FUZZTIME ?= 100000x
+# FUZZSMOKE is the count of the short fuzz run inside make test: each target
+# starts its workers and runs its corpus, and the long run stays in make fuzz.
+FUZZSMOKE ?= 5000x
 
-.PHONY: demo test lint fuzz bench tools conformance test-dynamodb-local test-guregu sim
+.PHONY: demo test test-long lint fuzz bench tools conformance test-dynamodb-local test-guregu sim
 
 ## demo: the voting example against the embedded DynamoDB engine (ARGS="-voters 200")
 demo:
 	$(GO) run ./examples/voting $(ARGS)
 
-## test: vet, staticcheck, the whole suite with the race detector, a short fuzz run, the bench and otel modules' checks
+## test: vet, staticcheck, the whole suite with the race detector, a smoke fuzz run (FUZZSMOKE executions per target), the bench and otel modules' checks
 test: lint
 	$(GO) test -race -count=1 ./...
-	$(MAKE) fuzz
+	$(MAKE) fuzz FUZZTIME=$(FUZZSMOKE)
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 -run . ./...
 	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+## test-long: the whole suite with the race detector and the heavy tests' full counts (OPTIMIST_LONG=1: every crash point, units of 1,000 items, 5,000 pages over the wire, 4 minutes of reader isolation), then make fuzz
+test-long:
+	OPTIMIST_LONG=1 $(GO) test -race -count=1 -timeout 60m ./...
+	$(MAKE) fuzz
 
 ## lint: gofmt, go vet, staticcheck
 lint: tools

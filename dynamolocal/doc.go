@@ -89,9 +89,8 @@
 // and replication conflicts, throttling part of a batch); the transport
 // acts in the client, before anything is sent, so it works with every
 // server, DynamoDB Local included, and can cut the network (Partition).
-// The project's tests add a third front, internal/ddbtest's DropTransport,
-// which loses the answers of given calls by their number per operation;
-// the loss itself is the transport's.
+// (This module's own tests add a third, a transport that loses the answers
+// of given calls by their number per operation.)
 //
 // # Simulations
 //

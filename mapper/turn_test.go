@@ -25,44 +25,47 @@ import (
 // its own Table, increment one item. The count is exact, and no change
 // took more than turnAfter+1 attempts (runs of fn that wrote). The backoff is made
 // short so that writers without turns would retry often and lose often,
-// as they did before turns.
+// as they did before turns. Each count runs in a testing/synctest bubble:
+// backoffs and turns pass in virtual time.
 func TestModifyAttemptsBoundedAcrossTables(t *testing.T) {
 	for _, writers := range []int{16, 20} {
 		t.Run(fmt.Sprint(writers), func(t *testing.T) {
-			f := newKeepFixture(t)
-			const per = 15
-			id := fmt.Sprintf("w%d", writers)
-			var most atomic.Int64
-			var wg sync.WaitGroup
-			errs := make(chan error, writers)
-			for range writers {
-				tb, _ := f.table(t)
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range per {
-						runs := 0
-						_, err := tb.Modify(f.ctx, tally{ID: id}, func(c *tally) error { runs++; return inc(c) },
-							Backoff(time.Millisecond, 2*time.Millisecond), MaxAttempts(1000))
-						if err != nil {
-							errs <- err
-							return
+			synctest.Test(t, func(t *testing.T) {
+				f := newBubbleKeepFixture(t)
+				const per = 15
+				id := fmt.Sprintf("w%d", writers)
+				var most atomic.Int64
+				var wg sync.WaitGroup
+				errs := make(chan error, writers)
+				for range writers {
+					tb, _ := f.table(t)
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range per {
+							runs := 0
+							_, err := tb.Modify(f.ctx, tally{ID: id}, func(c *tally) error { runs++; return inc(c) },
+								Backoff(time.Millisecond, 2*time.Millisecond), MaxAttempts(1000))
+							if err != nil {
+								errs <- err
+								return
+							}
+							for m := most.Load(); int64(runs) > m && !most.CompareAndSwap(m, int64(runs)); m = most.Load() {
+							}
 						}
-						for m := most.Load(); int64(runs) > m && !most.CompareAndSwap(m, int64(runs)); m = most.Load() {
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				require.NoError(t, err)
-			}
-			got := f.stored(t, id)
-			assert.Equal(t, writers*per, got.N, "every increment landed once")
-			assert.Equal(t, int64(writers*per), got.Version)
-			t.Logf("%d writers: at most %d attempts for one change", writers, most.Load())
-			assert.LessOrEqual(t, most.Load(), int64(turnAfter+1), "attempts of one change: at most the refused writes before the turn, and the one in it")
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					require.NoError(t, err)
+				}
+				got := f.stored(t, id)
+				assert.Equal(t, writers*per, got.N, "every increment landed once")
+				assert.Equal(t, int64(writers*per), got.Version)
+				t.Logf("%d writers: at most %d attempts for one change", writers, most.Load())
+				assert.LessOrEqual(t, most.Load(), int64(turnAfter+1), "attempts of one change: at most the refused writes before the turn, and the one in it")
+			})
 		})
 	}
 }

@@ -93,9 +93,13 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 		switch {
 		case lease.Err() != nil:
 			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, lease.Err()))
-		case !p.known && !p.sent.Before(joined):
+		case !p.known && p.sent.After(joined):
 			// Read after the join landed, without our entry: it was removed
-			// as abandoned (this process paused for a lease, say).
+			// as abandoned (this process paused for a lease, say). Strictly
+			// after: a read sent at the very time the join returned may
+			// have been served before the join landed, when the clock did
+			// not move between them (a coarse clock, or a test's virtual
+			// one).
 			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, ErrLeaseLost))
 		case p.known && p.ahead == 0 && len(p.abandoned) == 0:
 			var prev *holder

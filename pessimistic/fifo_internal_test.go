@@ -14,13 +14,17 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
-// TestFIFOBehindManyAbandonedEntries: 105 abandoned entries ahead (more
-// than one removal batch); the waiter removes them once they stayed
-// unchanged for a lease, in a few calls, and proceeds. The entries are
-// queued with the real join, one at a time, and their heartbeats stopped at
-// once, as if 105 waiters had crashed.
+// TestFIFOBehindManyAbandonedEntries (in a testing/synctest bubble): 105
+// abandoned entries ahead (more than one removal batch); the waiter removes
+// them once they stayed unchanged for a lease, in a few calls, and
+// proceeds. The entries are queued with the real join, one at a time, and
+// their heartbeats stopped at once, as if 105 waiters had crashed.
 func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
-	srv := ddbtest.Server(t)
+	synctest.Test(t, testFIFOBehindManyAbandonedEntries)
+}
+
+func testFIFOBehindManyAbandonedEntries(t *testing.T) {
+	srv := ddbtest.Engine(t)
 	table := ddbtest.TableName(t)
 	ctx := context.Background()
 	require.NoError(t, CreateTable(ctx, srv.Client(), table))

@@ -171,9 +171,9 @@ func fifoWaitersReadOncePerHandOver(t *testing.T, n int, hold time.Duration, war
 	}
 }
 
-// TestFIFODeadHeadTakenOverWithinALease: the head dies; the waiters behind
-// it, reading seldom, still take over about a lease after its last
-// heartbeat.
+// TestFIFODeadHeadTakenOverWithinALease (in a testing/synctest bubble): the
+// head dies; the waiters behind it, reading seldom, still take over about a
+// lease after its last heartbeat.
 func TestFIFODeadHeadTakenOverWithinALease(t *testing.T) {
 	synctest.Test(t, testFIFODeadHeadTakenOverWithinALease)
 }

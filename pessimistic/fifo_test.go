@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -45,10 +46,13 @@ func queueRows(t *testing.T, c *dynamodb.Client, table, name string) []string {
 	return ids
 }
 
-// TestFIFOOrder: while a holder holds the lock, 8 waiters arrive 400 ms
-// apart; they are granted the lock in arrival order.
-func TestFIFOOrder(t *testing.T) {
-	srv, table := lockTable(t)
+// TestFIFOOrder (in a testing/synctest bubble): while a holder holds the
+// lock, 8 waiters arrive 400 ms apart; they are granted the lock in arrival
+// order.
+func TestFIFOOrder(t *testing.T) { synctest.Test(t, testFIFOOrder) }
+
+func testFIFOOrder(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	l := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.PollInterval(30*time.Millisecond))
 	ctx := context.Background()
 	holder, err := l.Acquire(ctx, "printer")
@@ -86,10 +90,13 @@ func TestFIFOOrder(t *testing.T) {
 	assert.Empty(t, queueRows(t, srv.Client(), table, "printer"), "every row is gone after release")
 }
 
-// TestFIFOWaitZeroLeavesNoRow: a refused Wait(0) writes nothing, so the
-// next Wait(0) after the release succeeds at once.
-func TestFIFOWaitZeroLeavesNoRow(t *testing.T) {
-	srv, table := lockTable(t)
+// TestFIFOWaitZeroLeavesNoRow (in a testing/synctest bubble): a refused
+// Wait(0) writes nothing, so the next Wait(0) after the release succeeds at
+// once.
+func TestFIFOWaitZeroLeavesNoRow(t *testing.T) { synctest.Test(t, testFIFOWaitZeroLeavesNoRow) }
+
+func testFIFOWaitZeroLeavesNoRow(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	calls := ddbtest.NewCounting(srv.Client())
 	a := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.Owner("a"))
 	b := newLocker(t, calls, table, pessimistic.FIFO(), pessimistic.Owner("b"))
@@ -122,10 +129,13 @@ func TestFIFOWaitZeroLeavesNoRow(t *testing.T) {
 	assert.Empty(t, queueRows(t, srv.Client(), table, "job"))
 }
 
-// TestFIFOCrashedHeadIsSkipped: the head of the queue stops renewing; the
-// next waiter proceeds once the head's row stayed unchanged for its lease.
-func TestFIFOCrashedHeadIsSkipped(t *testing.T) {
-	srv, table := lockTable(t)
+// TestFIFOCrashedHeadIsSkipped (in a testing/synctest bubble): the head of
+// the queue stops renewing; the next waiter proceeds once the head's row
+// stayed unchanged for its lease.
+func TestFIFOCrashedHeadIsSkipped(t *testing.T) { synctest.Test(t, testFIFOCrashedHeadIsSkipped) }
+
+func testFIFOCrashedHeadIsSkipped(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	const lease = 800 * time.Millisecond
 	crashing := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.LeaseDuration(lease))
 	waiting := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond))
@@ -145,19 +155,24 @@ func TestFIFOCrashedHeadIsSkipped(t *testing.T) {
 	assert.Empty(t, queueRows(t, srv.Client(), table, "job"), "the abandoned row was removed")
 }
 
-// TestFIFOMutualExclusion: FIFO keeps mutual exclusion and hands the lock
-// from one goroutine to the next.
-func TestFIFOMutualExclusion(t *testing.T) {
+// TestFIFOMutualExclusion (in a testing/synctest bubble): FIFO keeps mutual
+// exclusion and hands the lock from one goroutine to the next.
+func TestFIFOMutualExclusion(t *testing.T) { synctest.Test(t, testFIFOMutualExclusion) }
+
+func testFIFOMutualExclusion(t *testing.T) {
 	const lockers, goroutines, rounds = 2, 3, 4
 	m := runMutualExclusion(t, lockers, goroutines, rounds, pessimistic.FIFO(), pessimistic.PollInterval(20*time.Millisecond))
 	t.Logf("FIFO mutual exclusion, %d×%d×%d: wall %v, %.2f calls per acquisition, holder changed %d of %d times",
 		lockers, goroutines, rounds, m.wall.Round(time.Millisecond), m.callsPerAcq, m.changes, lockers*goroutines*rounds-1)
 }
 
-// TestFIFOManyLiveWaiters: more than a Query page of live waiters (110)
-// queue behind a holder and are served one by one, in ticket order.
-func TestFIFOManyLiveWaiters(t *testing.T) {
-	srv, table := lockTable(t)
+// TestFIFOManyLiveWaiters (in a testing/synctest bubble): more than a Query
+// page of live waiters (110) queue behind a holder and are served one by
+// one, in ticket order.
+func TestFIFOManyLiveWaiters(t *testing.T) { synctest.Test(t, testFIFOManyLiveWaiters) }
+
+func testFIFOManyLiveWaiters(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	l := newLocker(t, srv.Client(), table, pessimistic.FIFO())
 	ctx := context.Background()
 	holder, err := l.Acquire(ctx, "job")
@@ -190,11 +205,13 @@ func TestFIFOManyLiveWaiters(t *testing.T) {
 	}
 }
 
-// TestFIFOQueueFull: a join that would pass the queue's bound is refused
-// with ErrQueueFull, and changes nothing. (The bound is MaxQueue; the test
-// sets a small one.)
-func TestFIFOQueueFull(t *testing.T) {
-	srv, table := lockTable(t)
+// TestFIFOQueueFull (in a testing/synctest bubble): a join that would pass
+// the queue's bound is refused with ErrQueueFull, and changes nothing. (The
+// bound is MaxQueue; the test sets a small one.)
+func TestFIFOQueueFull(t *testing.T) { synctest.Test(t, testFIFOQueueFull) }
+
+func testFIFOQueueFull(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	l := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.MaxQueueForTest(3))
 	ctx := context.Background()
 	held, err := l.Acquire(ctx, "job")
@@ -227,12 +244,17 @@ func TestFIFOQueueFull(t *testing.T) {
 	require.NoError(t, got.Release(ctx))
 }
 
-// TestFIFOAbandonedWaiterIsSkipped: a waiter queued behind the holder
-// crashes (its Locker is closed: no heartbeats, no leaving). When the
-// holder releases, the waiter behind the crashed one gets the lock once
-// the crashed entry stayed unchanged for its lease, and removes it.
+// TestFIFOAbandonedWaiterIsSkipped (in a testing/synctest bubble): a waiter
+// queued behind the holder crashes (its Locker is closed: no heartbeats, no
+// leaving). When the holder releases, the waiter behind the crashed one
+// gets the lock once the crashed entry stayed unchanged for its lease, and
+// removes it.
 func TestFIFOAbandonedWaiterIsSkipped(t *testing.T) {
-	srv, table := lockTable(t)
+	synctest.Test(t, testFIFOAbandonedWaiterIsSkipped)
+}
+
+func testFIFOAbandonedWaiterIsSkipped(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	const lease = 800 * time.Millisecond
 	holding := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.Owner("holder"))
 	crashing := newLocker(t, srv.Client(), table, pessimistic.FIFO(), pessimistic.LeaseDuration(lease), pessimistic.Owner("crasher"))
@@ -275,12 +297,17 @@ func TestFIFOAbandonedWaiterIsSkipped(t *testing.T) {
 	assert.Empty(t, queueRows(t, srv.Client(), table, "job"))
 }
 
-// TestFIFOHundredJoinsCostOneCallEach: 100 waiters arrive at once at a held
-// FIFO lock; each joins with one UpdateItem, whatever the number of
-// waiters ahead (the old design took a ticket by a conditioned transaction
-// and retried on every collision: calls grew as N²).
+// TestFIFOHundredJoinsCostOneCallEach (in a testing/synctest bubble): 100
+// waiters arrive at once at a held FIFO lock; each joins with one
+// UpdateItem, whatever the number of waiters ahead (the old design took a
+// ticket by a conditioned transaction and retried on every collision: calls
+// grew as N²).
 func TestFIFOHundredJoinsCostOneCallEach(t *testing.T) {
-	srv, table := lockTable(t)
+	synctest.Test(t, testFIFOHundredJoinsCostOneCallEach)
+}
+
+func testFIFOHundredJoinsCostOneCallEach(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	calls := ddbtest.NewCounting(srv.Client())
 	// A long lease: no heartbeat falls in the measurement.
 	l := newLocker(t, calls, table, pessimistic.FIFO(), pessimistic.LeaseDuration(2*time.Minute))

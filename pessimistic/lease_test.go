@@ -17,10 +17,10 @@ import (
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
-// TestHeartbeatOfUnknownOutcomeThatLanded: a heartbeat lands but every
-// answer about it is lost (its response, the SDK's retries, the read
-// back). The next heartbeat finds the version of that one, which is ours:
-// the lease goes on.
+// TestHeartbeatOfUnknownOutcomeThatLanded (in a testing/synctest bubble): a
+// heartbeat lands but every answer about it is lost (its response, the
+// SDK's retries, the read back). The next heartbeat finds the version of
+// that one, which is ours: the lease goes on.
 func TestHeartbeatOfUnknownOutcomeThatLanded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, table := bubbleLockTable(t)
@@ -49,8 +49,10 @@ func TestHeartbeatOfUnknownOutcomeThatLanded(t *testing.T) {
 	})
 }
 
-// slow delays UpdateItem calls while on is set.
+// slow delays UpdateItem calls while on is set, then sends them through
+// base.
 type slow struct {
+	base  http.RoundTripper
 	on    atomic.Bool
 	delay time.Duration
 }
@@ -63,14 +65,16 @@ func (s *slow) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, req.Context().Err()
 		}
 	}
-	return http.DefaultTransport.RoundTrip(req)
+	return s.base.RoundTrip(req)
 }
 
-// TestReleaseInterruptsAHeartbeat: Release does not wait for a slow
-// heartbeat to finish.
-func TestReleaseInterruptsAHeartbeat(t *testing.T) {
-	srv, table := lockTable(t)
-	sl := &slow{delay: 3 * time.Second}
+// TestReleaseInterruptsAHeartbeat (in a testing/synctest bubble): Release
+// does not wait for a slow heartbeat to finish.
+func TestReleaseInterruptsAHeartbeat(t *testing.T) { synctest.Test(t, testReleaseInterruptsAHeartbeat) }
+
+func testReleaseInterruptsAHeartbeat(t *testing.T) {
+	srv, table := bubbleLockTable(t)
+	sl := &slow{base: srv.Transport(), delay: 3 * time.Second}
 	client := srv.NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: sl} })
 	l := newLocker(t, client, table, pessimistic.LeaseDuration(4*time.Second), pessimistic.Heartbeat(100*time.Millisecond))
 	ctx := context.Background()
@@ -99,16 +103,21 @@ func TestDoReleasesWhenFnPanics(t *testing.T) {
 	assert.NotContains(t, lockItem(t, srv.Client(), table, "job"), "owner", "released on the way out")
 }
 
-// TestFIFOQueueingOfUnknownOutcome: every answer to the join is lost,
-// though it landed (the SDK resends it twice; the resends fail their
-// condition, since the entry's id is taken, and their answers are lost
-// too). Acquire finds its own entry by its id and goes on with it: one
-// entry, one ticket, no orphan left to block the queue.
+// TestFIFOQueueingOfUnknownOutcome (in a testing/synctest bubble): every
+// answer to the join is lost, though it landed (the SDK resends it twice;
+// the resends fail their condition, since the entry's id is taken, and
+// their answers are lost too). Acquire finds its own entry by its id and
+// goes on with it: one entry, one ticket, no orphan left to block the
+// queue.
 func TestFIFOQueueingOfUnknownOutcome(t *testing.T) {
-	srv, table := lockTable(t)
+	synctest.Test(t, testFIFOQueueingOfUnknownOutcome)
+}
+
+func testFIFOQueueingOfUnknownOutcome(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	var dropping atomic.Bool
 	var dropped atomic.Int32
-	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
+	drop := &ddbtest.DropTransport{Base: srv.Transport(), Drop: func(op string, call int) bool {
 		return op == "UpdateItem" && dropping.Load() && dropped.Add(1) <= 3
 	}}
 	l := newLocker(t, srv.NewClient(drop.Option()), table, pessimistic.FIFO())

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -20,10 +21,13 @@ import (
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
-// TestObserveLockLifecycle: Acquire, hold, Release: LockAcquired with the
-// fencing token, a LockHeld span, LockReleased inside it.
-func TestObserveLockLifecycle(t *testing.T) {
-	srv, table := lockTable(t)
+// TestObserveLockLifecycle (in a testing/synctest bubble): Acquire, hold,
+// Release: LockAcquired with the fencing token, a LockHeld span,
+// LockReleased inside it.
+func TestObserveLockLifecycle(t *testing.T) { synctest.Test(t, testObserveLockLifecycle) }
+
+func testObserveLockLifecycle(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	rec := &ddbtest.Recorder{}
 	l := newLocker(t, srv.Client(), table, pessimistic.Observer(rec), pessimistic.Heartbeat(20*time.Millisecond), pessimistic.LeaseDuration(time.Second))
 	ctx := context.Background()
@@ -62,12 +66,17 @@ func TestObserveLockLifecycle(t *testing.T) {
 	assert.Len(t, rec.Of(observe.LockReleased), 1)
 }
 
-// TestObserveLockLostToForceRelease: an operator forces a lock free; the
-// operator's Locker reports LockForced with the removed holder's token,
-// and the holder's reports LockLost at its next heartbeat, ending its
-// LockHeld span with ErrLeaseLost. Its later Release reports nothing.
+// TestObserveLockLostToForceRelease (in a testing/synctest bubble): an
+// operator forces a lock free; the operator's Locker reports LockForced
+// with the removed holder's token, and the holder's reports LockLost at its
+// next heartbeat, ending its LockHeld span with ErrLeaseLost. Its later
+// Release reports nothing.
 func TestObserveLockLostToForceRelease(t *testing.T) {
-	srv, table := lockTable(t)
+	synctest.Test(t, testObserveLockLostToForceRelease)
+}
+
+func testObserveLockLostToForceRelease(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	holderEvents, operatorEvents := &ddbtest.Recorder{}, &ddbtest.Recorder{}
 	holder := newLocker(t, srv.Client(), table, pessimistic.Observer(holderEvents),
@@ -110,11 +119,13 @@ func (f *failingUpdates) UpdateItem(ctx context.Context, in *dynamodb.UpdateItem
 	return f.Client.UpdateItem(ctx, in, o...)
 }
 
-// TestObserveHeartbeatFailures: heartbeats that cannot reach DynamoDB are
-// each a HeartbeatFailed with the call's error, until the holder gives the
-// lease up: LockLost with ErrUnreachable.
-func TestObserveHeartbeatFailures(t *testing.T) {
-	srv, table := lockTable(t)
+// TestObserveHeartbeatFailures (in a testing/synctest bubble): heartbeats
+// that cannot reach DynamoDB are each a HeartbeatFailed with the call's
+// error, until the holder gives the lease up: LockLost with ErrUnreachable.
+func TestObserveHeartbeatFailures(t *testing.T) { synctest.Test(t, testObserveHeartbeatFailures) }
+
+func testObserveHeartbeatFailures(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	c := &failingUpdates{Client: srv.Client()}
 	rec := &ddbtest.Recorder{}
 	l := newLocker(t, c, table, pessimistic.Observer(rec), pessimistic.LeaseDuration(500*time.Millisecond), pessimistic.Heartbeat(50*time.Millisecond))
@@ -134,10 +145,13 @@ func TestObserveHeartbeatFailures(t *testing.T) {
 	}
 }
 
-// TestObserveFIFOHandOver: the release of a FIFO lock with a waiter
-// behind it hands the lock over, and says to whom (the waiter's ticket).
-func TestObserveFIFOHandOver(t *testing.T) {
-	srv, table := lockTable(t)
+// TestObserveFIFOHandOver (in a testing/synctest bubble): the release of a
+// FIFO lock with a waiter behind it hands the lock over, and says to whom
+// (the waiter's ticket).
+func TestObserveFIFOHandOver(t *testing.T) { synctest.Test(t, testObserveFIFOHandOver) }
+
+func testObserveFIFOHandOver(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	rec, waiterEvents := &ddbtest.Recorder{}, &ddbtest.Recorder{}
 	a := newLocker(t, srv.Client(), table, pessimistic.Observer(rec), pessimistic.FIFO())

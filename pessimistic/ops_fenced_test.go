@@ -7,6 +7,7 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -63,12 +64,16 @@ func TestNewMakesNoCall(t *testing.T) {
 	assert.Equal(t, int64(3), calls.Count("DescribeTable"), "Check always asks")
 }
 
-// TestForceReleaseIfSparesANewHolder: the operator saw a dead holder; its
-// lease ran out and a waiter took the lock over before the operator's
-// release. The fenced release removes nothing and names the new holder;
-// fenced on the new holder, it removes it.
+// TestForceReleaseIfSparesANewHolder (in a testing/synctest bubble): the
+// operator saw a dead holder; its lease ran out and a waiter took the lock
+// over before the operator's release. The fenced release removes nothing
+// and names the new holder; fenced on the new holder, it removes it.
 func TestForceReleaseIfSparesANewHolder(t *testing.T) {
-	srv, table := lockTable(t)
+	synctest.Test(t, testForceReleaseIfSparesANewHolder)
+}
+
+func testForceReleaseIfSparesANewHolder(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	dead := newLocker(t, srv.Client(), table, pessimistic.Owner("dead"), pessimistic.LeaseDuration(500*time.Millisecond))
 	_, err := dead.Acquire(ctx, "job")
@@ -108,10 +113,12 @@ func TestForceReleaseIfSparesANewHolder(t *testing.T) {
 	assert.ErrorIs(t, operator.ForceReleaseIf(ctx, "job", "", 0), pessimistic.ErrInvalidOption)
 }
 
-// TestForceReleaseIfFIFO: on a FIFO lock, the fenced release removes the
-// head only if it is the one seen.
-func TestForceReleaseIfFIFO(t *testing.T) {
-	srv, table := lockTable(t)
+// TestForceReleaseIfFIFO (in a testing/synctest bubble): on a FIFO lock,
+// the fenced release removes the head only if it is the one seen.
+func TestForceReleaseIfFIFO(t *testing.T) { synctest.Test(t, testForceReleaseIfFIFO) }
+
+func testForceReleaseIfFIFO(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	first := newLocker(t, srv.Client(), table, pessimistic.Owner("first"), pessimistic.FIFO())
 	head, err := first.Acquire(ctx, "q")
@@ -145,12 +152,15 @@ func TestForceReleaseIfFIFO(t *testing.T) {
 	}
 }
 
-// TestObserveTakeovers: a lock taken from a holder that stopped renewing,
-// or that ForceRelease removed, is reported as LockTakenOver naming the
-// previous holder, before the LockAcquired naming the new one; a plain
-// acquisition after a release is not. Every lock event names its owner.
-func TestObserveTakeovers(t *testing.T) {
-	srv, table := lockTable(t)
+// TestObserveTakeovers (in a testing/synctest bubble): a lock taken from a
+// holder that stopped renewing, or that ForceRelease removed, is reported
+// as LockTakenOver naming the previous holder, before the LockAcquired
+// naming the new one; a plain acquisition after a release is not. Every
+// lock event names its owner.
+func TestObserveTakeovers(t *testing.T) { synctest.Test(t, testObserveTakeovers) }
+
+func testObserveTakeovers(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	rec := &ddbtest.Recorder{}
 	next := newLocker(t, srv.Client(), table, pessimistic.Owner("next"), pessimistic.Observer(rec), pessimistic.PollInterval(20*time.Millisecond))
@@ -209,10 +219,13 @@ func TestObserveTakeovers(t *testing.T) {
 	assert.Empty(t, rec.Of(observe.LockTakenOver), "the force is history once another holder came and went")
 }
 
-// TestObserveFIFOTakeover: a FIFO waiter whose head died removes the head
-// as abandoned and reports LockTakenOver naming it.
-func TestObserveFIFOTakeover(t *testing.T) {
-	srv, table := lockTable(t)
+// TestObserveFIFOTakeover (in a testing/synctest bubble): a FIFO waiter
+// whose head died removes the head as abandoned and reports LockTakenOver
+// naming it.
+func TestObserveFIFOTakeover(t *testing.T) { synctest.Test(t, testObserveFIFOTakeover) }
+
+func testObserveFIFOTakeover(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	dead := newLocker(t, srv.Client(), table, pessimistic.Owner("dead"), pessimistic.FIFO(), pessimistic.LeaseDuration(400*time.Millisecond))
 	old, err := dead.Acquire(ctx, "q")

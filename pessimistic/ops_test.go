@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,11 +61,15 @@ func TestInspectHeldAndFree(t *testing.T) {
 	assert.ErrorIs(t, err, pessimistic.ErrClosed)
 }
 
-// TestDataOfAPreviousHolderIsRemoved: a holder that crashed with data is
-// taken over by one without: its data does not linger as the new
-// holder's.
+// TestDataOfAPreviousHolderIsRemoved (in a testing/synctest bubble): a
+// holder that crashed with data is taken over by one without: its data does
+// not linger as the new holder's.
 func TestDataOfAPreviousHolderIsRemoved(t *testing.T) {
-	srv, table := lockTable(t)
+	synctest.Test(t, testDataOfAPreviousHolderIsRemoved)
+}
+
+func testDataOfAPreviousHolderIsRemoved(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	crashing := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(300*time.Millisecond), pessimistic.Data([]byte("old")))
 	_, err := crashing.Acquire(ctx, "job")
@@ -81,8 +86,10 @@ func TestDataOfAPreviousHolderIsRemoved(t *testing.T) {
 	require.NoError(t, lease.Release(ctx))
 }
 
-func TestInspectFIFOQueue(t *testing.T) {
-	srv, table := lockTable(t)
+func TestInspectFIFOQueue(t *testing.T) { synctest.Test(t, testInspectFIFOQueue) }
+
+func testInspectFIFOQueue(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	lockers := make([]*pessimistic.Locker, 3)
 	for i := range lockers {
@@ -198,12 +205,15 @@ func TestList(t *testing.T) {
 	assert.Equal(t, 1, n, "breaking out of the loop stops the Scan")
 }
 
-// TestForceRelease: an operator removes a holder that is alive after all
-// (paused, say). Its heartbeat finds the lease lost; once the counter the
-// operator then reads is written to the resource, its fenced writes fail;
-// the next holder gets a higher token and writes.
-func TestForceRelease(t *testing.T) {
-	srv, table := lockTable(t)
+// TestForceRelease (in a testing/synctest bubble): an operator removes a
+// holder that is alive after all (paused, say). Its heartbeat finds the
+// lease lost; once the counter the operator then reads is written to the
+// resource, its fenced writes fail; the next holder gets a higher token and
+// writes.
+func TestForceRelease(t *testing.T) { synctest.Test(t, testForceRelease) }
+
+func testForceRelease(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	docs := docsTable(t, srv)
 	ctx := context.Background()
 
@@ -273,10 +283,13 @@ func TestForceReleaseWithoutOperatorFence(t *testing.T) {
 	require.NoError(t, lease.Release(ctx))
 }
 
-// TestForceReleaseFIFO: the head of the queue is removed, the next waiter
-// holds with its ticket, and the removed head's lease is lost.
-func TestForceReleaseFIFO(t *testing.T) {
-	srv, table := lockTable(t)
+// TestForceReleaseFIFO (in a testing/synctest bubble): the head of the
+// queue is removed, the next waiter holds with its ticket, and the removed
+// head's lease is lost.
+func TestForceReleaseFIFO(t *testing.T) { synctest.Test(t, testForceReleaseFIFO) }
+
+func testForceReleaseFIFO(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	ctx := context.Background()
 	quick := []pessimistic.Option{pessimistic.FIFO(), pessimistic.LeaseDuration(10 * time.Second),
 		pessimistic.Heartbeat(100 * time.Millisecond), pessimistic.PollInterval(20 * time.Millisecond)}
@@ -323,7 +336,11 @@ func TestForceReleaseFIFO(t *testing.T) {
 // TestCanceledAcquireContextKeepsTheLease is the trap ReleaseOnDone is
 // for: by default, the context given to Acquire bounds the acquiring only.
 func TestCanceledAcquireContextKeepsTheLease(t *testing.T) {
-	srv, table := lockTable(t)
+	synctest.Test(t, testCanceledAcquireContextKeepsTheLease)
+}
+
+func testCanceledAcquireContextKeepsTheLease(t *testing.T) {
+	srv, table := bubbleLockTable(t)
 	l := newLocker(t, srv.Client(), table, pessimistic.LeaseDuration(10*time.Second), pessimistic.Heartbeat(100*time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
 	lease, err := l.Acquire(ctx, "job")
@@ -338,51 +355,55 @@ func TestCanceledAcquireContextKeepsTheLease(t *testing.T) {
 	require.NoError(t, lease.Release(context.Background()))
 }
 
+// TestReleaseOnDone (in testing/synctest bubbles): with ReleaseOnDone, the
+// end of Acquire's context releases the lock, and stops the heartbeats.
 func TestReleaseOnDone(t *testing.T) {
 	for _, mode := range []string{"lease", "fifo"} {
-		t.Run(mode, func(t *testing.T) {
-			srv, table := lockTable(t)
-			opts := []pessimistic.Option{pessimistic.LeaseDuration(10 * time.Second), pessimistic.Heartbeat(100 * time.Millisecond)}
-			if mode == "fifo" {
-				opts = append(opts, pessimistic.FIFO())
-			}
-			calls := ddbtest.NewCounting(srv.Client())
-			l := newLocker(t, calls, table, opts...)
-			ctx, cancel := context.WithCancel(context.Background())
-			lease, err := l.Acquire(ctx, "job", pessimistic.ReleaseOnDone())
-			require.NoError(t, err)
-			time.Sleep(250 * time.Millisecond) // heartbeats run
-			assert.NoError(t, lease.Err())
-			cancel()
-			select {
-			case <-lease.Context().Done():
-			case <-time.After(5 * time.Second):
-				t.Fatal("the lease's context did not end with Acquire's")
-			}
-			require.Eventually(t, func() bool {
-				info, err := l.Inspect(context.Background(), "job")
-				require.NoError(t, err)
-				return !info.Held
-			}, 5*time.Second, 10*time.Millisecond, "released")
-			assert.ErrorIs(t, lease.Err(), context.Canceled)
-			calls.Reset()
-			time.Sleep(300 * time.Millisecond)
-			assert.Zero(t, calls.Count("UpdateItem"), "no heartbeats after")
-			assert.NoError(t, lease.Release(context.Background()), "released already: no call, no error")
-			assert.Zero(t, calls.Count("UpdateItem"))
-
-			// Released before its context ends: nothing more happens then.
-			ctx, cancel = context.WithCancel(context.Background())
-			lease, err = l.Acquire(ctx, "job", pessimistic.ReleaseOnDone())
-			require.NoError(t, err)
-			require.NoError(t, lease.Release(context.Background()))
-			calls.Reset()
-			cancel()
-			time.Sleep(100 * time.Millisecond)
-			assert.Zero(t, calls.Total())
-			assert.NoError(t, lease.Err())
-		})
+		t.Run(mode, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { releaseOnDone(t, mode) }) })
 	}
+}
+
+func releaseOnDone(t *testing.T, mode string) {
+	srv, table := bubbleLockTable(t)
+	opts := []pessimistic.Option{pessimistic.LeaseDuration(10 * time.Second), pessimistic.Heartbeat(100 * time.Millisecond)}
+	if mode == "fifo" {
+		opts = append(opts, pessimistic.FIFO())
+	}
+	calls := ddbtest.NewCounting(srv.Client())
+	l := newLocker(t, calls, table, opts...)
+	ctx, cancel := context.WithCancel(context.Background())
+	lease, err := l.Acquire(ctx, "job", pessimistic.ReleaseOnDone())
+	require.NoError(t, err)
+	time.Sleep(250 * time.Millisecond) // heartbeats run
+	assert.NoError(t, lease.Err())
+	cancel()
+	select {
+	case <-lease.Context().Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lease's context did not end with Acquire's")
+	}
+	require.Eventually(t, func() bool {
+		info, err := l.Inspect(context.Background(), "job")
+		require.NoError(t, err)
+		return !info.Held
+	}, 5*time.Second, 10*time.Millisecond, "released")
+	assert.ErrorIs(t, lease.Err(), context.Canceled)
+	calls.Reset()
+	time.Sleep(300 * time.Millisecond)
+	assert.Zero(t, calls.Count("UpdateItem"), "no heartbeats after")
+	assert.NoError(t, lease.Release(context.Background()), "released already: no call, no error")
+	assert.Zero(t, calls.Count("UpdateItem"))
+
+	// Released before its context ends: nothing more happens then.
+	ctx, cancel = context.WithCancel(context.Background())
+	lease, err = l.Acquire(ctx, "job", pessimistic.ReleaseOnDone())
+	require.NoError(t, err)
+	require.NoError(t, lease.Release(context.Background()))
+	calls.Reset()
+	cancel()
+	time.Sleep(100 * time.Millisecond)
+	assert.Zero(t, calls.Total())
+	assert.NoError(t, lease.Err())
 }
 
 func TestDataAndOptionsAreChecked(t *testing.T) {

@@ -8,12 +8,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -131,12 +133,17 @@ func (s crashScenario) seed(t *testing.T) {
 // account 20 gets 100 - Σ delta so the total stays 2,000.
 func delta(i int) int64 { return int64(i%5) - 2 + int64(i%3) }
 
-func (s crashScenario) run(ctx context.Context, c unit.Client, opts ...unit.Option) error {
+// run runs the scenario's unit through c. A unit whose client crashed
+// heartbeats on (failing) until its Rollback: run registers one at the
+// test's end, since a testing/synctest bubble ends only once every
+// goroutine in it has.
+func (s crashScenario) run(t *testing.T, ctx context.Context, c unit.Client, opts ...unit.Option) error {
 	e := s.e
 	u, err := unit.Begin(ctx, c, append([]unit.Option{unit.Coordinator(e.coord)}, opts...)...)
 	if err != nil {
 		return err
 	}
+	t.Cleanup(func() { _ = u.Rollback(context.Background()) })
 	var sum int64
 	for i := range 10 {
 		a, err := unit.Get(ctx, u, e.accounts, Account{ID: s.id(i)})
@@ -215,8 +222,11 @@ func (s crashScenario) readAll(ctx context.Context) (map[string]*Account, error)
 // watch polls the accounts until stop is closed, with txn.Get (a
 // snapshot: never partial) and with mapper.Get one by one (never back to
 // "before" for an item once an item was seen "after"), and reports what
-// went wrong.
-func (s crashScenario) watch(stop <-chan struct{}) <-chan []string {
+// went wrong. In a testing/synctest bubble, time moves only while every
+// goroutine waits: the watcher polls without pause until ran is closed
+// (the unit works in no time, and is watched all the while), then with a
+// pause between rounds, so that a lease can pass before recovery.
+func (s crashScenario) watch(stop, ran <-chan struct{}, pause time.Duration) <-chan []string {
 	out := make(chan []string, 1)
 	go func() {
 		var bad []string
@@ -251,6 +261,12 @@ func (s crashScenario) watch(stop <-chan struct{}) <-chan []string {
 					bad = append(bad, fmt.Sprintf("Get of %d went back to its old state after a new state was seen", i))
 				}
 			}
+			select {
+			case <-ran:
+				time.Sleep(pause)
+			default:
+				runtime.Gosched()
+			}
 		}
 	}()
 	return out
@@ -260,9 +276,14 @@ func (s crashScenario) watch(stop <-chan struct{}) <-chan []string {
 // protocol writes (the client fails every call from then on; no rollback
 // runs), then runs Recover: the accounts are all applied or all
 // unchanged, never partial, no lock remains, and readers polling during
-// the run never saw a partial unit.
-func TestCrashAtEveryStep(t *testing.T) {
-	e := newEnv(t)
+// the run never saw a partial unit. It runs in a testing/synctest bubble:
+// Recover waits out each crashed unit's lease in virtual time. The sample
+// is every sixth write and every write around the commit point; every
+// write with ddbtest.EnvLong set (make test-long).
+func TestCrashAtEveryStep(t *testing.T) { synctest.Test(t, testCrashAtEveryStep) }
+
+func testCrashAtEveryStep(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, 10*time.Minute)
 	const lease = 300 * time.Millisecond
 	opts := []unit.Option{unit.LeaseDuration(lease), unit.Heartbeat(50 * time.Millisecond)}
@@ -271,7 +292,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 	full := &crashClient{c: e.c, limit: -1}
 	s := crashScenario{e: e, prefix: "full"}
 	s.seed(t)
-	require.NoError(t, s.run(ctx, full, opts...))
+	require.NoError(t, s.run(t, ctx, full, opts...))
 	snap, err := s.readAll(ctx)
 	require.NoError(t, err)
 	require.Equal(t, "after", s.state(snap))
@@ -279,9 +300,14 @@ func TestCrashAtEveryStep(t *testing.T) {
 	t.Logf("a full run makes %d protocol writes; the commit point is write %d", total, commit)
 	require.Greater(t, commit, 20)
 
-	// Sample: every third write, and every write around the commit point.
+	// Sample: every sixth write (every one in the long run), and every
+	// write around the commit point.
+	step := 6
+	if ddbtest.Long() {
+		step = 1
+	}
 	var points []int
-	for k := 0; k <= total; k += 3 {
+	for k := 0; k <= total; k += step {
 		points = append(points, k)
 	}
 	for k := commit - 2; k <= commit+2; k++ {
@@ -299,16 +325,18 @@ func TestCrashAtEveryStep(t *testing.T) {
 	}
 
 	if os.Getenv("CRASH_POINTS") == "" {
-		require.GreaterOrEqual(t, len(points), 20)
+		require.GreaterOrEqual(t, len(points), 15)
 	}
 	outcomes := map[string]int{}
 	for _, k := range points {
 		s := crashScenario{e: e, prefix: fmt.Sprintf("k%03d", k)}
 		s.seed(t)
 		stop := make(chan struct{})
-		problems := s.watch(stop)
+		ran := make(chan struct{})
+		problems := s.watch(stop, ran, lease/10)
 		cc := &crashClient{c: e.c, limit: int64(k)}
-		runErr := s.run(ctx, cc, opts...)
+		runErr := s.run(t, ctx, cc, opts...)
+		close(ran)
 		n, err := unit.Recover(ctx, e.c, e.coord)
 		require.NoError(t, err, "k=%d", k)
 		if os.Getenv("CRASH_POINTS") != "" {
@@ -355,13 +383,15 @@ func TestCrashAtEveryStep(t *testing.T) {
 // the lock), and reads the items with every plain read of the mapper:
 // Get, GetAll, Scan, Query (the latter three page through items with
 // placeholders and prepared items) and txn.Get.
-func TestReadersOfAStoppedUnit(t *testing.T) {
-	e := newEnv(t)
+func TestReadersOfAStoppedUnit(t *testing.T) { synctest.Test(t, testReadersOfAStoppedUnit) }
+
+func testReadersOfAStoppedUnit(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, 2*time.Minute)
 	full := &crashClient{c: e.c, limit: -1}
 	s := crashScenario{e: e, prefix: "full"}
 	s.seed(t)
-	require.NoError(t, s.run(ctx, full))
+	require.NoError(t, s.run(t, ctx, full))
 	commit := int(full.commit.Load())
 	for _, tc := range []struct {
 		limit int
@@ -369,7 +399,7 @@ func TestReadersOfAStoppedUnit(t *testing.T) {
 	}{{commit - 1, "before"}, {commit, "after"}} {
 		s := crashScenario{e: e, prefix: fmt.Sprintf("k%03d", tc.limit)}
 		s.seed(t)
-		err := s.run(ctx, &crashClient{c: e.c, limit: int64(tc.limit)})
+		err := s.run(t, ctx, &crashClient{c: e.c, limit: int64(tc.limit)})
 		if tc.want == "before" {
 			require.Error(t, err)
 		} else {
@@ -448,18 +478,21 @@ func TestReadersOfAStoppedUnit(t *testing.T) {
 // of every write the protocol makes (the server applied it; the SDK sends
 // it again): each retry meets its own first attempt and must take it for
 // success, never apply twice, never report a conflict with itself.
-func TestEveryWriteResponseLostOnce(t *testing.T) {
-	e := newEnv(t)
+func TestEveryWriteResponseLostOnce(t *testing.T) { synctest.Test(t, testEveryWriteResponseLostOnce) }
+
+func testEveryWriteResponseLostOnce(t *testing.T) {
+	srv := ddbtest.Engine(t)
+	e := newEnvOn(t, srv)
 	ctx := ctxT(t, 2*time.Minute)
-	drop := &firstAttemptLost{}
-	lossy := ddbtest.Server(t).NewClient(func(o *dynamodb.Options) {
+	drop := &firstAttemptLost{base: srv.Transport()}
+	lossy := srv.NewClient(func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: drop}
 		o.Retryer = awsretry.AddWithMaxBackoffDelay(awsretry.NewStandard(), 5*time.Millisecond)
 	})
 
 	s := crashScenario{e: e, prefix: "commit"}
 	s.seed(t)
-	require.NoError(t, s.run(ctx, lossy))
+	require.NoError(t, s.run(t, ctx, lossy))
 	snap, err := s.readAll(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "after", s.state(snap))
@@ -486,10 +519,13 @@ func TestEveryWriteResponseLostOnce(t *testing.T) {
 // firstAttemptLost loses the response of the first attempt of every
 // PutItem, UpdateItem and DeleteItem after the server applied it (the
 // SDK's amz-sdk-request header numbers the attempts of one call).
-type firstAttemptLost struct{ dropped atomic.Int64 }
+type firstAttemptLost struct {
+	base    http.RoundTripper
+	dropped atomic.Int64
+}
 
 func (d *firstAttemptLost) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	resp, err := d.base.RoundTrip(req)
 	switch ddbtest.OpName(req) {
 	case "PutItem", "UpdateItem", "DeleteItem":
 	default:

@@ -103,10 +103,16 @@ func lockedItems(t *testing.T, c *dynamodb.Client, table string) int {
 	return n
 }
 
+// begin begins a unit through c. A unit left unfinished (its client
+// crashed, say) heartbeats on until its Rollback, which the test's cleanup
+// makes: a testing/synctest bubble ends only once every goroutine in it
+// has. (After Commit or Rollback, that Rollback is ErrDone and sends
+// nothing.)
 func begin(t *testing.T, e *env, c unit.Client, opts ...unit.Option) *unit.Unit {
 	t.Helper()
 	u, err := unit.Begin(context.Background(), c, append([]unit.Option{unit.Coordinator(e.coord)}, opts...)...)
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = u.Rollback(context.Background()) })
 	return u
 }
 

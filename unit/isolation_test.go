@@ -127,8 +127,8 @@ type isoConfig struct {
 
 func isoConfigFromEnv() isoConfig {
 	cfg := isoConfig{stable: 44, slots: 6, units: 4, readers: 4, writers: 1,
-		duration: 20 * time.Second, lease: 500 * time.Millisecond, crashShare: 0.25, rollShare: 0.1}
-	if os.Getenv("OPTIMIST_LONG") != "" {
+		duration: 5 * time.Second, lease: 500 * time.Millisecond, crashShare: 0.25, rollShare: 0.1}
+	if ddbtest.Long() {
 		cfg.stable, cfg.slots, cfg.units, cfg.readers, cfg.writers = 64, 8, 6, 6, 2
 		cfg.duration = 4 * time.Minute
 	}
@@ -806,7 +806,7 @@ func (w *isoWorld) calibrate(ctx context.Context) (total, commit int64, err erro
 	return cc.writes.Load(), cc.cpIndex, nil
 }
 
-// TestReaderIsolation runs units of work that move money between accounts
+// TestRealClockReaderIsolation runs units of work that move money between accounts
 // (committing, rolling back, crashing at every protocol write in turn),
 // plain writers, and readers of every kind (Get, GetAll, Query and Scan
 // with and without a filter, a parallel Scan, a Query of a global index,
@@ -817,9 +817,13 @@ func (w *isoWorld) calibrate(ctx context.Context) (total, commit int64, err erro
 // there; at the end no lock is left, the total is the same, and every
 // item takes a plain write.
 //
-// OPTIMIST_LONG=1 runs it longer (4 minutes) on more accounts and
-// goroutines; OPTIMIST_ISO_SECONDS=n sets the duration.
-func TestReaderIsolation(t *testing.T) {
+// It runs on the wall clock, for 5 seconds, against the shared server
+// (DynamoDB Local with OPTIMIST_ENGINE=dynamodb-local): the one unit
+// workload that shows units, leases and Recover on the real clock, where
+// every other test of leases runs in a testing/synctest bubble.
+// OPTIMIST_LONG=1 (make test-long) runs it longer (4 minutes) on more
+// accounts and goroutines; OPTIMIST_ISO_SECONDS=n sets the duration.
+func TestRealClockReaderIsolation(t *testing.T) {
 	cfg := isoConfigFromEnv()
 	ctx := isoCtx(t, cfg.duration+5*time.Minute)
 	w := &isoWorld{isoEnv: newIsoEnv(t, false), t: t, cfg: cfg,

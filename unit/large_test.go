@@ -26,10 +26,21 @@ func (e *env) seedOrders(t *testing.T, n int) {
 	require.NoError(t, e.orders.PutAll(context.Background(), items, mapper.Unversioned()))
 }
 
-// readAndWrite1000 reads 500 accounts and 500 orders in u with locking
-// reads and adds a write of each.
-func readAndWrite1000(t *testing.T, ctx context.Context, e *env, u *unit.Unit) {
-	for i := range 500 {
+// largeHalf is how many accounts, and as many orders, the
+// TestThousandItems tests read and write in one unit: 500 (a thousand
+// items) with ddbtest.EnvLong set (make test-long), 100 otherwise, which
+// takes the same paths.
+func largeHalf() int {
+	if ddbtest.Long() {
+		return 500
+	}
+	return 100
+}
+
+// readAndWrite1000 reads n accounts and n orders in u with locking reads
+// and adds a write of each.
+func readAndWrite1000(t *testing.T, ctx context.Context, e *env, u *unit.Unit, n int) {
+	for i := range n {
 		a, err := unit.Get(ctx, u, e.accounts, Account{ID: accountID(i)})
 		require.NoError(t, err)
 		a.Balance += 10
@@ -41,13 +52,16 @@ func readAndWrite1000(t *testing.T, ctx context.Context, e *env, u *unit.Unit) {
 	}
 }
 
-func TestThousandItemsCommit(t *testing.T) {
-	e := newEnv(t)
+func TestThousandItemsCommit(t *testing.T) { synctest.Test(t, testThousandItemsCommit) }
+
+func testThousandItemsCommit(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, 5*time.Minute)
-	e.seed(t, 500, 100)
-	e.seedOrders(t, 500)
+	n := largeHalf()
+	e.seed(t, n, 100)
+	e.seedOrders(t, n)
 	u := begin(t, e, e.c)
-	readAndWrite1000(t, ctx, e, u)
+	readAndWrite1000(t, ctx, e, u, n)
 	require.NoError(t, u.Commit(ctx))
 	sum, amounts := int64(0), int64(0)
 	for a, err := range e.accounts.Scan(ctx, mapper.ConsistentRead(true)) {
@@ -60,21 +74,24 @@ func TestThousandItemsCommit(t *testing.T) {
 		amounts += o.Amount
 		assert.Equal(t, int64(2), o.Version)
 	}
-	assert.Equal(t, int64(500*110), sum)
-	assert.Equal(t, int64(500*2), amounts)
+	assert.Equal(t, int64(n*110), sum)
+	assert.Equal(t, int64(n*2), amounts)
 	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
 	assert.Zero(t, lockedItems(t, e.c, e.orders.Name()))
 }
 
-func TestThousandItemsRollback(t *testing.T) {
-	e := newEnv(t)
+func TestThousandItemsRollback(t *testing.T) { synctest.Test(t, testThousandItemsRollback) }
+
+func testThousandItemsRollback(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, 5*time.Minute)
-	e.seed(t, 500, 100)
-	e.seedOrders(t, 500)
+	n := largeHalf()
+	e.seed(t, n, 100)
+	e.seedOrders(t, n)
 	before := raw(t, e.c, e.accounts.Name())
 	u := begin(t, e, e.c)
-	readAndWrite1000(t, ctx, e, u)
-	assert.Equal(t, 500, lockedItems(t, e.c, e.accounts.Name()))
+	readAndWrite1000(t, ctx, e, u, n)
+	assert.Equal(t, n, lockedItems(t, e.c, e.accounts.Name()))
 	require.NoError(t, u.Rollback(ctx))
 	assert.ElementsMatch(t, before, raw(t, e.c, e.accounts.Name()), "untouched, byte for byte")
 	for o, err := range e.orders.Scan(ctx, mapper.ConsistentRead(true)) {
@@ -87,7 +104,9 @@ func TestThousandItemsRollback(t *testing.T) {
 
 // TestCost measures the calls of units that write n items (Add only: no
 // locking read), that read n items and write them back, and that only
-// read them, for n = 100 and 1,000. It runs in a testing/synctest bubble
+// read them, for n = 100, and 1,000 too with ddbtest.EnvLong set (make
+// test-long): the bounds are per item, so the small unit already shows a
+// cost that grows faster than the items. It runs in a testing/synctest bubble
 // on an engine of its own: no heartbeat falls due while a unit works, so a
 // loaded machine adds no call to the counts.
 func TestCost(t *testing.T) { synctest.Test(t, testCost) }
@@ -97,8 +116,14 @@ func testCost(t *testing.T) {
 	ctx := ctxT(t, 5*time.Minute)
 	e.seed(t, 1000, 100)
 	cc := ddbtest.NewCounting(e.c)
+	// (1,000 accounts whatever the sizes: the missing ones are what the
+	// 'missing+create' mode reads.)
 	writes := func() int64 { return cc.Count("PutItem") + cc.Count("UpdateItem") + cc.Count("DeleteItem") }
-	for _, n := range []int{100, 1000} {
+	sizes := []int{100}
+	if ddbtest.Long() {
+		sizes = append(sizes, 1000)
+	}
+	for _, n := range sizes {
 		pages := int64((n + 1999) / 2000)
 		for _, mode := range []string{"write", "create", "read+write", "getall+write", "read", "getall", "check", "missing+create"} {
 			cc.Reset()

@@ -36,8 +36,10 @@ func keyS(name, v string) map[string]types.AttributeValue {
 // table, fails the unit; its rollback still frees every good item, and
 // Recover of the coordinator table is not blocked by such a unit, crashed
 // or not.
-func TestABadOpDoesNotBlockRecovery(t *testing.T) {
-	e := newEnv(t)
+func TestABadOpDoesNotBlockRecovery(t *testing.T) { synctest.Test(t, testABadOpDoesNotBlockRecovery) }
+
+func testABadOpDoesNotBlockRecovery(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 4, 100)
 	bad := map[string]txn.Op{
@@ -84,7 +86,11 @@ func TestABadOpDoesNotBlockRecovery(t *testing.T) {
 // resumes, it learns so before it takes another lock, so that no lock is
 // left that nobody would remove.
 func TestAResumedUnitTakesNoLockAfterRecovery(t *testing.T) {
-	e := newEnv(t)
+	synctest.Test(t, testAResumedUnitTakesNoLockAfterRecovery)
+}
+
+func testAResumedUnitTakesNoLockAfterRecovery(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 3, 100)
 	const lease = 300 * time.Millisecond
@@ -108,7 +114,11 @@ func TestAResumedUnitTakesNoLockAfterRecovery(t *testing.T) {
 // it inline, about a lease after the death, without anyone running
 // Recover; the lock of a committed unit is rolled forward at once.
 func TestPlainWritesSettleADeadUnitsLock(t *testing.T) {
-	e := newEnv(t)
+	synctest.Test(t, testPlainWritesSettleADeadUnitsLock)
+}
+
+func testPlainWritesSettleADeadUnitsLock(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 2, 100)
 	const lease = 400 * time.Millisecond
@@ -174,19 +184,33 @@ func (p *pageDeleter) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInp
 
 // A crash after the first of two item-list pages is deleted leaves no page
 // behind: pages go from the last, so recovery still reads the first, and
-// every page expires by TTL anyway.
+// every page expires by TTL anyway. (In a testing/synctest bubble.) The
+// unit fills its first page by bytes, with 150 items whose keys are 2,000
+// bytes long; with ddbtest.EnvLong set (make test-long), by count too, with
+// 2,001 items of short keys.
 func TestNoPageOutlivesAUnit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 2,001 items: not in -short")
+	t.Run("by bytes", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) { noPageOutlivesAUnit(t, 150, strings.Repeat("k", 1996)) })
+	})
+	if ddbtest.Long() {
+		t.Run("by count", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { noPageOutlivesAUnit(t, unitproto.PageItems+1, "") })
+		})
 	}
-	e := newEnv(t)
+}
+
+func noPageOutlivesAUnit(t *testing.T, n int, prefix string) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, 5*time.Minute)
-	const n = 2001 // two pages
-	e.seed(t, n, 1)
+	items := make([]*Account, n)
+	for i := range items {
+		items[i] = &Account{ID: prefix + accountID(i), Balance: 1}
+	}
+	require.NoError(t, e.accounts.PutAll(ctx, items, mapper.Unversioned()))
 	pd := &pageDeleter{crashClient: &crashClient{c: e.c, limit: -1}}
 	u := begin(t, e, pd, unit.LeaseDuration(300*time.Millisecond), unit.Heartbeat(50*time.Millisecond))
-	for i := range n {
-		require.NoError(t, u.Add(e.accounts.UpdateOp(Account{ID: accountID(i)}, update.Add("balance", 1))))
+	for _, a := range items {
+		require.NoError(t, u.Add(e.accounts.UpdateOp(Account{ID: a.ID}, update.Add("balance", 1))))
 	}
 	require.NoError(t, u.Commit(ctx), "past the commit point")
 	require.True(t, pd.paused.Load(), "the crash came after the first page delete")

@@ -2,11 +2,13 @@ package unit_test
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
 )
@@ -15,8 +17,10 @@ import (
 // ErrLocked at first (wait-die), but once the dead unit's heartbeat counter
 // has stayed unchanged for its lease on this process's clock, the next
 // unit that meets the lock aborts the dead unit and takes the item.
-func TestDeadUnitRecoveredInline(t *testing.T) {
-	e := newEnv(t)
+func TestDeadUnitRecoveredInline(t *testing.T) { synctest.Test(t, testDeadUnitRecoveredInline) }
+
+func testDeadUnitRecoveredInline(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 1, 100)
 	const lease = 300 * time.Millisecond
@@ -28,6 +32,7 @@ func TestDeadUnitRecoveredInline(t *testing.T) {
 	require.NoError(t, dead.Add(e.accounts.PutOp(a)))
 	dying.paused.Store(true) // the owner dies holding the lock
 
+	time.Sleep(time.Millisecond) // begun later on the bubble's clock: younger
 	young := begin(t, e, e.c)
 	_, err = unit.Get(ctx, young, e.accounts, Account{ID: accountID(0)})
 	require.ErrorIs(t, err, unit.ErrLocked, "younger than a unit not yet known dead")
@@ -55,11 +60,14 @@ func TestDeadUnitRecoveredInline(t *testing.T) {
 }
 
 // An older unit waits for a dead younger one's lease, then takes over.
-func TestOlderUnitWaitsOutADeadOne(t *testing.T) {
-	e := newEnv(t)
+func TestOlderUnitWaitsOutADeadOne(t *testing.T) { synctest.Test(t, testOlderUnitWaitsOutADeadOne) }
+
+func testOlderUnitWaitsOutADeadOne(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, time.Minute)
 	const lease = 300 * time.Millisecond
 	older := begin(t, e, e.c, unit.Wait(10*time.Second))
+	time.Sleep(time.Millisecond) // begun later on the bubble's clock: younger
 	dying := &crashClient{c: e.c, limit: -1}
 	dead := begin(t, e, dying, unit.LeaseDuration(lease), unit.Heartbeat(50*time.Millisecond))
 	_, err := unit.Get(ctx, dead, e.accounts, Account{ID: "new"})
@@ -84,8 +92,10 @@ func TestOlderUnitWaitsOutADeadOne(t *testing.T) {
 
 // A unit paused past its lease is rolled back by Recover; when it resumes
 // it cannot commit.
-func TestRecoverAbortsAPausedUnit(t *testing.T) {
-	e := newEnv(t)
+func TestRecoverAbortsAPausedUnit(t *testing.T) { synctest.Test(t, testRecoverAbortsAPausedUnit) }
+
+func testRecoverAbortsAPausedUnit(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 3, 100)
 	const lease = 300 * time.Millisecond

@@ -3,11 +3,13 @@ package unit_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -123,11 +125,16 @@ func TestConflictingOpRollsBack(t *testing.T) {
 	assert.Equal(t, int64(1), got.Version, "PutAll(Unversioned) wrote version 1")
 }
 
-func TestSecondUnitGetsErrLocked(t *testing.T) {
-	e := newEnv(t)
+func TestSecondUnitGetsErrLocked(t *testing.T) { synctest.Test(t, testSecondUnitGetsErrLocked) }
+
+func testSecondUnitGetsErrLocked(t *testing.T) {
+	e := newEnvOn(t, ddbtest.Engine(t))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 1, 100)
+	// Each unit is begun a millisecond after the last: the bubble's clock
+	// moves only when told, and age is the time a unit began.
 	older := begin(t, e, e.c, unit.Owner("older"))
+	time.Sleep(time.Millisecond)
 	younger := begin(t, e, e.c, unit.Wait(0))
 	_, err := unit.Get(ctx, older, e.accounts, Account{ID: accountID(0)})
 	require.NoError(t, err)
@@ -139,6 +146,7 @@ func TestSecondUnitGetsErrLocked(t *testing.T) {
 
 	// An older unit waits for a younger one.
 	u2 := begin(t, e, e.c)
+	time.Sleep(time.Millisecond)
 	u3 := begin(t, e, e.c)
 	_, err = unit.Get(ctx, u3, e.accounts, Account{ID: "x"})
 	require.ErrorIs(t, err, mapper.ErrNotFound)

@@ -76,7 +76,6 @@ func Run(ctx context.Context, srv *dynamolocal.Server, table string, w io.Writer
 
 	// With ExactlyOnce every answer is lost: the SDK sends it three times.
 	lossy.loseNext("TransactWriteItems", 3)
-	// readme:begin exactlyonce
 	acct, err := accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", 5), mapper.ExactlyOnce())
 	var uo *version.UnknownOutcomeError
 	if errors.As(err, &uo) { // every answer was lost: it may or may not have been applied
@@ -86,7 +85,6 @@ func Run(ctx context.Context, srv *dynamolocal.Server, table string, w io.Writer
 	if err != nil {
 		return err // never a conflict when the outcome is unknown: version.IsConflict(err) is false
 	}
-	// readme:end exactlyonce
 	fmt.Fprintf(w, "Update with ExactlyOnce, 3 answers lost, then resent with its token: %d TransactWriteItems sent, balance %d, applied once: %v\n",
 		lossy.sent("TransactWriteItems"), acct.Balance, acct.Balance == 110)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,10 +12,14 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
-// TestLedger closes a month of 300 postings atomically.
-func TestLedger(t *testing.T) {
+// TestLedger closes a month of 300 postings atomically, in a
+// testing/synctest bubble on an engine of its own: the unit's waits and
+// heartbeats pass in virtual time.
+func TestLedger(t *testing.T) { synctest.Test(t, testLedger) }
+
+func testLedger(t *testing.T) {
 	cfg := Config{Month: "2026-10", Postings: 300, Accounts: 12}
-	rep, err := Run(context.Background(), ddbtest.Server(t).Client(), ddbtest.TableName(t), cfg)
+	rep, err := Run(context.Background(), ddbtest.Engine(t).Client(), ddbtest.TableName(t), cfg)
 	require.NoError(t, err)
 	var out bytes.Buffer
 	Print(&out, rep)

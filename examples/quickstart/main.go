@@ -1,10 +1,7 @@
 // readme:begin quickstart
 
-// Command quickstart is optimist's quick start: it gets a DynamoDB client,
-// creates a table, then writes items with version checks.
-//
-//	go run .        # against the embedded DynamoDB engine, in the process
-//	go run . -aws   # against DynamoDB on AWS (creates an on-demand table)
+// Command quickstart creates a table, then writes items with version
+// checks, on the embedded engine or, with -aws, on DynamoDB on AWS.
 package main
 
 import (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,3 +148,13 @@ func MakeGlobal(t testing.TB, c *dynamodb.Client, table string, consistency type
 		t.Fatalf("ddbtest: MakeGlobal %s: %v", table, err)
 	}
 }
+
+// EnvLong is the environment variable that makes the heavy tests run
+// their full counts (make test-long sets it): more crash points, larger
+// units, more pages over the wire. Without it they run a smaller count
+// that still exercises every path, so that the suite stays quick.
+const EnvLong = "OPTIMIST_LONG"
+
+// Long reports whether the heavy tests run their full counts (EnvLong is
+// set).
+func Long() bool { return os.Getenv(EnvLong) != "" }

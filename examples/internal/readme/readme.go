@@ -1,6 +1,6 @@
 // Package readme ties the README's Go code to the example programs: every
 // ```go block of README.md is a marked region of an example's main.go or
-// main_test.go, word for word, and the tests of this package check it, while each
+// one of its tests, word for word, and the tests of this package check it, while each
 // example's own test runs its program against DynamoDB Local. So no code in
 // the README can drift from code that compiles and runs.
 //

@@ -23,7 +23,7 @@ func programs(t *testing.T) []Snippet {
 	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "main.go"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
-	tests, err := filepath.Glob(filepath.Join(root, "examples", "*", "main_test.go"))
+	tests, err := filepath.Glob(filepath.Join(root, "examples", "*", "*_test.go"))
 	require.NoError(t, err)
 	files = append(files, tests...)
 	var all []Snippet
