@@ -141,9 +141,9 @@
 // nil when there was none). An Update given Old returns a nil item, because
 // UpdateItem returns the old or the new item, not both. [ReadCapacity] and
 // [WriteCapacity] add the capacity units DynamoDB reports as consumed
-// (ReturnConsumedCapacity=TOTAL) to a [Capacity]. These options are refused
-// by the calls that cannot honour them (batch writes, transaction ops,
-// Modify, GetAll) with [ErrInvalidOption].
+// (ReturnConsumedCapacity=TOTAL) to a [Capacity]. The calls that cannot
+// honour them do not take them (batch writes, transaction ops, Modify;
+// GetAll refuses ReadCapacity with [ErrInvalidOption]).
 //
 // # Versions and conflicts
 //
@@ -311,14 +311,15 @@
 //
 // # Options and errors
 //
-// Every option is a function that changes an exported, documented struct,
-// as [NewTable]'s func(*[TableOptions]) does: [ReadOptions] for every read,
-// [WriteOptions] for every write (and Modify), [CreateOptions] for
-// [CreateTable]. The helpers ([If], [Limit], [Provisioned], ...) return
-// such functions; a caller may write its own. An option a call cannot
-// honour is refused with [ErrInvalidOption] before anything is sent, never
-// ignored: the tables in the docs of ReadOptions and WriteOptions say which
-// call takes which.
+// Table and read options are functions that change an exported, documented
+// struct, as [NewTable]'s func(*[TableOptions]) does: [ReadOptions] for
+// every read, [CreateOptions] for [CreateTable]; a read option a call
+// cannot honour is refused with [ErrInvalidOption] before anything is
+// sent, never ignored. Write options are values of one type per kind of
+// call ([WriteOption] for Put, Update and Delete, [SaveOption],
+// [RetryOption] for Modify, [OpOption], [UpdateOpOption], [BatchOption]),
+// so that an option a call cannot honour does not compile; the table in
+// the doc of [WriteOptions] says which call takes which.
 //
 // The errors a caller branches on are [ErrNotFound], [ErrNotUnique],
 // version.ErrConflict (a [*version.ConflictError] with the versions and the

@@ -99,8 +99,8 @@ import (
 // [MaxAttempts] writes, returning the last conflict, and stops when ctx ends
 // (also while it waits for the turn). It does not retry an
 // [ErrUnknownOutcome] (fn's change may already be stored) nor a
-// [*ConditionError]. WriteOptions ([If], [Fence], [ExactlyOnce]) apply to
-// every write.
+// [*ConditionError]. Its write options ([If], [Fence], [ExactlyOnce])
+// apply to every write.
 //
 // Cost: calm, one GetItem and one PutItem (one PutItem when it starts from a
 // kept item); each conflict one more PutItem, and from the third on one
@@ -182,7 +182,7 @@ func (t *Table[T]) modifyOptions(fn func(*T) error, opts []RetryOption) (*WriteO
 	if fn == nil {
 		return nil, retry.Policy{}, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
 	}
-	o, err := t.writeOptions(callModify, opts)
+	o, err := t.retryOptions(opts)
 	if err != nil {
 		return nil, retry.Policy{}, err
 	}
