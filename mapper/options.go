@@ -90,7 +90,7 @@ func (o TableOptions) policy() retry.Policy {
 
 // Default retry settings of Modify (and of the batch calls' retries of
 // unprocessed items). Modify sleeps its backoff from its third conflict
-// on, until it takes the item's turn (see Table.Modify), and after that
+// on, until it takes the item's turn (see the package doc), and after that
 // where it cannot take it (the item missing, or held by a unit of work).
 // The waits grow with full jitter from 20ms to a cap of 200ms, and a
 // waiter reads again after each sleep. MaxAttempts is a backstop: with

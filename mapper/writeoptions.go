@@ -354,8 +354,8 @@ func MaxAttempts(n int) RetryOption {
 }
 
 // Backoff sets the bounds of Modify's jittered exponential backoff. The
-// first conflict is retried at once; after the k-th (k >= 2) Modify sleeps
-// a random duration in [0, min(max, base<<(k-2))), then reads again.
+// first two conflicts are retried at once; after the k-th (k >= 3) Modify
+// sleeps a random duration in [0, min(max, base<<(k-3))), then reads again.
 func Backoff(base, max time.Duration) RetryOption {
 	return retryOption{func(o *WriteOptions) {
 		if base < 0 || max < base {
