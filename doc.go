@@ -62,7 +62,9 @@
 // mapper.ErrNotFound, mapper.ErrUnknownOutcome, mapper.ErrConditionFailed,
 // mapper.ErrLocked (an item a unit of work holds), pessimistic.ErrNotAcquired.
 // Options are functions on documented structs in every package
-// (mapper.TableOptions, mapper.WriteOptions, txn.Options,
+// (mapper.TableOptions, mapper.ReadOptions, txn.Options,
 // pessimistic.Options, unit.Options, ...), and an option a call cannot
-// honour is refused before anything is sent.
+// honour is refused before anything is sent; the mapper's write options
+// have one type per kind of call, so that one a call cannot honour does
+// not compile.
 package optimist

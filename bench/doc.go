@@ -17,6 +17,36 @@
 // BenchmarkPutVersioned, BenchmarkUpdateCPU and BenchmarkDecode stub
 // DynamoDB out and measure the client's own work.
 //
+// # Modify's constants
+//
+// BenchmarkContention chose the constants of mapper.Table.Modify's retries
+// and turns (mapper's package doc describes the protocol). This is the one
+// place that says why each has its value; compare the variants with the
+// metrics modify16procs/best and modify20procs/best, one Table per
+// goroutine as separate processes would be, where Modify meets conflicts.
+//
+//   - Retry at once 2 times: a conflict brings the stored item back
+//     (ALL_OLD), as fresh as a read, so a short race costs no more than a
+//     read would; sleeping sooner only slows the writers that would have
+//     won the next version.
+//   - Take the turn after 8 refused writes: until then writers back off,
+//     which keeps the races few without stopping anyone, and the turn is
+//     left for the tail, the one change in many that keeps losing. Taken
+//     sooner (the third conflict was measured), it stops every other
+//     writer of a busy item again and again, each paying a refused write
+//     and a read for it, and Modify lost to the hand-written loop with
+//     backoff; without a turn, nothing bounds the attempts of the
+//     unluckiest change. With it, a change made by Modify alone runs fn at
+//     most 9 times.
+//   - Wait out 3 turns in a row before queueing: turns are rare, and
+//     several back to back say that others keep coming to theirs, so a
+//     writer that only waited them out could wait for ever. Queueing at the
+//     second turn already stopped too many writers behind every turn.
+//   - A 1 s turn lease: far above a turn's usual hold (one write's round
+//     trip), so a slow holder keeps its turn, and short enough that a
+//     writer that died in its turn blocks Modify's writes of the item for
+//     at most a second. The holder cannot extend it.
+//
 // # The embedded engine
 //
 // The BenchmarkEngine benchmarks compare the embedded DynamoDB engine with

@@ -260,9 +260,9 @@ func (g *getAll[T]) missing() error {
 // item as Put(ctx, item, Unversioned()) would (version field + 1, whatever
 // is stored) and sets the item's version field once its write is
 // confirmed. For checked writes of many items use a transaction (package
-// txn, with [Table.PutOp]). [If] and [Fence] are refused ([ErrInvalidOption]),
-// as are two items with the same key ([ErrInvalidItem]) and nil items;
-// nothing is sent then.
+// txn, with [Table.PutOp]). Its only option is [Unversioned] ([If] and
+// [Fence] do not compile); two items with the same key ([ErrInvalidItem])
+// and nil items are refused, and nothing is sent then.
 //
 // Calls: one per 25 items, sequentially, plus one per round of items
 // DynamoDB leaves unprocessed (UnprocessedItems, under throttling), which
@@ -270,7 +270,7 @@ func (g *getAll[T]) missing() error {
 // stops early, the error is a [*BatchError] listing the items not written.
 // Each item costs what a PutItem would; a batch saves round trips, not
 // capacity.
-func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) error {
+func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...BatchOption) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
@@ -307,10 +307,10 @@ func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...WriteOption) 
 // For a type with a version field it refuses with [ErrInvalidOption]
 // unless [Unversioned] is given (the versions are then ignored); for
 // checked deletes use a transaction (package txn, with [Table.DeleteOp]).
-// [If] and [Fence] are refused ([ErrInvalidOption]), as are two items with
-// the same key ([ErrInvalidItem]); nothing is sent then. Calls, retries of
+// Its only option is [Unversioned]; two items with the same key are
+// refused ([ErrInvalidItem]), and nothing is sent then. Calls, retries of
 // unprocessed items and errors are as for [Table.PutAll].
-func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption) error {
+func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...BatchOption) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
@@ -334,8 +334,8 @@ func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...WriteOption
 
 // batchWriteOptions applies the options of PutAll or DeleteAll: only
 // Unversioned applies, and a versioned type needs it.
-func (t *Table[T]) batchWriteOptions(call string, opts []WriteOption) (*WriteOptions, error) {
-	o, err := t.writeOptions(writeCall{call, callBatch.take}, opts)
+func (t *Table[T]) batchWriteOptions(call string, opts []BatchOption) (*WriteOptions, error) {
+	o, err := gather(call, opts, BatchOption.applyBatch)
 	if err != nil {
 		return nil, err
 	}

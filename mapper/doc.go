@@ -141,9 +141,9 @@
 // nil when there was none). An Update given Old returns a nil item, because
 // UpdateItem returns the old or the new item, not both. [ReadCapacity] and
 // [WriteCapacity] add the capacity units DynamoDB reports as consumed
-// (ReturnConsumedCapacity=TOTAL) to a [Capacity]. These options are refused
-// by the calls that cannot honour them (batch writes, transaction ops,
-// Modify, GetAll) with [ErrInvalidOption].
+// (ReturnConsumedCapacity=TOTAL) to a [Capacity]. The calls that cannot
+// honour them do not take them (batch writes, transaction ops, Modify;
+// GetAll refuses ReadCapacity with [ErrInvalidOption]).
 //
 // # Versions and conflicts
 //
@@ -160,8 +160,8 @@
 //   - [Table.PutOp], [Table.UpdateOp], [Table.DeleteOp], [Table.CheckOp]: the
 //     same writes as actions of one transaction (package txn); CheckOp
 //     asserts that an item read but not written still has its version.
-//   - [Table.Modify]: read, change, write, retried on conflict; its doc is
-//     where its semantics and cost are written.
+//   - [Table.Modify]: read, change, write, retried on conflict (see
+//     "Modify: retries and turns" below).
 //
 // Conditions of the caller's own ([If]) are ANDed with the version check,
 // never replace it. Every conditional write asks DynamoDB for the item as
@@ -311,14 +311,15 @@
 //
 // # Options and errors
 //
-// Every option is a function that changes an exported, documented struct,
-// as [NewTable]'s func(*[TableOptions]) does: [ReadOptions] for every read,
-// [WriteOptions] for every write (and Modify), [CreateOptions] for
-// [CreateTable]. The helpers ([If], [Limit], [Provisioned], ...) return
-// such functions; a caller may write its own. An option a call cannot
-// honour is refused with [ErrInvalidOption] before anything is sent, never
-// ignored: the tables in the docs of ReadOptions and WriteOptions say which
-// call takes which.
+// Table and read options are functions that change an exported, documented
+// struct, as [NewTable]'s func(*[TableOptions]) does: [ReadOptions] for
+// every read, [CreateOptions] for [CreateTable]; a read option a call
+// cannot honour is refused with [ErrInvalidOption] before anything is
+// sent, never ignored. Write options are values of one type per kind of
+// call ([WriteOption] for Put, Update and Delete, [SaveOption],
+// [RetryOption] for Modify, [OpOption], [UpdateOpOption], [BatchOption]),
+// so that an option a call cannot honour does not compile; the table in
+// the doc of [WriteOptions] says which call takes which.
 //
 // The errors a caller branches on are [ErrNotFound], [ErrNotUnique],
 // version.ErrConflict (a [*version.ConflictError] with the versions and the
@@ -373,10 +374,55 @@
 //     the unit. [CreateTable] adds the attribute to every INCLUDE
 //     projection.
 //
+// # Modify: retries and turns
+//
+// [Table.Modify] avoids conflicts where it can, retries cheaply where it
+// cannot, and bounds how often one change can lose. Its constants were
+// chosen with the bench module's BenchmarkContention, whose package doc
+// gives the reasons for each.
+//
+//   - Within a process, Modify calls on one Table and key take turns, first
+//     come first served, each starting from the item the previous one
+//     wrote, with no read. The Table keeps the item its last call wrote for
+//     a second (for up to 64 keys): the next call starts from it, and if
+//     another process wrote the item since, the conflict brings back the
+//     stored item in place of a read. After 8 calls in a row started from a
+//     kept item, the next one reads, leaving other processes a chance.
+//   - A conflict carries the stored item (ALL_OLD): the first two are
+//     retried at once on it. Later ones sleep a jittered, growing backoff
+//     ([Backoff]; 20ms to 200ms by default), then read.
+//   - After its eighth refused write, a call takes the item's turn across
+//     processes: one UpdateItem that stores {o: owner, u: until} in
+//     [TurnAttribute] if no live turn is there, changes nothing else, and
+//     returns the item. While the turn is live, every other Modify write of
+//     the item is refused (each is conditional on "no turn, or an expired
+//     one"), so the holder's next write meets no conflict from Modify; that
+//     write removes the turn. A writer refused the turn sleeps about as
+//     long as a turn lasts, longer after each few tries, and asks again.
+//   - A writer that meets another's live turn before its own eighth refusal
+//     sleeps and reads again while the turn is live, running no fn; at the
+//     third turn in a row it queues for the turn itself, so that turns back
+//     to back cannot starve it.
+//   - A turn is a lease the holder cannot extend: it expires a second after
+//     it was taken, on the taker's clock, so a writer that died in its turn
+//     blocks Modify's writes of the item for at most a second. A call that
+//     ends in its turn without writing gives it back with one UpdateItem.
+//   - The turn is a fallback, not a lock: every write that lands passed its
+//     version check. Writes of other code ignore the turn; one landing in a
+//     turn is a conflict the holder retries at once, still in its turn (a
+//     Put removes the turn, and the holder asks again). Where no stored
+//     item can carry a turn (none, or a unit of work holds it), conflicts
+//     from the eighth on back off and read as the earlier ones did.
+//
+// Cost: each conflict one more PutItem, and from the third on one GetItem
+// after the backoff; one GetItem per sleep while another's turn is live;
+// one UpdateItem to take the turn and one per refused try while waiting.
+//
 // # Cost
 //
 // Every method names the DynamoDB call it makes and how many: Get, Put,
-// Update and Delete one each; Modify as its doc says; the batch calls one per 25 (writes) or 100 (reads) items, and
+// Update and Delete one each; Modify as "Modify: retries and turns" says;
+// the batch calls one per 25 (writes) or 100 (reads) items, and
 // one per round of unprocessed items. bench/README.md's "Under contention"
 // section compares them with hand-written loops and guregu/dynamo
 // (bench/, make bench).

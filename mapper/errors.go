@@ -121,8 +121,9 @@ var (
 	ErrInvalidSchema = errors.New("mapper: invalid schema")
 
 	// ErrInvalidOption: an option or argument that a call cannot honour or
-	// that cannot work: an option the call does not take (the tables of
-	// [WriteOptions] and [ReadOptions] say which take which), a value out
+	// that cannot work: a read option the call does not take (the table of
+	// [ReadOptions] says which takes which; a write option a call does not
+	// take does not compile), a value out
 	// of range (MaxAttempts(0), Limit(0), a negative backoff), a nil item,
 	// function or condition, a batch write of a versioned type without
 	// [Unversioned] (BatchWriteItem cannot check versions: write such items

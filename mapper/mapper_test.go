@@ -519,10 +519,7 @@ func TestNothingSentForBadInput(t *testing.T) {
 			_, err := f.Table.Modify(f.Ctx, Counter{ID: "a"}, func(*Counter) error { return nil }, mapper.Backoff(time.Second, time.Millisecond))
 			return err
 		},
-		"modify unversioned": func() error {
-			_, err := f.Table.Modify(f.Ctx, Counter{ID: "a"}, func(*Counter) error { return nil }, mapper.Unversioned())
-			return err
-		},
+		// Modify with Unversioned does not compile (options_compile_test.go).
 	}
 	for name, call := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -18,95 +18,24 @@ import (
 )
 
 // Modify applies fn to the item with the key of key and writes the result,
-// retrying on version conflicts: the optimistic read-modify-write loop, done
-// right. T must have a version field. This comment is the one statement of
-// what Modify does; the package docs link here.
+// retrying on version conflicts: the optimistic read-modify-write loop. T
+// must have a version field. It reads the item (one consistent GetItem),
+// calls fn on it and writes it with a version-checked [Table.Put]; a
+// missing item reaches fn as a zero value with the key fields set, so
+// Modify can create. It returns the item as written. How it retries, and
+// how its calls take turns so that a change made by Modify alone runs fn
+// at most nine times, is the package doc's "Modify: retries and turns".
 //
-// It reads the item (one consistent GetItem), calls fn on it and writes it
-// with a version-checked [Table.Put]. A missing item reaches fn as a zero
-// value with the key fields set, so Modify can create. It returns the item
-// as written.
+// fn may run several times and must not have other side effects; it must
+// not change the key or the version. An error from fn ends Modify and is
+// returned as is, once fn has seen the stored item. Modify gives up after
+// [MaxAttempts] writes, returning the last conflict, and stops when ctx
+// ends. It does not retry an [ErrUnknownOutcome] (fn's change may already
+// be stored) nor a [*ConditionError]. Its write options ([If], [Fence],
+// [ExactlyOnce]) apply to every write.
 //
-// Writers of one item conflict when another write lands between their read
-// and their write. Modify avoids that where it can, retries cheaply where
-// it cannot, and bounds how often one change can lose:
-//
-//   - Modify calls on the same Table and key take turns within the process,
-//     first come first served, so that goroutines of one process do not
-//     conflict with each other; each turn starts from the item the previous
-//     one wrote, with no read. Conflicts then come only from other
-//     processes (or other Tables).
-//   - After a call writes, the Table keeps the item it wrote for a second
-//     (for up to 64 keys), and the next Modify of that key starts from it
-//     instead of reading: one PutItem in all if no one wrote the item
-//     since. If another process did, the write is refused on its version
-//     and the conflict brings back the stored item, in place of the read.
-//     Under contention, changes so land in runs of one call each. After 8
-//     calls in a row that started from a kept item and met no conflict,
-//     the next call reads, which leaves other processes a chance between a
-//     process's back-to-back calls.
-//   - A conflict carries the stored item (ALL_OLD), as fresh as a read: the
-//     first two conflicts of a call are retried at once on that item, with
-//     no read and no sleep.
-//   - Later conflicts back off first: a jittered, exponentially growing
-//     sleep (see [Backoff]; defaults 20ms to 200ms), then one consistent
-//     read, so that fewer writers race for each version.
-//   - After its eighth refused write, the call takes the item's turn across
-//     processes: one UpdateItem that stores {o: owner, u: until} in the
-//     attribute [TurnAttribute] of the item, if no live turn is there, and
-//     returns the item (ALL_NEW, in place of a read). It changes neither
-//     the version nor anything else. While a turn is live, every other
-//     Modify write of the item is refused (each carries "no turn, or an
-//     expired one"), so the holder's next write, which is conditional on
-//     its turn, meets no conflict from Modify: a change made by Modify
-//     alone runs fn at most nine times. The holder's write removes the
-//     turn. A writer refused the turn sleeps about as long as this Table's
-//     turns last, longer after each few tries, and asks for it again. The
-//     turn is for the tail, the change that keeps losing: taken after
-//     fewer conflicts, it would stop every other writer of a busy item
-//     again and again, each paying a refused write and a read for it.
-//   - A writer that has not come to its turn and meets another's live
-//     turn (its write refused by it, or the item of a conflict carrying
-//     it) sleeps about as long as a turn lasts and reads the item again,
-//     for as long as the turn is live; that refusal counts toward its own
-//     eight. If it finds three turns in a row, it queues for the turn
-//     itself, so that turns back to back cannot starve it. Neither
-//     kind of waiter runs fn while it waits. The turn is
-//     optimistic's fallback, not a lock: a write that lands always passed
-//     its version check, whoever held the turn.
-//   - A turn is a lease the holder cannot extend: it expires a second after
-//     it was taken (on the clock of the writer that took it, compared with
-//     the clocks of the others: skewed clocks only move when an abandoned
-//     turn is taken over). So a writer that died in its turn blocks
-//     Modify's writes of the item for at most a second. A holder slower
-//     than that finds the turn taken by another and waits for it again. A
-//     call that ends in its turn without writing (fn's error, ctx's end)
-//     gives the turn back with one more UpdateItem.
-//   - Writes of other code (Put, Save, Update, Delete, transactions, other
-//     libraries) ignore the turn. One that lands during a turn is a
-//     conflict for the holder, which retries at once on the item that came
-//     with it, still in its turn; a Put replaces the item and so removes
-//     the turn, and the holder then asks for it again.
-//   - The turn needs a stored item that no unit of work holds. Where there
-//     is none, conflicts from the eighth on back off and read as the
-//     earlier ones did, and the write is made without a turn.
-//
-// fn may run several times and must not have other side effects; it must not
-// change the key or the version. An error from fn ends Modify and is
-// returned as is, once fn has seen the stored item: when fn fails on an item
-// handed over from an earlier write, which another process may have changed
-// since, Modify reads the item and runs fn on it again. Modify gives up after
-// [MaxAttempts] writes, returning the last conflict, and stops when ctx ends
-// (also while it waits for the turn). It does not retry an
-// [ErrUnknownOutcome] (fn's change may already be stored) nor a
-// [*ConditionError]. WriteOptions ([If], [Fence], [ExactlyOnce]) apply to
-// every write.
-//
-// Cost: calm, one GetItem and one PutItem (one PutItem when it starts from a
-// kept item); each conflict one more PutItem, and from the third on one
-// GetItem after the backoff; one GetItem per sleep while another's turn is
-// live; for the change that comes to its turn, one UpdateItem to take it
-// and one per refused try while waiting.
+// Cost: calm, one GetItem and one PutItem (one PutItem when it starts from
+// a kept item); under contention, as the package doc's section says.
 func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ...RetryOption) (*T, error) {
 	o, policy, err := t.modifyOptions(fn, opts)
 	if err != nil {
@@ -129,7 +58,7 @@ func (t *Table[T]) Modify(ctx context.Context, key T, fn func(*T) error, opts ..
 		return nil, err
 	}
 	// c is the call's state across processes: the turn it holds, if any.
-	c := modifyCall[T]{t: t, ctx: ctx, k: k, kv: kv, policy: policy}
+	c := modifyCall[T]{itemTurn: itemTurn[T]{t: t, ctx: ctx, k: k}, kv: kv, policy: policy}
 	defer c.release()
 	for attempt := 1; ; attempt++ {
 		cv := reflect.ValueOf(cur).Elem()
@@ -182,7 +111,7 @@ func (t *Table[T]) modifyOptions(fn func(*T) error, opts []RetryOption) (*WriteO
 	if fn == nil {
 		return nil, retry.Policy{}, fmt.Errorf("%w: Modify needs a function (fn is nil)", ErrInvalidOption)
 	}
-	o, err := t.writeOptions(callModify, opts)
+	o, err := t.retryOptions(opts)
 	if err != nil {
 		return nil, retry.Policy{}, err
 	}
@@ -265,53 +194,6 @@ func (c *modifyCall[T]) backOff(attempt int, wait time.Duration, err error) (*T,
 	return c.t.read(c.ctx, c.k, c.kv)
 }
 
-// sleepTurn sleeps while item carries another's live turn at now: about
-// one hold (call: how long this call's last call took), longer with tries
-// (see turnWait). The first sleep after the attempt-th write, refused
-// with err, is reported as a retry.
-func (c *modifyCall[T]) sleepTurn(attempt, tries int, item map[string]types.AttributeValue, now int64, call time.Duration, err error) error {
-	t := c.t
-	wait := turnWait(t.turns.holdOf(call), tries, item, now)
-	if tries == 0 {
-		t.retrying(c.ctx, c.k, attempt, wait, err)
-	}
-	if serr := t.sleep(c.ctx, wait); serr != nil {
-		return fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for a turn: %w (last: %v)", attempt, serr, err)
-	}
-	return nil
-}
-
-// waitOut waits for the live turn on item (another writer's) to end: it
-// sleeps about one hold, reads the item, and sleeps again while the turn is
-// still live (longer each time, see turnWait). It returns the item as read
-// once no live turn is on it. If it sees turnsWaitedOut turns in a row,
-// turns are coming back to back, and a writer that only waited them out
-// could wait for ever: it queues for the turn itself (await).
-func (c *modifyCall[T]) waitOut(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
-	t := c.t
-	last, _, _ := turnOf(item)
-	seen := 1
-	for tries := 0; ; tries++ {
-		now := millis(t.turns.clock())
-		if !liveTurn(item, "", now) {
-			return c.decode(item)
-		}
-		if owner, _, _ := turnOf(item); owner != last {
-			if seen++; seen >= turnsWaitedOut {
-				return c.await(attempt, item, err)
-			}
-			last = owner
-		}
-		if serr := c.sleepTurn(attempt, tries, item, now, c.call, err); serr != nil {
-			return nil, serr
-		}
-		var rerr error
-		if item, rerr = t.getVisible(c.ctx, c.k, true, nil, nil); rerr != nil {
-			return nil, rerr
-		}
-	}
-}
-
 // refusal sorts the error of a refused write: a version conflict (ce) or
 // a refusal by a turn, with the item stored; or, returned as the error,
 // what ends the call.
@@ -350,16 +232,43 @@ func (c *modifyCall[T]) refusal(err error, now int64) (ce *version.ConflictError
 	return ce, item, nil
 }
 
-// modifyCall is one Modify call's dealings with the turn across processes.
+// modifyCall is one Modify call: its key, its retry policy, and its
+// dealings with the item's turn across processes (turn.go).
 type modifyCall[T any] struct {
-	t      *Table[T]
-	ctx    context.Context
-	k      map[string]types.AttributeValue
+	itemTurn[T]
 	kv     reflect.Value
 	policy retry.Policy
-	owner  string        // the turn the call holds, "" if none
-	taken  time.Time     // when it asked for it
-	call   time.Duration // how long its last call took
+}
+
+// waitOut waits for another writer's live turn on item to end, and
+// returns the item as read then; if turns come back to back, it queues
+// for the turn itself (await).
+func (c *modifyCall[T]) waitOut(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
+	item, queue, werr := c.wait(attempt, item, err)
+	switch {
+	case werr != nil:
+		return nil, werr
+	case queue:
+		return c.await(attempt, item, err)
+	}
+	return c.decode(item)
+}
+
+// await waits for the turn after the attempt-th write was refused with
+// err (item: the item as stored then), and returns the item the turn came
+// with, which no other Modify will write before the call's next write. If
+// the item cannot carry a turn (there is none, or a unit of work holds
+// it), it backs off and reads instead, as writers did before turns, and
+// the next write is made without the turn.
+func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
+	got, granted, terr := c.take(attempt, item, err)
+	switch {
+	case terr != nil:
+		return nil, terr
+	case granted:
+		return c.decode(got)
+	}
+	return c.backOff(attempt, c.policy.Backoff(attempt-1), err)
 }
 
 // decode is the item as fn sees it: item decoded, or for none a zero T
@@ -369,48 +278,6 @@ func (c *modifyCall[T]) decode(item map[string]types.AttributeValue) (*T, error)
 		return c.t.withKey(c.kv), nil
 	}
 	return decodeItem[T](c.t.c, item)
-}
-
-// release gives back a turn the call ends in without having written.
-func (c *modifyCall[T]) release() {
-	if c.owner != "" {
-		c.t.releaseTurn(c.ctx, c.k, c.owner)
-		c.owner = ""
-	}
-}
-
-// await waits for the turn after the attempt-th write was refused with
-// err (item: the item as stored then), and returns the item the turn came
-// with, which no other Modify will write before the call's next write. If
-// the item cannot carry a turn (there is none, or a unit of work holds
-// it), it sleeps a backoff and reads instead, and the next write is made
-// without the turn. A writer turned away by another's turn sleeps about
-// one hold before each try; it runs no fn while it waits.
-func (c *modifyCall[T]) await(attempt int, item map[string]types.AttributeValue, err error) (*T, error) {
-	t := c.t
-	call := c.call
-	for tries := 0; ; tries++ {
-		if now := millis(t.turns.clock()); liveTurn(item, "", now) {
-			if serr := c.sleepTurn(attempt, tries, item, now, call, err); serr != nil {
-				return nil, serr
-			}
-		} else if tries > 0 || item == nil || item[plan.LockAttr] != nil {
-			break
-		}
-		owner, start := t.newToken(), t.turns.clock()
-		granted, got, terr := t.takeTurn(c.ctx, c.k, owner, start)
-		if terr != nil {
-			return nil, terr
-		}
-		call = t.turns.clock().Sub(start)
-		if granted {
-			c.owner, c.taken = owner, start
-			return c.decode(got)
-		}
-		item = got
-	}
-	// No turn to be had: back off and read, as writers did before turns.
-	return c.backOff(attempt, c.policy.Backoff(attempt-1), err)
 }
 
 // read is Modify's consistent read: the item, or a zero T with the key

@@ -21,39 +21,26 @@ import (
 	"github.com/optimist-dynamo/optimist/update"
 )
 
-// Every write option a call cannot honour is refused before anything is
-// sent, never ignored: batch writes carry no conditions and no request
-// tokens, Modify writes several times, transaction ops belong to a
-// transaction's token.
+// A write option a call cannot honour does not compile
+// (options_compile_test.go); what is left to refuse at run time is refused
+// before anything is sent, never ignored: a nil option, Outside given to
+// Put or Delete (WriteOption serves Update too), and Old or WriteCapacity
+// on an ExactlyOnce write, which returns neither.
 func TestOptionsACallCannotHonourAreRefused(t *testing.T) {
 	f := newFixture(t)
-	plain, err := mapper.NewTable[Plain](f.Calls, f.Name)
-	require.NoError(t, err)
 	var prev *Counter
 	var capacity mapper.Capacity
-	cond := mapper.If(expression.AttributeExists(expression.Name("n")))
-	inc := func(c *Counter) error { c.N++; return nil }
+	once, err := mapper.NewTable[Counter](f.Calls, f.Name, func(o *mapper.TableOptions) { o.ExactlyOnce = true })
+	require.NoError(t, err)
 	cases := map[string]error{
-		"PutAll ExactlyOnce":            plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
-		"PutAll ExactlyOnceToken":       plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnceToken("t")),
-		"DeleteAll ExactlyOnce":         plain.DeleteAll(f.Ctx, []Plain{{PK: "a", SK: 1}}, mapper.ExactlyOnce()),
-		"PutAll If":                     plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, cond),
-		"PutAll Fence":                  plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.Fence("f", 1)),
-		"PutAll Old":                    f.Table.PutAll(f.Ctx, []*Counter{{ID: "a"}}, mapper.Unversioned(), mapper.Old(&prev)),
-		"PutAll MaxAttempts":            plain.PutAll(f.Ctx, []*Plain{{PK: "a", SK: 1}}, mapper.MaxAttempts(2)),
-		"Put MaxAttempts":               f.Table.Put(f.Ctx, &Counter{ID: "a"}, mapper.MaxAttempts(2)),
-		"Delete Backoff":                f.Table.Delete(f.Ctx, Counter{ID: "a"}, mapper.Backoff(0, 0)),
-		"Put Also":                      f.Table.Put(f.Ctx, &Counter{ID: "a"}, mapper.Also(update.Set("x", 1))),
 		"Put ExactlyOnce WriteCapacity": f.Table.Put(f.Ctx, &Counter{ID: "a"}, mapper.ExactlyOnce(), mapper.WriteCapacity(&capacity)),
-		"PutOp ExactlyOnceToken":        f.Table.PutOp(&Counter{ID: "a"}, mapper.ExactlyOnceToken("t")).Err(),
-		"PutOp Old":                     f.Table.PutOp(&Counter{ID: "a"}, mapper.Old(&prev)).Err(),
-		"UpdateOp MaxAttempts":          f.Table.UpdateOp(Counter{ID: "a"}, update.Add("n", 1), mapper.MaxAttempts(3)).Err(),
+		"Put Old, ExactlyOnce table":    once.Put(f.Ctx, &Counter{ID: "a"}, mapper.Old(&prev)),
+		"Put Outside":                   f.Table.Put(f.Ctx, &Counter{ID: "a"}, mapper.Outside("x")),
+		"Delete Outside":                f.Table.Delete(f.Ctx, Counter{ID: "a"}, mapper.Outside("x")),
 		"a nil option":                  f.Table.Put(f.Ctx, &Counter{ID: "a"}, nil),
+		"a zero option":                 f.Table.Save(f.Ctx, &Counter{ID: "a"}, mapper.CommonOption{}),
+		"PutOp with a nil option":       f.Table.PutOp(&Counter{ID: "a"}, nil).Err(),
 	}
-	_, cases["Modify ExactlyOnceToken"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.ExactlyOnceToken("t"))
-	_, cases["Modify Old"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.Old(&prev))
-	_, cases["Modify WriteCapacity"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.WriteCapacity(&capacity))
-	_, cases["Modify Unversioned"] = f.Table.Modify(f.Ctx, Counter{ID: "a"}, inc, mapper.Unversioned())
 	for name, err := range cases {
 		assert.ErrorIs(t, err, mapper.ErrInvalidOption, name)
 	}

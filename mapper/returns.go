@@ -73,16 +73,16 @@ func ReadCapacity(c *Capacity) ReadOption {
 // capacity their call consumes (ReturnConsumedCapacity=TOTAL) and add it to
 // c.Write. A write refused by its condition consumes capacity too, but
 // DynamoDB does not report it then, so it is not added. Batch writes,
-// transaction ops, Modify and ExactlyOnce writes refuse it
-// ([ErrInvalidOption]).
-func WriteCapacity(c *Capacity) WriteOption {
-	return func(o *WriteOptions) {
+// transaction ops and Modify do not take it, and ExactlyOnce writes
+// refuse it ([ErrInvalidOption]).
+func WriteCapacity(c *Capacity) CallOption {
+	return CallOption{func(o *WriteOptions) {
 		if c == nil {
 			o.fail("WriteCapacity(nil)")
 			return
 		}
 		o.Capacity = c
-	}
+	}}
 }
 
 // Old makes Put, Save, Update or Delete set *prev to the item as it was
@@ -94,11 +94,11 @@ func WriteCapacity(c *Capacity) WriteOption {
 //
 // UpdateItem returns the item before or the item after, not both: an
 // Update given Old returns a nil item (and sets *prev). Batch writes,
-// transaction ops, Modify and ExactlyOnce writes refuse it
-// ([ErrInvalidOption]). See [ErrOldUnknown] for the rare case where the old
-// item is lost.
-func Old[T any](prev **T) WriteOption {
-	return func(o *WriteOptions) {
+// transaction ops and Modify do not take it, and ExactlyOnce writes refuse
+// it ([ErrInvalidOption]). See [ErrOldUnknown] for the rare case where the
+// old item is lost.
+func Old[T any](prev **T) CallOption {
+	return CallOption{func(o *WriteOptions) {
 		if prev == nil {
 			o.fail("Old(nil)")
 			return
@@ -115,7 +115,7 @@ func Old[T any](prev **T) WriteOption {
 			*prev = v
 			return nil
 		}}
-	}
+	}}
 }
 
 // oldItem is where [Old] puts the item a write replaced.

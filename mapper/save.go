@@ -18,14 +18,14 @@ import (
 // whole item. [Also] adds update actions on attributes outside the struct to
 // the same request. Options: [If], [Unversioned], [Fence], [Also],
 // [ExactlyOnce], [ExactlyOnceToken], [Old], [WriteCapacity].
-func (t *Table[T]) Save(ctx context.Context, item *T, opts ...WriteOption) error {
+func (t *Table[T]) Save(ctx context.Context, item *T, opts ...SaveOption) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
 	if item == nil {
 		return fmt.Errorf("%w: Save of a nil item", ErrInvalidOption)
 	}
-	o, err := t.writeOptions(callSave, opts)
+	o, err := t.saveOptions(opts)
 	if err != nil {
 		return err
 	}

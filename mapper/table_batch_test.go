@@ -198,21 +198,14 @@ func TestBatchWritesRefusedBeforeSending(t *testing.T) {
 	require.NoError(t, err)
 	f := newFixture(t)
 	ctx := context.Background()
-	cond := mapper.If(expression.Name("text").AttributeExists())
+	// If and Fence with PutAll or DeleteAll do not compile
+	// (options_compile_test.go).
 
 	anyErr := errors.New("any error")
 	cases := map[string]struct {
 		call func() error
 		want error // nil: no error (and no call); anyErr: an error of no class
 	}{
-		"PutAll If":        {func() error { return plain.PutAll(ctx, []*Plain{{PK: "a"}}, cond) }, mapper.ErrInvalidOption},
-		"PutAll Fence":     {func() error { return plain.PutAll(ctx, []*Plain{{PK: "a"}}, mapper.Fence("f", 1)) }, mapper.ErrInvalidOption},
-		"PutAll bad Fence": {func() error { return plain.PutAll(ctx, []*Plain{{PK: "a"}}, mapper.Fence("", 1)) }, mapper.ErrInvalidOption},
-		"DeleteAll If":     {func() error { return plain.DeleteAll(ctx, []Plain{{PK: "a"}}, cond) }, mapper.ErrInvalidOption},
-		"DeleteAll Fence":  {func() error { return plain.DeleteAll(ctx, []Plain{{PK: "a"}}, mapper.Fence("f", 1)) }, mapper.ErrInvalidOption},
-		"versioned If": {func() error {
-			return f.Table.PutAll(ctx, []*Counter{{ID: "a"}}, mapper.Unversioned(), cond)
-		}, mapper.ErrInvalidOption},
 		"PutAll duplicate": {func() error {
 			return plain.PutAll(ctx, []*Plain{{PK: "a", SK: 1}, {PK: "b", SK: 1}, {PK: "a", SK: 1, Text: "x"}})
 		}, mapper.ErrInvalidItem},

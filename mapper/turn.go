@@ -16,9 +16,14 @@ import (
 )
 
 // Modify's turn across processes: a single-slot reservation kept in the
-// item (see Table.Modify for what it does for callers). It decides only who
-// tries to write; what is written is decided by the version check, so a
-// turn that is lost, expired or ignored costs retries, never a change.
+// item (the package doc's "Modify: retries and turns" says what it does
+// for callers). It decides only who tries to write; what is written is
+// decided by the version check, so a turn that is lost, expired or ignored
+// costs retries, never a change.
+//
+// retryAtOnce, turnAfter, turnsWaitedOut and turnLease were chosen with
+// BenchmarkContention; the bench module's package doc gives the reason for
+// each value, and is the one place that does.
 const (
 	// TurnAttribute is the attribute in which [Table.Modify] keeps the
 	// turn of a contended item: a map {o: owner, u: until} with until in
@@ -26,28 +31,16 @@ const (
 	// removes it.
 	TurnAttribute = plan.TurnAttr
 	// retryAtOnce is how many conflicts a call retries at once, on the
-	// item that came with each; later ones back off first and read. A
-	// short race costs no more than a read would.
+	// item that came with each; later ones back off first and read.
 	retryAtOnce = 2
 	// turnAfter is how many refused writes (conflicts, or refusals by
-	// another's turn) a call meets before it takes the turn. Until then
-	// writers back off, which keeps the races few without stopping
-	// anyone; the turn is for the tail, the one change in many that keeps
-	// losing. Taken sooner, it stops every other writer of the item for
-	// two calls many times over, and each of them pays a refused write and
-	// a read for it. So a change made by Modify alone runs fn at most
-	// turnAfter+1 times.
+	// another's turn) a call meets before it takes the turn: a change
+	// made by Modify alone runs fn at most turnAfter+1 times.
 	turnAfter = 8
 	// turnsWaitedOut is how many turns in a row a writer waits out before
-	// it queues for the turn itself. Turns are rare; several back to back
-	// say that others keep coming to theirs, and waiting them out could
-	// last for ever. Queueing at the second already stopped too many
-	// writers behind every turn.
+	// it queues for the turn itself.
 	turnsWaitedOut = 3
-	// turnLease is how long a turn holds. The holder cannot extend it, so
-	// a writer that died in its turn blocks Modify's writes of the item
-	// for at most that long; a holder slower than that finds its turn
-	// taken and waits for it again.
+	// turnLease is how long a turn holds; the holder cannot extend it.
 	turnLease = time.Second
 	// releaseTimeout bounds the write that gives a turn back when a call
 	// ends in its turn without writing (fn's error, ctx's end).
@@ -84,6 +77,102 @@ func liveTurn(item map[string]types.AttributeValue, me string, now int64) bool {
 
 // millis is t in Unix milliseconds, the unit of a turn's until.
 func millis(t time.Time) int64 { return t.UnixMilli() }
+
+// itemTurn is one Modify call's dealings with the item's turn across
+// processes: the turn it holds, if any, and its waits for another's.
+type itemTurn[T any] struct {
+	t     *Table[T]
+	ctx   context.Context
+	k     map[string]types.AttributeValue
+	owner string        // the turn the call holds, "" if none
+	taken time.Time     // when it asked for it
+	call  time.Duration // how long its last call took
+}
+
+// take asks for the turn after the attempt-th write was refused with err
+// (item: the item as stored then). granted, got is the item the turn came
+// with (ALL_NEW). Not granted and no error: the item cannot carry a turn
+// (there is none, or a unit of work holds it). A writer turned away by
+// another's turn sleeps about one hold before each try.
+func (c *itemTurn[T]) take(attempt int, item map[string]types.AttributeValue, err error) (got map[string]types.AttributeValue, granted bool, _ error) {
+	t := c.t
+	call := c.call
+	for tries := 0; ; tries++ {
+		if now := millis(t.turns.clock()); liveTurn(item, "", now) {
+			if serr := c.sleep(attempt, tries, item, now, call, err); serr != nil {
+				return nil, false, serr
+			}
+		} else if tries > 0 || item == nil || item[plan.LockAttr] != nil {
+			return nil, false, nil
+		}
+		owner, start := t.newToken(), t.turns.clock()
+		granted, got, terr := t.takeTurn(c.ctx, c.k, owner, start)
+		if terr != nil {
+			return nil, false, terr
+		}
+		call = t.turns.clock().Sub(start)
+		if granted {
+			c.owner, c.taken = owner, start
+			return got, true, nil
+		}
+		item = got
+	}
+}
+
+// wait waits for the live turn on item (another writer's) to end: it
+// sleeps about one hold, reads the item, and sleeps again while the turn is
+// still live (longer each time, see turnWait). It returns the item as read
+// once no live turn is on it; or, with queue, the item as it is when it
+// has seen turnsWaitedOut turns in a row: turns are coming back to back,
+// and a writer that only waited them out could wait for ever.
+func (c *itemTurn[T]) wait(attempt int, item map[string]types.AttributeValue, err error) (_ map[string]types.AttributeValue, queue bool, _ error) {
+	t := c.t
+	last, _, _ := turnOf(item)
+	seen := 1
+	for tries := 0; ; tries++ {
+		now := millis(t.turns.clock())
+		if !liveTurn(item, "", now) {
+			return item, false, nil
+		}
+		if owner, _, _ := turnOf(item); owner != last {
+			if seen++; seen >= turnsWaitedOut {
+				return item, true, nil
+			}
+			last = owner
+		}
+		if serr := c.sleep(attempt, tries, item, now, c.call, err); serr != nil {
+			return nil, false, serr
+		}
+		var rerr error
+		if item, rerr = t.getVisible(c.ctx, c.k, true, nil, nil); rerr != nil {
+			return nil, false, rerr
+		}
+	}
+}
+
+// sleep sleeps while item carries another's live turn at now: about one
+// hold (call: how long this call's last call took), longer with tries
+// (see turnWait). The first sleep after the attempt-th write, refused
+// with err, is reported as a retry.
+func (c *itemTurn[T]) sleep(attempt, tries int, item map[string]types.AttributeValue, now int64, call time.Duration, err error) error {
+	t := c.t
+	wait := turnWait(t.turns.holdOf(call), tries, item, now)
+	if tries == 0 {
+		t.retrying(c.ctx, c.k, attempt, wait, err)
+	}
+	if serr := t.sleep(c.ctx, wait); serr != nil {
+		return fmt.Errorf("mapper: Modify stopped after %d attempts, waiting for a turn: %w (last: %v)", attempt, serr, err)
+	}
+	return nil
+}
+
+// release gives back a turn the call ends in without having written.
+func (c *itemTurn[T]) release() {
+	if c.owner != "" {
+		c.t.releaseTurn(c.ctx, c.k, c.owner)
+		c.owner = ""
+	}
+}
 
 // withTurn returns o with the turn condition tc (o is not changed).
 func withTurn(o *WriteOptions, tc plan.Turn) *WriteOptions {

@@ -88,7 +88,7 @@ func testModifyTurnSteps(t *testing.T) {
 	_, err := tb.Modify(f.ctx, tally{ID: "s"}, inc)
 	require.NoError(t, err)
 	key := map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "s"}}
-	o, err := tb.writeOptions(callModify, nil)
+	o, err := tb.retryOptions(nil)
 	require.NoError(t, err)
 
 	granted, item, err := tb.takeTurn(f.ctx, key, "a", time.Now())

@@ -32,12 +32,13 @@ func (t *Table[T]) renderedOp(w *plan.Write, err error) txn.Op {
 	return op(t.render(w))
 }
 
-// opOptions applies the options of a transaction op.
-func (t *Table[T]) opOptions(opts []WriteOption) (*WriteOptions, error) {
+// opOptions applies the options of a transaction op: call, with apply
+// the option type's method.
+func opOptions[T any, O any](t *Table[T], call string, opts []O, apply func(O, *WriteOptions)) (*WriteOptions, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
-	return t.writeOptions(callOp, opts)
+	return gather(call, opts, apply)
 }
 
 // PutOp returns a transaction op that writes item as [Table.Put] does: for
@@ -45,8 +46,8 @@ func (t *Table[T]) opOptions(opts []WriteOption) (*WriteOptions, error) {
 // writing the next one. When the transaction commits, item's version field
 // is set to the version written; if it fails, item is unchanged. The item
 // is encoded when PutOp is called. Options: [If], [Unversioned], [Fence].
-func (t *Table[T]) PutOp(item *T, opts ...WriteOption) txn.Op {
-	o, err := t.opOptions(opts)
+func (t *Table[T]) PutOp(item *T, opts ...OpOption) txn.Op {
+	o, err := opOptions(t, "PutOp", opts, OpOption.applyOp)
 	if err != nil {
 		return op(nil, err)
 	}
@@ -73,8 +74,8 @@ func (t *Table[T]) setOnCommit(w *plan.Write, v reflect.Value, next int64) {
 // it increments the version, and checks it when key carries one. Updates
 // that change a key, the version or the token are refused
 // ([ErrInvalidOption]). Options: [If], [Unversioned], [Fence].
-func (t *Table[T]) UpdateOp(key T, u *update.Builder, opts ...WriteOption) txn.Op {
-	o, err := t.opOptions(opts)
+func (t *Table[T]) UpdateOp(key T, u *update.Builder, opts ...UpdateOpOption) txn.Op {
+	o, err := opOptions(t, "UpdateOp", opts, UpdateOpOption.applyUpdateOp)
 	if err != nil {
 		return op(nil, err)
 	}
@@ -84,8 +85,8 @@ func (t *Table[T]) UpdateOp(key T, u *update.Builder, opts ...WriteOption) txn.O
 // DeleteOp returns a transaction op that deletes item as [Table.Delete]
 // does: only its version, when that is not 0. Options: [If],
 // [Unversioned], [Fence] (its condition).
-func (t *Table[T]) DeleteOp(item T, opts ...WriteOption) txn.Op {
-	o, err := t.opOptions(opts)
+func (t *Table[T]) DeleteOp(item T, opts ...OpOption) txn.Op {
+	o, err := opOptions(t, "DeleteOp", opts, OpOption.applyOp)
 	if err != nil {
 		return op(nil, err)
 	}
@@ -98,8 +99,8 @@ func (t *Table[T]) DeleteOp(item T, opts ...WriteOption) txn.Op {
 // some items stays correct when it read others: if any of them changed in
 // the meantime, the transaction is canceled with a version conflict on this
 // op. Conditions given with [If] are ANDed; an unversioned type needs one.
-func (t *Table[T]) CheckOp(item T, opts ...WriteOption) txn.Op {
-	o, err := t.opOptions(opts)
+func (t *Table[T]) CheckOp(item T, opts ...OpOption) txn.Op {
+	o, err := opOptions(t, "CheckOp", opts, OpOption.applyOp)
 	if err != nil {
 		return op(nil, err)
 	}

@@ -66,7 +66,7 @@ func (t *Table[T]) Update(ctx context.Context, key T, u *update.Builder, opts ..
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
-	o, err := t.writeOptions(callUpdate, opts)
+	o, err := t.writeOptions("Update", opts)
 	if err != nil {
 		return nil, err
 	}

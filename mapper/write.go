@@ -375,7 +375,7 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 	if item == nil {
 		return fmt.Errorf("%w: Put of a nil item", ErrInvalidOption)
 	}
-	o, err := t.writeOptions(callPut, opts)
+	o, err := t.writeOptions("Put", opts)
 	if err != nil {
 		return err
 	}
@@ -420,7 +420,7 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	if err := t.usable(); err != nil {
 		return err
 	}
-	o, err := t.writeOptions(callDelete, opts)
+	o, err := t.writeOptions("Delete", opts)
 	if err != nil {
 		return err
 	}

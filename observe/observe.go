@@ -2,11 +2,13 @@ package observe
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/optimist-dynamo/optimist/internal/attrs"
 )
 
 // Observer receives the library's events. The library calls Observe
@@ -250,12 +252,33 @@ func WantsCapacity(o Observer) bool {
 	return ok && w.WantsCapacity()
 }
 
-// FormatKey renders a key for logs: {name="value", n=3}, names sorted.
+// FormatKey renders a key for logs: {name="value", n=3}, names sorted;
+// strings are quoted, numbers as they are, binary values by their length.
+// It is observe's own (observe imports no package of the module: the
+// library's layers all import it), and renders keys as the library's error
+// messages do.
 func FormatKey(key map[string]types.AttributeValue) string {
 	if key == nil {
 		return ""
 	}
-	return attrs.FormatKey(key)
+	parts := make([]string, 0, len(key))
+	for _, name := range slices.Sorted(maps.Keys(key)) {
+		var v string
+		switch av := key[name].(type) {
+		case *types.AttributeValueMemberS:
+			v = fmt.Sprintf("%q", av.Value)
+		case *types.AttributeValueMemberN:
+			v = av.Value
+		case *types.AttributeValueMemberB:
+			v = fmt.Sprintf("<%d bytes>", len(av.Value))
+		case nil:
+			v = "<nil>"
+		default:
+			v = fmt.Sprintf("<%T>", av)
+		}
+		parts = append(parts, name+"="+v)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // Multi returns an Observer that gives each event to each of obs in turn
