@@ -2,7 +2,6 @@ package unitproto
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -336,9 +335,3 @@ func (co Coordinator) Finish(ctx context.Context, id string, pages int) error {
 // RecordTTL is how long a finished unit's record stays: a reader that saw
 // one of its prepared items just before it finished still finds it.
 const RecordTTL = time.Hour
-
-// ccf returns the ConditionalCheckFailedException inside err, if any.
-func ccf(err error) (*types.ConditionalCheckFailedException, bool) {
-	var e *types.ConditionalCheckFailedException
-	return e, errors.As(err, &e)
-}
