@@ -270,6 +270,10 @@ func (g *getAll[T]) missing() error {
 // stops early, the error is a [*BatchError] listing the items not written.
 // Each item costs what a PutItem would; a batch saves round trips, not
 // capacity.
+//
+// Batch writes (PutAll, DeleteAll) do not honour the locks of units of
+// work (see [LockedError]), and are outside the rule on lost answers (see
+// [ExactlyOnce]): use them for data no one else is writing.
 func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...BatchOption) error {
 	if err := t.usable(); err != nil {
 		return err
@@ -309,7 +313,8 @@ func (t *Table[T]) PutAll(ctx context.Context, items []*T, opts ...BatchOption) 
 // checked deletes use a transaction (package txn, with [Table.DeleteOp]).
 // Its only option is [Unversioned]; two items with the same key are
 // refused ([ErrInvalidItem]), and nothing is sent then. Calls, retries of
-// unprocessed items and errors are as for [Table.PutAll].
+// unprocessed items and errors are as for [Table.PutAll], as is what batch
+// writes do not honour (units' locks, the rule on lost answers).
 func (t *Table[T]) DeleteAll(ctx context.Context, items []T, opts ...BatchOption) error {
 	if err := t.usable(); err != nil {
 		return err

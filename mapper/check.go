@@ -31,9 +31,13 @@ func (s *schema) mismatch(table string, diffs []tabledef.Diff) error {
 // global or local as tagged, with the keys and key types tagged). It makes
 // one DescribeTable call and reports every difference in one
 // [*MismatchError] (matching [ErrSchemaMismatch]), each naming the field,
-// the attribute, and what was expected and found; nil if the table matches.
-// Indexes of the table that T does not name, projections, billing and TTL
-// are not checked (TTL needs a second call, DescribeTimeToLive).
+// the attribute, and what was expected and found (for a missing index, or
+// one global where the tags say local, the field whose tag defines it); nil
+// if the table matches. Indexes of the table that T does not name,
+// projections, billing and TTL are not checked (TTL needs a second call,
+// DescribeTimeToLive). [NewTable] makes no call, so call Check at start-up
+// to learn of a mismatch before the first request fails with DynamoDB's
+// "The provided key element does not match the schema".
 //
 // The table's [Client] need not have DescribeTable; Check asserts that it
 // does, and returns an error matching [errors.ErrUnsupported] if not (a

@@ -58,7 +58,8 @@ func (t *Table[T]) One(ctx context.Context, key expression.KeyConditionBuilder, 
 
 // Count returns how many items match the key condition key (and any
 // [Filter]) without reading them out: Query calls with Select=COUNT, one per
-// page, following every page. DynamoDB charges a count as it would the
+// page, following every page (DynamoDB's own count stops at 1 MB a page).
+// DynamoDB charges a count as it would the
 // Query itself (the items evaluated, by size, whatever the filter keeps).
 // Options: [Index], [Filter], [PageSize], [StartAfter], [ConsistentRead],
 // [ReadCapacity].

@@ -172,6 +172,48 @@ func MaxWait(d time.Duration) CreateOption {
 // difference, matching [ErrSchemaMismatch]. Billing mode and throughput of
 // an existing table are not compared. A type that cannot be mapped is a
 // [*SchemaError] and invalid options are [ErrInvalidOption], before any call.
+// Since indexes the struct does not name are not a difference, several
+// types may share one table, each naming the indexes it uses.
+//
+// Secondary indexes are named in tags of their own, as guregu/dynamo names
+// them, and the TTL attribute in the dynamo tag:
+//
+//	type Order struct {
+//		Customer string    `dynamo:"customer,hash"`
+//		ID       string    `dynamo:"id,range"`
+//		Status   string    `dynamo:"status" index:"by-status,hash"`
+//		Placed   int64     `dynamo:"placed" index:"by-status,range" localIndex:"by-placed,range"`
+//		Email    *string   `dynamo:"email,omitempty" index:"by-email,hash;by-email-placed,hash"`
+//		Expires  time.Time `dynamo:"expires,ttl,unixtime"`
+//	}
+//
+// `index:"Name,hash"` and `index:"Name,range"` make the field the hash or
+// range key of the global secondary index Name; `localIndex:"Name,range"`
+// makes it the range key of the local index Name (whose hash key is the
+// table's). A field that is a key of several indexes lists them in one
+// value separated by ';' (`index:"a,hash;b,hash"`), or repeats the key as
+// guregu/dynamo allows (`index:"a,hash" index:"b,hash"`: every occurrence
+// counts, where reflect's StructTag.Get sees only the first; staticcheck
+// reports repeated keys as SA5008, the ';' form avoids that). The ttl
+// option marks the attribute DynamoDB's TTL reads: an integer of epoch
+// seconds, or a time.Time tagged unixtime (a pointer to either: items
+// without it never expire). [NewTable] and CreateTable refuse, as a
+// [*SchemaError]: an unknown option or a missing hash/range word, an index
+// name DynamoDB would refuse, an index named twice on one field, a global
+// index with a range key but no hash key, two hash or two range keys for
+// one index, a name used as both global and local index, a local index on
+// a table without a range key or on the table's own range key, an index
+// key of a type that is not S, N or B (or with nullempty or a set option),
+// and a second ttl field or one of another type.
+//
+// Sparse indexes: DynamoDB refuses an item whose index key attribute is an
+// empty string or binary, or NULL (a ValidationException naming the
+// index). So a field that is a key of a secondary index, global or local,
+// but not of the table, is left out of the item when it is empty or nil,
+// with or without omitempty: Put, PutAll, PutOp, Modify and Save write the
+// item without it (Save removes the attribute), the item is absent from
+// that index, and the field reads back as the zero value. An empty table
+// key is still an [ErrInvalidItem].
 func CreateTable[T any](ctx context.Context, c TableClient, name string, opts ...CreateOption) error {
 	s, err := schemaOf(reflect.TypeOf((*T)(nil)).Elem())
 	if err != nil {

@@ -50,16 +50,16 @@ var (
 	// unit of work (package unit) holds the item, alive. unit.ErrLocked is
 	// the same value. A read (Get, GetAll, Query, Scan, txn.Get) that met
 	// units committing on its items every time it read them again also
-	// matches it: try it again. See "Items held by a unit" in the package doc for
-	// when a write settles the lock of a unit that is over or dead
-	// instead.
+	// matches it: try it again. See [LockedError] for how writes and reads
+	// treat held items, and when a write settles the lock of a unit that
+	// is over or dead instead.
 	ErrLocked = unitproto.ErrLocked
 
 	// ErrUnknownOutcome is [version.ErrUnknownOutcome] (the same value):
-	// a write may or may not have been applied. See the package doc
-	// ("Lost responses") for when each write returns it and how to settle
-	// it; [Table.Modify] returns it rather than re-running fn. It never
-	// matches version.ErrConflict.
+	// a write may or may not have been applied. See [ExactlyOnce] for
+	// when each write returns it and how to settle it; [Table.Modify]
+	// returns it rather than re-running fn. It never matches
+	// version.ErrConflict.
 	ErrUnknownOutcome = version.ErrUnknownOutcome
 
 	// ErrOldUnknown is returned by a Put, Save, Update or Delete given
@@ -143,8 +143,13 @@ var (
 	// empty set from a custom Marshaler; a value held in an interface of a
 	// type that cannot be stored; two items with one key in a batch write;
 	// an item over 400 KB ([ErrItemTooLarge]). Values in conditions,
-	// key conditions and filters are checked too. txn.ErrInvalidItem is
-	// the same value.
+	// key conditions and filters are checked too. An update's values are
+	// also checked against the struct: a value its field could not be read
+	// back from, at any depth, is refused naming the field. These checks
+	// hold for Get, Put, Save, Update, Delete, Modify, the transaction ops
+	// and the batch calls: nothing is sent, and the message names the
+	// attribute, where DynamoDB would answer with a ValidationException
+	// after a round trip. txn.ErrInvalidItem is the same value.
 	ErrInvalidItem = errs.ErrInvalidItem
 )
 
@@ -153,6 +158,48 @@ var (
 // the unit. It matches [ErrLocked] with errors.Is and unwraps to the error
 // underneath (usually the SDK's *types.ConditionalCheckFailedException).
 // unit.LockedError is the same type.
+//
+// A unit of work holds an item by a lock in its attribute "optimist_unit",
+// and keeps its write for the item in the lock until it is applied, after
+// the unit's commit point: what the item stores outside the lock is its
+// committed state, except in the moments between a unit's commit point
+// and its apply of that item. The mapper honours such locks:
+//
+//   - Every write (Put, Update, Delete, Save, Modify, and the transaction
+//     ops) carries attribute_not_exists(optimist_unit), ANDed with its
+//     other conditions. A refused write reads the unit's record (one
+//     GetItem): if the unit is over (committed or rolled back) or dead (its
+//     heartbeat counter stayed the same for a full lease, watched by this
+//     process across calls), the write rolls the item forward or back (one
+//     write, and for a dead unit one on its record) and is sent again,
+//     once; otherwise it is a LockedError. So an item is never blocked much
+//     longer than a lease after its unit's process died, whoever touches
+//     it. Batch writes (PutAll, DeleteAll) cannot carry conditions and do
+//     not honour locks: one that overwrites an item a unit holds removes
+//     the unit's lock, and the unit's write of that item is then lost. Use
+//     them for items no unit is working on.
+//   - Every read (Get, GetAll, Query, Scan, One, and txn.Get with GetOp)
+//     shows the last committed state of a held item: as stored without the
+//     lock; "not found" for an item a unit holds while it does not exist;
+//     and for an item whose lock holds the unit's write, that write if the
+//     unit's record says it committed (one GetItem of the record per unit
+//     and page; an update is applied by the reader, one write, as the unit
+//     would). A [Filter], and the key condition of a Query of a secondary
+//     index, are evaluated again on what is shown: a filter is sent as
+//     "(filter) OR attribute_exists(optimist_unit.p)" so that such items
+//     come back, and the mapper decides. Count and ScanCount count items
+//     as stored, but for those a unit holds while they do not exist.
+//   - A Query of a secondary index finds items by their index key as
+//     stored. An item a unit moves to another index key is found under its
+//     old key, and shown there only if its committed state still matches,
+//     until the unit applies it: between the unit's commit point and its
+//     apply (or, if the unit's process died there, until recovery or any
+//     call that touches the item applies it), a query of the new key may
+//     miss it. An index that does not project "optimist_unit" (KEYS_ONLY,
+//     or an INCLUDE made elsewhere) shows items as stored: never an
+//     uncommitted state, but in those same moments the state from before
+//     the unit. [CreateTable] adds the attribute to every INCLUDE
+//     projection.
 type LockedError = unitproto.LockedError
 
 // ConditionError reports a conditional write refused by the caller's own

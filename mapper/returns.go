@@ -59,6 +59,7 @@ func (a *capacityAdder) returnCapacity() types.ReturnConsumedCapacity {
 // DynamoDB for the capacity each of their calls consumes
 // (ReturnConsumedCapacity=TOTAL, at no cost) and add it to c.Read: every
 // page of a Query or Scan counts, and each segment of a parallel scan.
+// GetAll does not take it ([ErrInvalidOption], before anything is sent).
 func ReadCapacity(c *Capacity) ReadOption {
 	return func(o *ReadOptions) {
 		if c == nil {

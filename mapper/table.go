@@ -46,6 +46,34 @@ type Table[T any] struct {
 // the field and the problem), as is a nil option or client
 // ([ErrInvalidOption]). NewTable makes no call to DynamoDB: use
 // [Table.Check] to compare the table with T, with a context of yours.
+//
+// Every field either reads back what was written or is refused here,
+// with a [*SchemaError] naming it. Types that implement
+// encoding.TextMarshaler and TextUnmarshaler (netip.Addr, big.Int, uuid
+// types, ...) are stored as strings (S), and types that implement
+// encoding.BinaryMarshaler and BinaryUnmarshaler as binary (B), as
+// encoding/json treats them; attributevalue.Marshaler comes first, and
+// time.Time keeps attributevalue's encoding (RFC 3339 text, or a number
+// with unixtime). Refused, all the way down through pointers, slices, maps
+// and nested structs: complex numbers, channels, functions, uintptr and
+// unsafe pointers (attributevalue drops them without a word), structs whose
+// fields are all unexported and that have no marshaling methods (stored as
+// an empty map, read back as zero), a marshaler without its unmarshaler
+// (or the reverse), a MarshalText on the pointer where values are not
+// addressable (map values: use pointers), map keys other than strings,
+// numbers, bools and text marshalers, interfaces with methods, and
+// unixtime inside a value encoded as text. Values of type any (and
+// map[string]any, []any) are checked when they are written: a value
+// DynamoDB cannot hold is an [ErrInvalidItem] naming the field path, and
+// nothing is sent. Read back, values in an any come as attributevalue
+// decodes them (string, float64, bool, []any, map[string]any, []byte).
+//
+// Items that hold a text marshaler's value stored by its kind (a [16]byte
+// UUID as B, a named int as N, as attributevalue alone stores them) still
+// read back (a B goes through UnmarshalBinary, an N through the number
+// decoder), and are rewritten as S. A key field of such a type has type S,
+// which a table whose key is B or N refuses: give the type a
+// MarshalDynamoDBAttributeValue method to keep such a key.
 func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table[T], error) {
 	s, err := schemaOf(reflect.TypeOf((*T)(nil)).Elem())
 	if err != nil {

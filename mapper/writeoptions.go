@@ -321,6 +321,41 @@ func Also(u *update.Builder) SaveOption {
 // transaction's token: there it is accepted and changes nothing. Batch
 // writes do not take it. Set [TableOptions].ExactlyOnce to make it the
 // table's default for Put, Save, Update, Delete and Modify.
+//
+// Lost answers. When an attempt's answer is lost (a timeout, a reset
+// connection, a 5xx), the write may or may not have been applied. The
+// rule, for every write: a change applied twice is never reported as
+// success, and where the outcome cannot be known the error matches
+// [ErrUnknownOutcome], never version.ErrConflict. Without ExactlyOnce the
+// mapper keeps it by watching the SDK's attempts of each call, and by
+// storing a token unique to each write in the item
+// ([TableOptions].TokenAttribute):
+//
+//   - Writes with a version check (Put and Save of a versioned item,
+//     Modify, Update and Delete with a non-zero version): once applied, the
+//     write's own check is false, so the SDK may resend it. If the resend
+//     fails its condition, the token decides: ours means the first attempt
+//     landed (success); not ours means another writer came in between, and
+//     the outcome is unknown. Cost: nothing unless an answer is lost.
+//   - Writes without one (Update of whatever version is stored,
+//     [Unversioned] writes, types without a version, writes conditioned
+//     only by [If] or [Fence]): a resend could apply them again after
+//     another writer replaced the token, so the SDK resends them only after
+//     answers that prove nothing was written (throttling and other 4xx,
+//     refused connections). After an unanswered attempt, one consistent
+//     GetItem settles the write: the item carries our token (success;
+//     Update returns the item read) or, for a Delete, is gone (success);
+//     otherwise the outcome is unknown. Cost: one GetItem per unanswered
+//     attempt.
+//
+// ExactlyOnce, above, leaves an unknown outcome only when all of the SDK's
+// attempts go unanswered, whatever other writers do. Items are never
+// compared by content: two concurrent increments often compute identical
+// items. TestExactlyOnceUnderFaults, at the repository root, checks the
+// rule under lost answers, refused connections, throttling, 500s and
+// delays, in both modes. Batch writes ([Table.PutAll], [Table.DeleteAll])
+// are outside this rule: BatchWriteItem carries no conditions and no
+// tokens, and the SDK resends it.
 func ExactlyOnce() CommonOption {
 	return CommonOption{func(o *WriteOptions) { o.ExactlyOnce = true }}
 }

@@ -515,7 +515,7 @@ func isoCheck(h *isoHistory) *isoReport {
 				must = k.present[p] && k.status[p] == r.Pred
 			}
 			if must && r.Kind == "Query(index)" && isoMovedInByUnit(h, k, U) {
-				// Documented (mapper, "Items held by a unit"): a query of a
+				// Documented (mapper.LockedError): a query of a
 				// secondary index finds items by their index key as stored,
 				// so an item a unit moved to the queried key may be missing
 				// between the unit's commit point and its apply of the item
