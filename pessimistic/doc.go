@@ -82,24 +82,17 @@
 // counter's new value) and its entry in the same item, so tickets are
 // handed out in the order of the joins and a lower ticket can never appear
 // behind a higher one; the answer (ALL_NEW) holds the whole queue, so the
-// join also tells the waiter its place. Joining costs one call however
-// many wait (the old design, one row per waiter and a transaction that
-// took the ticket on the condition that nobody else had, retried on every
-// collision). The join
-// is conditioned on its id being new, so a resend after a lost answer
+// join also tells the waiter its place: one call however many wait. The
+// join is conditioned on its id being new, so a resend after a lost answer
 // cannot queue a waiter twice: it fails its condition, and the item it
 // returns (or a read) shows the entry as ours. The waiter with the lowest
 // ticket holds the lock, and the ticket is the fencing token; tickets come
 // from the counter the lease lock uses too, so tokens keep increasing if a
 // lock name ever changes mode.
 //
-// A queue holds at most [MaxQueue] (1000) waiters; past that, or past
-// DynamoDB's 400 KB item size (an entry takes about 70 bytes plus the
-// owner's name), Acquire fails with [ErrQueueFull] and queues nothing.
-// Every heartbeat of every waiter writes the queue's item (only the
-// waiter's own record version, but DynamoDB charges a write unit per KB of
-// the item), so long queues cost write capacity in proportion to their
-// length squared.
+// A queue holds at most [MaxQueue] waiters and 400 KB; past that Acquire
+// fails with [ErrQueueFull]. Every waiter's heartbeat writes the queue's
+// item, so a long queue costs write capacity as its length squared.
 //
 // Waiters read the queue with one consistent GetItem, about once per
 // hand-over ahead of them: a waiter sleeps until its turn is expected, by
@@ -156,23 +149,13 @@
 //
 // # Operating it
 //
-// [Locker.Inspect] reads one lock (holder, token, lease, record version,
-// data, fence counter, FIFO queue) with one consistent GetItem, and
-// [Locker.List] reads every lock of the table with a Scan; both return
-// [Info], and a free lock is not an error. [Data] stores up to
-// [MaxDataSize] bytes of the holder's own (what it is doing) with the
-// lock, for them and for [Lease.Data]. [Locker.ForceRelease] removes a
-// holder known to be dead and bumps the fence counter, so that a holder
-// that was alive after all loses its lease at its next heartbeat and its
-// fenced writes are refused once a newer token has been written.
-// [Locker.ForceReleaseIf] removes the holder only if it is still the one
-// the operator saw (owner and token): between a look and a release, a dead
-// holder's lease may run out and a waiter take over, and the unconditional
-// form would remove that live holder. The command cmd/optimist does all of
-// this from a shell, fenced by default.
-//
-// [New] makes no call: the table's key schema is checked by a Locker's
-// first call, with that call's context, or by [Locker.Check].
+// [Locker.Inspect] and [Locker.List] read locks (holder, token, lease,
+// [Data], fence counter, FIFO queue). [Locker.ForceRelease] removes a
+// holder known to be dead and bumps the fence counter, so a holder alive
+// after all loses its lease and its fenced writes; [Locker.ForceReleaseIf]
+// only if it is still the holder the operator saw. cmd/optimist does this
+// from a shell. [New] makes no call: a Locker's first call, or
+// [Locker.Check], checks the table's key schema.
 //
 // # Locks held in the item
 //
@@ -209,19 +192,8 @@
 //
 // # Testing code that takes locks
 //
-// Leases, heartbeats, waits, takeovers and the TTLs written are all timed
-// with the time package. A test that runs its code in a testing/synctest
-// bubble, with the embedded engine made inside it
-// (dynamolocal.NewEngine(t, dynamolocal.WithoutListener())), runs them in
-// the bubble's virtual time: a crashed holder's lock is taken over after
-// its lease, at once, with no option to set:
-//
-//	synctest.Test(t, func(t *testing.T) {
-//		client := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
-//		// pessimistic.CreateTable, New, Acquire; Close one Locker (a crash)
-//		// and Acquire from another: it waits a lease of virtual time
-//	})
-//
-// Close every Locker and release or lose every Lease before the bubble
-// ends: a bubble ends only when its goroutines (heartbeats) have.
+// Everything a lock times uses the time package: in a testing/synctest
+// bubble with the embedded engine made inside it, a crashed holder's lock
+// is taken over after its lease at once. Close every Locker and end every
+// Lease before the bubble ends: heartbeats are goroutines.
 package pessimistic

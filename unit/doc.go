@@ -41,9 +41,7 @@
 //	item read by Get while missing,
 //	then created                           5: log, a refused lock, the placeholder, the write, apply
 //
-// and no reads on the way. ScalarDB's consensus commit makes about two
-// writes per record plus one for its coordinator; awslabs'
-// dynamodb-transactions about seven per item.
+// and no reads on the way.
 //
 // # Protocol
 //
@@ -52,8 +50,7 @@
 // that the unit bumps every [Heartbeat]. The items the unit may lock are
 // listed before they are locked, in pages "id#0", "id#1", ... of the same
 // table (string sets of about 2,000 items or 300 KB each), so that
-// recovery finds every lock. There is no limit on a unit's size short of
-// time: pages are added as needed.
+// recovery finds every lock; pages are added as needed.
 //
 // Each item the unit holds carries a lock in the attribute
 // "optimist_unit", a map: the unit's id, the coordinator table, the owner,
@@ -197,10 +194,7 @@
 //
 // # Testing code that uses units
 //
-// Heartbeats, leases, waits, Recover's watch and the TTLs written are all
-// timed with the time package: a test in a testing/synctest bubble, with
-// the embedded engine made inside it (dynamolocal.NewEngine(t,
-// dynamolocal.WithoutListener())), runs them in the bubble's virtual time,
-// so Recover's wait of a lease returns at once. End every unit with Commit
-// or Rollback before the bubble ends: its heartbeats are goroutines.
+// Everything a unit times uses the time package: in a testing/synctest
+// bubble with the embedded engine made inside it, Recover's wait of a
+// lease returns at once. End every unit before the bubble ends.
 package unit
