@@ -76,69 +76,99 @@ func (l *Locker) acquireFIFO(ctx context.Context, name string, parent context.Co
 	joined := time.Now()
 	q.enter(ticket)
 	defer q.leave(ticket)
+	w := &fifoWait{l: l, name: name, q: q, ticket: ticket, lease: lease, o: o,
+		noWait: noWait, bounded: bounded, deadline: deadline, joined: joined}
+	return w.await(ctx)
+}
+
+// fifoWait is one acquisition's wait in its queue, from its join until its
+// entry is at the head or it gives up.
+type fifoWait struct {
+	l       *Locker
+	name    string
+	q       *fifoQueue
+	ticket  int64
+	lease   *Lease
+	o       Options
+	noWait  bool
+	bounded bool
+	// deadline is when a bounded wait ends; joined, when the join returned.
+	deadline, joined time.Time
+}
+
+// await looks at the queue until the entry is at its head (returning the
+// lease), removing abandoned entries ahead and waiting for turns between
+// looks, or gives up its place.
+func (w *fifoWait) await(ctx context.Context) (*Lease, error) {
 	misses, lastHead, looks := 0, int64(0), 0
 	var pred *entry // the entry last seen just ahead: the one whose turn ends before ours
-	giveUp := func(err error) (*Lease, error) {
-		if errors.Is(lease.Err(), ErrClosed) {
-			return nil, err // like a crash: the entry stays until it is seen abandoned
-		}
-		return nil, errors.Join(err, ignoreNotHeld(lease.releaseDetached(ctx)))
-	}
 	for {
 		looks++
-		p := q.look(ticket)
+		p := w.q.look(w.ticket)
 		if p.before != nil {
 			pred = p.before
 		}
 		switch {
-		case lease.Err() != nil:
-			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, lease.Err()))
-		case !p.known && p.sent.After(joined):
+		case w.lease.Err() != nil:
+			return w.giveUp(ctx, fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", w.name, w.lease.Err()))
+		case !p.known && p.sent.After(w.joined):
 			// Read after the join landed, without our entry: it was removed
 			// as abandoned (this process paused for a lease, say). Strictly
 			// after: a read sent at the very time the join returned may
 			// have been served before the join landed, when the clock did
 			// not move between them (a coarse clock, or a test's virtual
 			// one).
-			return giveUp(fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", name, ErrLeaseLost))
+			return w.giveUp(ctx, fmt.Errorf("pessimistic: acquire %q: lost our place in the queue: %w", w.name, ErrLeaseLost))
 		case p.known && p.ahead == 0 && len(p.abandoned) == 0:
 			var prev *holder
 			if pred != nil && p.gone.token == pred.token { // it was removed, not released
 				prev = &holder{owner: pred.owner, token: pred.token}
 			}
-			lease.headAt = time.Now()
-			lease.observeHeld(ctx, "Acquire", looks, prev)
-			return lease, nil // at the head of the queue
-		case len(p.abandoned) > 0 && q.startRemoving():
-			err := l.removeAbandoned(ctx, name, q, p.abandoned)
-			q.stopRemoving()
+			w.lease.headAt = time.Now()
+			w.lease.observeHeld(ctx, "Acquire", looks, prev)
+			return w.lease, nil // at the head of the queue
+		case len(p.abandoned) > 0 && w.q.startRemoving():
+			err := w.l.removeAbandoned(ctx, w.name, w.q, p.abandoned)
+			w.q.stopRemoving()
 			if err != nil {
-				return giveUp(err)
+				return w.giveUp(ctx, err)
 			}
 			continue
 		}
-		locked := func() error {
-			le := &NotAcquiredError{Name: name, Queued: p.ahead}
-			if p.first != nil {
-				le.Owner, le.Token = p.first.owner, p.first.token
-			}
-			return le
+		if w.noWait {
+			return w.giveUp(ctx, w.notAcquired(p))
 		}
-		if noWait {
-			return giveUp(locked())
-		}
-		d := q.pause(p, ticket, misses, o)
-		if bounded {
-			left := time.Until(deadline)
+		d := w.q.pause(p, w.ticket, misses, w.o)
+		if w.bounded {
+			left := time.Until(w.deadline)
 			if left <= 0 {
-				return giveUp(locked())
+				return w.giveUp(ctx, w.notAcquired(p))
 			}
 			d = min(d, left)
 		}
-		if err := l.waitTurn(ctx, name, q, d, p.news, &misses, &lastHead); err != nil {
-			return giveUp(err)
+		if err := w.l.waitTurn(ctx, w.name, w.q, d, p.news, &misses, &lastHead); err != nil {
+			return w.giveUp(ctx, err)
 		}
 	}
+}
+
+// giveUp returns err after releasing the entry, joined with any error of
+// the release.
+func (w *fifoWait) giveUp(ctx context.Context, err error) (*Lease, error) {
+	if errors.Is(w.lease.Err(), ErrClosed) {
+		return nil, err // like a crash: the entry stays until it is seen abandoned
+	}
+	return nil, errors.Join(err, ignoreNotHeld(w.lease.releaseDetached(ctx)))
+}
+
+// notAcquired is the error of a wait that ends with entries ahead, as the
+// look p saw them.
+func (w *fifoWait) notAcquired(p place) error {
+	le := &NotAcquiredError{Name: w.name, Queued: p.ahead}
+	if p.first != nil {
+		le.Owner, le.Token = p.first.owner, p.first.token
+	}
+	return le
 }
 
 // waitTurn is a FIFO waiter's pause between looks: it sleeps for d, or

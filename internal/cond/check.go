@@ -25,20 +25,7 @@ func (c *checker) check(n *node) error {
 	}
 	switch n.kind {
 	case kPath:
-		for _, el := range n.path {
-			if !el.placeholder {
-				continue
-			}
-			name, ok := c.names[el.name]
-			switch {
-			case !ok:
-				return invalid(msgNameNotDefined, el.name)
-			case name == "":
-				return refused(msgExpressionAttributeNamesContainsEmptyAttributeName, el.name)
-			case len(name) > maxNameBytes:
-				return fmt.Errorf("%w: %s stands for a name of %d bytes; DynamoDB allows %d", ErrInvalid, el.name, len(name), maxNameBytes)
-			}
-		}
+		return c.checkPath(n)
 	case kValue:
 		v, ok := c.values[n.value]
 		if !ok {
@@ -55,21 +42,7 @@ func (c *checker) check(n *node) error {
 		}
 		return c.distinct(n, opText(n.op))
 	case kBetween:
-		if err := c.requireTypes(n, "BETWEEN", orderable); err != nil {
-			return err
-		}
-		lo, hi := n.kids[1], n.kids[2]
-		if lo.kind == kValue && hi.kind == kValue {
-			lv, hv := c.values[lo.value], c.values[hi.value]
-			if typeOf(lv) != typeOf(hv) {
-				return invalid(msgBETWEENOperatorRequiresSameData, javaValue(lv), javaValue(hv))
-			}
-			ev := evaluator{}
-			if cmp, _ := ev.order(lv, hv); cmp > 0 {
-				return invalid(msgBETWEENOperatorRequiresUpperBound, javaValue(lv), javaValue(hv))
-			}
-		}
-		return c.distinct(n, "BETWEEN")
+		return c.checkBetween(n)
 	case kIn:
 		return c.distinct(n, "IN")
 	case kSize:
@@ -77,26 +50,72 @@ func (c *checker) check(n *node) error {
 			return t != typeN && t != typeBOOL && t != typeNULL
 		})
 	case kFunc:
-		switch n.fn {
-		case fnAttributeType:
-			ph := n.kids[1].value
-			s, ok := c.values[ph].(*types.AttributeValueMemberS)
-			if !ok {
-				return invalid(msgIncorrectOperandTypeAttributeType, typeOf(c.values[ph]))
-			}
-			switch s.Value {
-			case typeS, typeN, typeB, typeSS, typeNS, typeBS, typeBOOL, typeNULL, typeL, typeM:
-			default:
-				return invalid(msgInvalidAttributeTypeName, s.Value)
-			}
-		case fnBeginsWith:
-			if err := c.requireTypes(n, "begins_with", func(t string) bool { return t == typeS || t == typeB }); err != nil {
-				return err
-			}
-		}
-		return c.distinct(n, n.fn.String())
+		return c.checkFunc(n)
 	}
 	return nil
+}
+
+// checkPath checks that each name placeholder of the path n is defined, and
+// stands for a name neither empty nor too long.
+func (c *checker) checkPath(n *node) error {
+	for _, el := range n.path {
+		if !el.placeholder {
+			continue
+		}
+		name, ok := c.names[el.name]
+		switch {
+		case !ok:
+			return invalid(msgNameNotDefined, el.name)
+		case name == "":
+			return refused(msgExpressionAttributeNamesContainsEmptyAttributeName, el.name)
+		case len(name) > maxNameBytes:
+			return fmt.Errorf("%w: %s stands for a name of %d bytes; DynamoDB allows %d", ErrInvalid, el.name, len(name), maxNameBytes)
+		}
+	}
+	return nil
+}
+
+// checkBetween checks the BETWEEN n: orderable operands, and bounds given
+// as values of one type, the lower not above the upper.
+func (c *checker) checkBetween(n *node) error {
+	if err := c.requireTypes(n, "BETWEEN", orderable); err != nil {
+		return err
+	}
+	lo, hi := n.kids[1], n.kids[2]
+	if lo.kind == kValue && hi.kind == kValue {
+		lv, hv := c.values[lo.value], c.values[hi.value]
+		if typeOf(lv) != typeOf(hv) {
+			return invalid(msgBETWEENOperatorRequiresSameData, javaValue(lv), javaValue(hv))
+		}
+		ev := evaluator{}
+		if cmp, _ := ev.order(lv, hv); cmp > 0 {
+			return invalid(msgBETWEENOperatorRequiresUpperBound, javaValue(lv), javaValue(hv))
+		}
+	}
+	return c.distinct(n, "BETWEEN")
+}
+
+// checkFunc checks the function call n: attribute_type's type name,
+// begins_with's operand types, then distinct operands for every function.
+func (c *checker) checkFunc(n *node) error {
+	switch n.fn {
+	case fnAttributeType:
+		ph := n.kids[1].value
+		s, ok := c.values[ph].(*types.AttributeValueMemberS)
+		if !ok {
+			return invalid(msgIncorrectOperandTypeAttributeType, typeOf(c.values[ph]))
+		}
+		switch s.Value {
+		case typeS, typeN, typeB, typeSS, typeNS, typeBS, typeBOOL, typeNULL, typeL, typeM:
+		default:
+			return invalid(msgInvalidAttributeTypeName, s.Value)
+		}
+	case fnBeginsWith:
+		if err := c.requireTypes(n, "begins_with", func(t string) bool { return t == typeS || t == typeB }); err != nil {
+			return err
+		}
+	}
+	return c.distinct(n, n.fn.String())
 }
 
 // requireTypes checks the operands of n whose type is known before

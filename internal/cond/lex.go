@@ -63,84 +63,109 @@ func lex(s string) ([]token, error) {
 	var toks []token
 	for i := 0; i < len(s); {
 		c := s[i]
-		start := i
+		var t token
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 			continue
 		case isLetter(c):
-			for i++; i < len(s) && isWordByte(s[i]); i++ {
-			}
-			word := s[start:i]
-			if k, ok := keywords[strings.ToUpper(word)]; ok {
-				toks = append(toks, token{k, word, start})
-			} else {
-				toks = append(toks, token{tokIdent, word, start})
-			}
-			continue
+			t = lexWord(s, i)
 		case c >= '0' && c <= '9':
-			for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			}
-			toks = append(toks, token{tokInt, s[start:i], start})
-			continue
+			t = lexInt(s, i)
 		case c == '#' || c == ':':
-			for i++; i < len(s) && isWordByte(s[i]); i++ {
-			}
-			if i == start+1 {
-				toks = append(toks, token{tokBad, s[start:i], start})
-				continue
-			}
-			if i-start > maxPlaceholder {
-				return nil, syntaxError(s, start, "placeholder longer than %d bytes", maxPlaceholder)
-			}
-			k := tokName
-			if c == ':' {
-				k = tokValue
-			}
-			toks = append(toks, token{k, s[start:i], start})
-			continue
-		}
-		k := tokEOF
-		n := 1
-		switch c {
-		case '(':
-			k = tokLParen
-		case ')':
-			k = tokRParen
-		case '[':
-			k = tokLBrack
-		case ']':
-			k = tokRBrack
-		case ',':
-			k = tokComma
-		case '.':
-			k = tokDot
-		case '+':
-			k = tokPlus
-		case '-':
-			k = tokMinus
-		case '=':
-			k = tokEq
-		case '<':
-			k = tokLt
-			if i+1 < len(s) && s[i+1] == '=' {
-				k, n = tokLe, 2
-			} else if i+1 < len(s) && s[i+1] == '>' {
-				k, n = tokNe, 2
-			}
-		case '>':
-			k = tokGt
-			if i+1 < len(s) && s[i+1] == '=' {
-				k, n = tokGe, 2
+			var err error
+			if t, err = lexPlaceholder(s, i); err != nil {
+				return nil, err
 			}
 		default:
-			_, size := utf8.DecodeRuneInString(s[i:])
-			k, n = tokBad, size
+			t = lexSymbol(s, i)
 		}
-		toks = append(toks, token{k, s[i : i+n], start})
-		i += n
+		toks = append(toks, t)
+		i += len(t.text) // every token's text is the bytes it spans
 	}
 	return append(toks, token{tokEOF, "", len(s)}), nil
+}
+
+// lexWord reads the keyword or plain name starting at s[start].
+func lexWord(s string, start int) token {
+	i := start + 1
+	for ; i < len(s) && isWordByte(s[i]); i++ {
+	}
+	word := s[start:i]
+	if k, ok := keywords[strings.ToUpper(word)]; ok {
+		return token{k, word, start}
+	}
+	return token{tokIdent, word, start}
+}
+
+// lexInt reads the digits starting at s[start].
+func lexInt(s string, start int) token {
+	i := start + 1
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+	}
+	return token{tokInt, s[start:i], start}
+}
+
+// lexPlaceholder reads the #name or :value placeholder starting at
+// s[start]: a bare # or : is tokBad, for the parser to report.
+func lexPlaceholder(s string, start int) (token, error) {
+	i := start + 1
+	for ; i < len(s) && isWordByte(s[i]); i++ {
+	}
+	if i == start+1 {
+		return token{tokBad, s[start:i], start}, nil
+	}
+	if i-start > maxPlaceholder {
+		return token{}, syntaxError(s, start, "placeholder longer than %d bytes", maxPlaceholder)
+	}
+	k := tokName
+	if s[start] == ':' {
+		k = tokValue
+	}
+	return token{k, s[start:i], start}, nil
+}
+
+// lexSymbol reads the punctuation or operator starting at s[i]; any other
+// character is one tokBad of its UTF-8 length.
+func lexSymbol(s string, i int) token {
+	k := tokEOF
+	n := 1
+	switch s[i] {
+	case '(':
+		k = tokLParen
+	case ')':
+		k = tokRParen
+	case '[':
+		k = tokLBrack
+	case ']':
+		k = tokRBrack
+	case ',':
+		k = tokComma
+	case '.':
+		k = tokDot
+	case '+':
+		k = tokPlus
+	case '-':
+		k = tokMinus
+	case '=':
+		k = tokEq
+	case '<':
+		k = tokLt
+		if i+1 < len(s) && s[i+1] == '=' {
+			k, n = tokLe, 2
+		} else if i+1 < len(s) && s[i+1] == '>' {
+			k, n = tokNe, 2
+		}
+	case '>':
+		k = tokGt
+		if i+1 < len(s) && s[i+1] == '=' {
+			k, n = tokGe, 2
+		}
+	default:
+		_, size := utf8.DecodeRuneInString(s[i:])
+		k, n = tokBad, size
+	}
+	return token{k, s[i : i+n], i}
 }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

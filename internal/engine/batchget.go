@@ -48,8 +48,33 @@ type batchTable struct {
 }
 
 func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
+	if err := checkBatchGetCount(in); err != nil {
+		return nil, err
+	}
+	if err := checkBatchGetShape(in); err != nil {
+		return nil, err
+	}
+	var parts []*batchTable
+	for _, name := range sortedKeys(in.RequestItems) {
+		bt, err := batchGetTable(s, name, in.RequestItems[name])
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, bt)
+	}
+	responses, unprocessed, capacity := readBatchGet(parts, in.ReturnConsumedCapacity)
+	out := map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}
+	if capacity != nil {
+		out["ConsumedCapacity"] = capacity
+	}
+	return out, nil
+}
+
+// checkBatchGetCount refuses a request without tables or with more keys
+// than DynamoDB reads in one call.
+func checkBatchGetCount(in *batchGetInput) error {
 	if len(in.RequestItems) == 0 {
-		return nil, validation(msgBatchGetItemHaveSomeRequestsSet)
+		return validation(msgBatchGetItemHaveSomeRequestsSet)
 	}
 	total := 0
 	for _, ka := range in.RequestItems {
@@ -58,60 +83,64 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 		}
 	}
 	if total > maxBatchGetKeys {
-		return nil, validation(msgTooManyItemsRequestedBatchGetItem)
+		return validation(msgTooManyItemsRequestedBatchGetItem)
 	}
-	if err := checkBatchGetShape(in); err != nil {
+	return nil
+}
+
+// batchGetTable checks one table's part of the request: the table, its
+// keys, then its projection.
+func batchGetTable(s *scope, name string, ka *keysAndAttributes) (*batchTable, error) {
+	t, err := s.lookup(name)
+	if err != nil {
 		return nil, err
 	}
-	var parts []*batchTable
-	for _, name := range sortedKeys(in.RequestItems) {
-		ka := in.RequestItems[name]
-		t, err := s.lookup(name)
-		if err != nil {
-			return nil, err
-		}
-		if ka == nil || len(ka.Keys) == 0 {
-			return nil, validation(msgListKeysRequestItemsBatchGetItemRequired, name)
-		}
-		legacyProj, err := batchAttributesToGet(ka)
-		if err != nil {
-			return nil, err
-		}
-		bt := &batchTable{name: name, t: t, in: ka, consist: ka.ConsistentRead != nil && *ka.ConsistentRead}
-		// The keys, against the table, before the projection: duplicates
-		// (keys of the same text: DynamoDB Local takes N "1" and N "01"
-		// for two keys, and returns the item twice) are refused earlier.
-		for _, k := range ka.Keys {
-			hash, rng, err := t.keyOf(k)
-			if err != nil {
-				return nil, err
-			}
-			bt.keys = append(bt.keys, [2]types.AttributeValue{hash, rng})
-		}
-		x, err := newExprs(ka.ExpressionAttributeNames, nil)
-		if err != nil {
-			return nil, err
-		}
-		if bt.proj, err = x.projection(ka.ProjectionExpression); err != nil {
-			return nil, err
-		}
-		if ka.ProjectionExpression != nil {
-			x.use(exprRefs(*ka.ProjectionExpression).names, nil)
-		}
-		if err := x.done(); err != nil {
-			return nil, err
-		}
-		if legacyProj != nil {
-			bt.proj = legacyProj
-		}
-		if err := t.scalarKeys(x.names, ka.ProjectionExpression); err != nil {
-			return nil, err
-		}
-		parts = append(parts, bt)
+	if ka == nil || len(ka.Keys) == 0 {
+		return nil, validation(msgListKeysRequestItemsBatchGetItemRequired, name)
 	}
-	responses := map[string][]item{}
-	unprocessed := map[string]*keysAndAttributes{}
-	var capacity []map[string]any
+	legacyProj, err := batchAttributesToGet(ka)
+	if err != nil {
+		return nil, err
+	}
+	bt := &batchTable{name: name, t: t, in: ka, consist: ka.ConsistentRead != nil && *ka.ConsistentRead}
+	// The keys, against the table, before the projection: duplicates
+	// (keys of the same text: DynamoDB Local takes N "1" and N "01"
+	// for two keys, and returns the item twice) are refused earlier.
+	for _, k := range ka.Keys {
+		hash, rng, err := t.keyOf(k)
+		if err != nil {
+			return nil, err
+		}
+		bt.keys = append(bt.keys, [2]types.AttributeValue{hash, rng})
+	}
+	x, err := newExprs(ka.ExpressionAttributeNames, nil)
+	if err != nil {
+		return nil, err
+	}
+	if bt.proj, err = x.projection(ka.ProjectionExpression); err != nil {
+		return nil, err
+	}
+	if ka.ProjectionExpression != nil {
+		x.use(exprRefs(*ka.ProjectionExpression).names, nil)
+	}
+	if err := x.done(); err != nil {
+		return nil, err
+	}
+	if legacyProj != nil {
+		bt.proj = legacyProj
+	}
+	if err := t.scalarKeys(x.names, ka.ProjectionExpression); err != nil {
+		return nil, err
+	}
+	return bt, nil
+}
+
+// readBatchGet reads the tables' keys in order until the answer is full;
+// the keys past that come back unprocessed. mode is ReturnConsumedCapacity.
+func readBatchGet(parts []*batchTable, mode string) (responses map[string][]item,
+	unprocessed map[string]*keysAndAttributes, capacity []map[string]any) {
+	responses = map[string][]item{}
+	unprocessed = map[string]*keysAndAttributes{}
 	size, full := 0, false
 	for _, bt := range parts {
 		got := []item{}
@@ -141,15 +170,11 @@ func (e *Engine) batchGetItem(s *scope, in *batchGetInput) (any, error) {
 			got = append(got, wireItem(bt.proj.apply(en.item())))
 		}
 		responses[bt.name] = got
-		if c := consumed(in.ReturnConsumedCapacity, bt.name, units, nil); c != nil {
+		if c := consumed(mode, bt.name, units, nil); c != nil {
 			capacity = append(capacity, c)
 		}
 	}
-	out := map[string]any{"Responses": responses, "UnprocessedKeys": unprocessed}
-	if capacity != nil {
-		out["ConsumedCapacity"] = capacity
-	}
-	return out, nil
+	return responses, unprocessed, capacity
 }
 
 // rawKey identifies a key by its text as sent.

@@ -147,20 +147,55 @@ type batchWrite struct {
 }
 
 func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
+	n, err := checkBatchWriteCount(in)
+	if err != nil {
+		return nil, err
+	}
+	// Every request's shape and values, then table by table the table, the
+	// keys and the duplicates, as DynamoDB Local checks them.
+	writes, err := checkBatchWrites(in.RequestItems)
+	if err != nil {
+		return nil, err
+	}
+	if err := bindBatchWrites(s, in.RequestItems, writes); err != nil {
+		return nil, err
+	}
+	unprocessed, caps, held, err := e.runBatchWrites(in.RequestItems, writes)
+	if err != nil {
+		return nil, err
+	}
+	if held == n {
+		// DynamoDB refuses a batch of which nothing could be processed.
+		return nil, throttled()
+	}
+	out := map[string]any{"UnprocessedItems": unprocessed}
+	if c := caps.render(in.ReturnConsumedCapacity, "", false); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}
+
+// checkBatchWriteCount refuses a request without tables or with more
+// requests than one call takes, and returns how many it holds.
+func checkBatchWriteCount(in *batchWriteInput) (int, error) {
 	if len(in.RequestItems) == 0 {
-		return nil, validation(msgBatchWriteItemCannotHaveNullNo)
+		return 0, validation(msgBatchWriteItemCannotHaveNullNo)
 	}
 	n := 0
 	for _, bt := range in.RequestItems {
 		n += len(bt.requests)
 	}
 	if n > maxBatchWrites {
-		return nil, validation(msgTooManyItemsRequestedBatchWriteItem)
+		return 0, validation(msgTooManyItemsRequestedBatchWriteItem)
 	}
-	// Every request's shape and values, then table by table the table, the
-	// keys and the duplicates, as DynamoDB Local checks them.
-	writes := make([][]*batchWrite, len(in.RequestItems))
-	for i, bt := range in.RequestItems {
+	return n, nil
+}
+
+// checkBatchWrites checks each table's name and requests, in the request's
+// order, before any table is looked up; writes[i] are tables[i]'s.
+func checkBatchWrites(tables batchWriteTables) ([][]*batchWrite, error) {
+	writes := make([][]*batchWrite, len(tables))
+	for i, bt := range tables {
 		if len(bt.requests) == 0 {
 			return nil, validation(msgBatchWriteRequestListTable, bt.name)
 		}
@@ -175,10 +210,16 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 			writes[i] = append(writes[i], bw)
 		}
 	}
-	for i, bt := range in.RequestItems {
+	return writes, nil
+}
+
+// bindBatchWrites looks up each table and checks its writes' keys and
+// items against it, refusing two writes of one item.
+func bindBatchWrites(s *scope, tables batchWriteTables, writes [][]*batchWrite) error {
+	for i, bt := range tables {
 		t, err := s.lookup(bt.name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		seen := map[string]bool{}
 		for _, bw := range writes[i] {
@@ -186,23 +227,28 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 			w.t = t
 			if w.delete {
 				if w.hash, w.rng, err = t.keyOf(bw.key); err != nil {
-					return nil, err
+					return err
 				}
 			} else if w.put, w.hash, w.rng, err = t.checkNewItem(w.put); err != nil {
-				return nil, err
+				return err
 			}
 			k := itemID(t, w.hash, w.rng)
 			if seen[k] {
-				return nil, validation(msgListItemKeysContainsDuplicates)
+				return validation(msgListItemKeysContainsDuplicates)
 			}
 			seen[k] = true
 		}
 	}
+	return nil
+}
 
-	unprocessed := map[string][]map[string]any{}
-	caps := &capacities{}
-	held := 0
-	for i, bt := range in.RequestItems {
+// runBatchWrites makes the writes in order, but those a fault rule holds
+// back (unprocessed, held counting them), adding up the capacity consumed.
+func (e *Engine) runBatchWrites(tables batchWriteTables, writes [][]*batchWrite) (
+	unprocessed map[string][]map[string]any, caps *capacities, held int, err error) {
+	unprocessed = map[string][]map[string]any{}
+	caps = &capacities{}
+	for i, bt := range tables {
 		for _, bw := range writes[i] {
 			if e.hold != nil && e.hold(bt.name, bw.item) {
 				unprocessed[bt.name] = append(unprocessed[bt.name], bw.wire)
@@ -211,7 +257,7 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 			}
 			old, next, err := bw.w.run()
 			if err != nil {
-				return nil, err
+				return nil, nil, 0, err
 			}
 			var oldItem map[string]types.AttributeValue
 			size := 0
@@ -230,15 +276,7 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 			caps.add(bw.w.t, units, bw.w.t.indexWrites(oldItem, next), 1)
 		}
 	}
-	if held == n {
-		// DynamoDB refuses a batch of which nothing could be processed.
-		return nil, throttled()
-	}
-	out := map[string]any{"UnprocessedItems": unprocessed}
-	if c := caps.render(in.ReturnConsumedCapacity, "", false); c != nil {
-		out["ConsumedCapacity"] = c
-	}
-	return out, nil
+	return unprocessed, caps, held, nil
 }
 
 // checkBatchRequest checks a request's shape and values.

@@ -379,54 +379,89 @@ func (r *read) startKey(esk item) (map[string]types.AttributeValue, error) {
 // page runs the read over rows from next, in order, and renders the
 // answer.
 func (r *read) page(next func() (row, bool)) (map[string]any, error) {
-	items := []readItem{}
-	count, scanned, bytes := 0, 0, 0
-	fetched := 0.0
-	var last *row
-	more := false
+	ps, err := r.readPage(next)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	if !r.count {
+		out["Items"] = ps.items
+	}
+	out["Count"] = ps.count
+	out["ScannedCount"] = ps.scanned
+	if lek := r.lastKey(ps, next); lek != nil {
+		out["LastEvaluatedKey"] = wireItem(lek)
+	}
+	if c := r.pageCapacity(ps); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}
+
+// pageScan is what reading one page met.
+type pageScan struct {
+	items                 []readItem // those kept, projected (none for a count)
+	count, scanned, bytes int        // rows kept, rows read, their bytes
+	fetched               float64    // read units of the table items an index read fetched
+	last                  *row       // the last row read
+	more                  bool       // stopped at the limit or the page's size
+}
+
+// readPage reads rows from next until none is left, the limit or the
+// page's size, keeping those the filter passes.
+func (r *read) readPage(next func() (row, bool)) (*pageScan, error) {
+	ps := &pageScan{items: []readItem{}}
 	for {
-		if (r.limit > 0 && scanned >= r.limit) || bytes >= pageBytes {
-			more = true // DynamoDB returns a LastEvaluatedKey when it stops, even at the end
+		if (r.limit > 0 && ps.scanned >= r.limit) || ps.bytes >= pageBytes {
+			ps.more = true // DynamoDB returns a LastEvaluatedKey when it stops, even at the end
 			break
 		}
 		rw, ok := next()
 		if !ok {
 			break
 		}
-		scanned++
-		bytes += rw.size
-		last = &rw
+		ps.scanned++
+		ps.bytes += rw.size
+		ps.last = &rw
 		it := rw.item
 		if r.fetch {
 			it = rw.full
 			if !r.scan {
-				fetched += readUnits(rw.en.size(), r.consist)
+				ps.fetched += readUnits(rw.en.size(), r.consist)
 			}
 		}
-		if r.filter != nil {
-			on := it
-			if r.filterTable {
-				on = rw.full
-			}
-			ok, err := r.x.eval("FilterExpression", r.filter, on)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
+		keep, err := r.passes(rw, it)
+		if err != nil {
+			return nil, err
 		}
-		count++
+		if !keep {
+			continue
+		}
+		ps.count++
 		if !r.count {
-			items = append(items, readItem(r.proj.apply(it)))
+			ps.items = append(ps.items, readItem(r.proj.apply(it)))
 		}
 	}
-	out := map[string]any{}
-	if !r.count {
-		out["Items"] = items
+	return ps, nil
+}
+
+// passes reports whether the row, read as it, passes the read's filter
+// (on the table's item where the filter is the table's).
+func (r *read) passes(rw row, it map[string]types.AttributeValue) (bool, error) {
+	if r.filter == nil {
+		return true, nil
 	}
-	out["Count"] = count
-	out["ScannedCount"] = scanned
+	on := it
+	if r.filterTable {
+		on = rw.full
+	}
+	return r.x.eval("FilterExpression", r.filter, on)
+}
+
+// lastKey is the page's LastEvaluatedKey, nil for none; it may read one
+// more row from next to tell whether any follows the range's end.
+func (r *read) lastKey(ps *pageScan, next func() (row, bool)) map[string]types.AttributeValue {
+	more, last := ps.more, ps.last
 	if more && last != nil && r.endBound != nil && onBound(last.full[r.endKey], r.endBound) {
 		// DynamoDB Local returns no LastEvaluatedKey when the table's range
 		// key of the last item read equals the inclusive bound where the
@@ -438,27 +473,27 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 			more = false
 		}
 	}
-	if more && last != nil && !r.single {
-		lek := map[string]types.AttributeValue{}
-		for _, n := range r.lekNames() {
-			lek[n] = last.full[n]
-		}
-		out["LastEvaluatedKey"] = wireItem(copyItem(lek))
+	if !more || last == nil || r.single {
+		return nil
 	}
-	units := math.Ceil(float64(bytes)/4096) / 2
+	lek := map[string]types.AttributeValue{}
+	for _, n := range r.lekNames() {
+		lek[n] = last.full[n]
+	}
+	return copyItem(lek)
+}
+
+// pageCapacity is the page's ConsumedCapacity, nil when not asked for: the
+// bytes read, and on an index the table items fetched.
+func (r *read) pageCapacity(ps *pageScan) map[string]any {
+	units := math.Ceil(float64(ps.bytes)/4096) / 2
 	if r.consist {
 		units *= 2
 	}
-	var c map[string]any
 	if r.ix == nil {
-		c = consumed(r.capacity, r.t.name, units, nil)
-	} else {
-		c = consumed(r.capacity, r.t.name, fetched, map[*index]float64{r.ix: units})
+		return consumed(r.capacity, r.t.name, units, nil)
 	}
-	if c != nil {
-		out["ConsumedCapacity"] = c
-	}
-	return out, nil
+	return consumed(r.capacity, r.t.name, ps.fetched, map[*index]float64{r.ix: units})
 }
 
 // onBound reports whether the key value v equals bound (false when their

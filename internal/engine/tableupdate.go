@@ -11,26 +11,12 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defs := map[string]string{}
-	for _, d := range t.attrDefs {
-		defs[d.AttributeName] = d.AttributeType
-	}
-	for _, d := range in.AttributeDefinitions {
-		defs[d.AttributeName] = d.AttributeType
-	}
+	defs := mergedAttrDefs(t, in.AttributeDefinitions)
 	// Work on a copy, so that a refused update changes nothing.
 	nt := *t
 	nt.gsis = append([]*index(nil), t.gsis...)
-	names := map[string]bool{}
-	for _, ix := range t.gsis {
-		names[ix.name] = true
-	}
-	for _, ix := range t.lsis {
-		names[ix.name] = true
-	}
-	if len(in.GlobalSecondaryIndexUpdates) == 0 && in.BillingMode == "" && in.ProvisionedThroughput == nil &&
-		in.StreamSpecification == nil && in.DeletionProtectionEnabled == nil &&
-		len(in.ReplicaUpdates) == 0 && in.MultiRegionConsistency == "" {
+	names := t.indexNames()
+	if nothingToUpdate(in) {
 		return nil, validation(msgNothingUpdate)
 	}
 	if err := checkGSIUpdates(in.GlobalSecondaryIndexUpdates); err != nil {
@@ -43,45 +29,9 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The attribute definitions are those the keys use.
-	used := map[string]bool{nt.hash.name: true, nt.rng.name: true}
-	for _, ix := range append(append([]*index(nil), nt.gsis...), nt.lsis...) {
-		used[ix.hash.name], used[ix.rng.name] = true, true
-	}
-	nt.attrDefs = nil
-	for _, n := range sortedKeys(defs) {
-		if used[n] {
-			nt.attrDefs = append(nt.attrDefs, attributeDefinition{AttributeName: n, AttributeType: defs[n]})
-		}
-	}
-	switch in.BillingMode {
-	case "":
-	case "PAY_PER_REQUEST", "PROVISIONED":
-		nt.billing, nt.switched = in.BillingMode, true
-	default:
-		return nil, validation(msgConstraintBillingModeSatisfyEnumSet, in.BillingMode)
-	}
-	if in.ProvisionedThroughput != nil {
-		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
-			return nil, err
-		}
-		if err := unchangedUnits(t.billing, in.ProvisionedThroughput, t.rcu, t.wcu); err != nil {
-			return nil, err
-		}
-		nt.rcu, nt.wcu = capacity(in.ProvisionedThroughput)
-	}
-	if in.StreamSpecification != nil {
-		if err := checkStream(in.StreamSpecification); err != nil {
-			return nil, err
-		}
-		if in.StreamSpecification.StreamEnabled {
-			nt.stream = in.StreamSpecification
-		} else {
-			nt.stream = nil
-		}
-	}
-	if in.DeletionProtectionEnabled != nil {
-		nt.protected = *in.DeletionProtectionEnabled
+	nt.keepUsedAttrDefs(defs)
+	if err := nt.updateSettings(t, in); err != nil {
+		return nil, err
 	}
 	*t = nt
 	t.items.syncIndexes(t)
@@ -90,6 +40,90 @@ func (e *Engine) updateTable(s *scope, in *updateTableInput) (any, error) {
 	shown := *t
 	shown.gsis = append(append([]*index(nil), t.gsis...), deleted...)
 	return map[string]any{"TableDescription": shown.describe(e)}, nil
+}
+
+// mergedAttrDefs maps each attribute name to its type: the table's
+// definitions, overridden by the request's.
+func mergedAttrDefs(t *table, in []attributeDefinition) map[string]string {
+	defs := map[string]string{}
+	for _, d := range t.attrDefs {
+		defs[d.AttributeName] = d.AttributeType
+	}
+	for _, d := range in {
+		defs[d.AttributeName] = d.AttributeType
+	}
+	return defs
+}
+
+// indexNames is the set of the table's index names, global and local.
+func (t *table) indexNames() map[string]bool {
+	names := map[string]bool{}
+	for _, ix := range t.gsis {
+		names[ix.name] = true
+	}
+	for _, ix := range t.lsis {
+		names[ix.name] = true
+	}
+	return names
+}
+
+// nothingToUpdate reports a request that asks for no change DynamoDB
+// takes as one (attribute definitions alone are none).
+func nothingToUpdate(in *updateTableInput) bool {
+	return len(in.GlobalSecondaryIndexUpdates) == 0 && in.BillingMode == "" && in.ProvisionedThroughput == nil &&
+		in.StreamSpecification == nil && in.DeletionProtectionEnabled == nil &&
+		len(in.ReplicaUpdates) == 0 && in.MultiRegionConsistency == ""
+}
+
+// keepUsedAttrDefs sets the table's attribute definitions to those of defs
+// its keys and its indexes' keys use, sorted by name.
+func (t *table) keepUsedAttrDefs(defs map[string]string) {
+	used := map[string]bool{t.hash.name: true, t.rng.name: true}
+	for _, ix := range append(append([]*index(nil), t.gsis...), t.lsis...) {
+		used[ix.hash.name], used[ix.rng.name] = true, true
+	}
+	t.attrDefs = nil
+	for _, n := range sortedKeys(defs) {
+		if used[n] {
+			t.attrDefs = append(t.attrDefs, attributeDefinition{AttributeName: n, AttributeType: defs[n]})
+		}
+	}
+}
+
+// updateSettings applies the request's billing mode, throughput, stream
+// and deletion protection to the copy t; old is the table as it was, which
+// a throughput change is checked against.
+func (t *table) updateSettings(old *table, in *updateTableInput) error {
+	switch in.BillingMode {
+	case "":
+	case "PAY_PER_REQUEST", "PROVISIONED":
+		t.billing, t.switched = in.BillingMode, true
+	default:
+		return validation(msgConstraintBillingModeSatisfyEnumSet, in.BillingMode)
+	}
+	if in.ProvisionedThroughput != nil {
+		if err := checkUnits(in.ProvisionedThroughput, "Table", "table"); err != nil {
+			return err
+		}
+		if err := unchangedUnits(old.billing, in.ProvisionedThroughput, old.rcu, old.wcu); err != nil {
+			return err
+		}
+		t.rcu, t.wcu = capacity(in.ProvisionedThroughput)
+	}
+	if in.StreamSpecification != nil {
+		if err := checkStream(in.StreamSpecification); err != nil {
+			return err
+		}
+		if in.StreamSpecification.StreamEnabled {
+			t.stream = in.StreamSpecification
+		} else {
+			t.stream = nil
+		}
+	}
+	if in.DeletionProtectionEnabled != nil {
+		t.protected = *in.DeletionProtectionEnabled
+	}
+	return nil
 }
 
 // updateGSIs applies UpdateTable's GlobalSecondaryIndexUpdates to t (a

@@ -106,35 +106,83 @@ func notNull(i int, kind, member string) *apiError {
 }
 
 func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, error) {
+	token, err := checkTxnRequest(in)
+	if err != nil {
+		return nil, err
+	}
+	if token != "" {
+		if ans, repeated, err := e.repeatedTxn(s, token, in); repeated {
+			return ans, err
+		}
+	}
+	// Phase 1: each action's shape, values and expressions.
+	acts, err := checkTxnActions(in.TransactItems)
+	if err != nil {
+		return nil, err
+	}
+	// Phases 2 and 3: the tables, then the keys.
+	if err := bindTxnActions(s, acts); err != nil {
+		return nil, err
+	}
+	// Phase 4: every action against the stored items.
+	outs, err := prepareTxnActions(acts)
+	if err != nil {
+		return nil, err
+	}
+	caps, keys := applyTxnWrites(acts, outs)
+	if token != "" {
+		te := &tokenEntry{token: token, params: in.TransactItems, at: e.now(), keys: keys}
+		s.tokens[token] = te
+		s.aging = append(s.aging, te)
+	}
+	out := map[string]any{}
+	if c := caps.render(in.ReturnConsumedCapacity, "WriteCapacityUnits", true); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}
+
+// checkTxnRequest checks the request's token and the number of its
+// actions, in DynamoDB's order, and returns the token ("" for none).
+func checkTxnRequest(in *transactWriteInput) (string, error) {
 	token := ""
 	if in.ClientRequestToken != nil {
 		token = *in.ClientRequestToken
 		if len(token) > maxTokenLen {
-			return nil, validation(msgConstraintClientRequestTokenHaveLengthLess, token, maxTokenLen)
+			return "", validation(msgConstraintClientRequestTokenHaveLengthLess, token, maxTokenLen)
 		}
 	}
 	switch {
 	case in.TransactItems == nil:
-		return nil, validation(msgConstraintTransactItemsNotNull)
+		return "", validation(msgConstraintTransactItemsNotNull)
 	case len(in.TransactItems) == 0:
-		return nil, validation(msgConstraintTransactItemsHaveLengthGreater)
+		return "", validation(msgConstraintTransactItemsHaveLengthGreater)
 	case len(in.TransactItems) > maxTxnActions:
-		return nil, validation(msgMemberLengthAtMost, maxTxnActions)
+		return "", validation(msgMemberLengthAtMost, maxTxnActions)
 	}
-	if token != "" {
-		e.forgetTokens(s)
-		if te := s.tokens[token]; te != nil && e.now().Sub(te.at) < tokenLife {
-			if canonicalParams(te.params) != canonicalParams(in.TransactItems) {
-				return nil, newError(http.StatusBadRequest, nsDynamo+"IdempotentParameterMismatchException", "")
-			}
-			return e.repeatAnswer(s, te, in.ReturnConsumedCapacity), nil
-		}
-	}
+	return token, nil
+}
 
-	// Phase 1: each action's shape, values and expressions.
-	acts := make([]*txnWrite, len(in.TransactItems))
+// repeatedTxn answers a request whose token a live earlier request used
+// (repeated true): with that request's answer, or with an error when the
+// parameters differ.
+func (e *Engine) repeatedTxn(s *scope, token string, in *transactWriteInput) (ans any, repeated bool, err error) {
+	e.forgetTokens(s)
+	if te := s.tokens[token]; te != nil && e.now().Sub(te.at) < tokenLife {
+		if canonicalParams(te.params) != canonicalParams(in.TransactItems) {
+			return nil, true, newError(http.StatusBadRequest, nsDynamo+"IdempotentParameterMismatchException", "")
+		}
+		return e.repeatAnswer(s, te, in.ReturnConsumedCapacity), true, nil
+	}
+	return nil, false, nil
+}
+
+// checkTxnActions decodes and checks each action in order, then the
+// request's total payload.
+func checkTxnActions(items []json.RawMessage) ([]*txnWrite, error) {
+	acts := make([]*txnWrite, len(items))
 	payload := 0
-	for i, raw := range in.TransactItems {
+	for i, raw := range items {
 		var ti transactWriteItem
 		if err := decode(raw, &ti); err != nil {
 			return nil, err
@@ -149,36 +197,50 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 	if payload > maxTxnPayload {
 		return nil, validation(msgTransactionPayloadSizeCannotExceed, payload)
 	}
-	// Phase 2: the tables.
+	return acts, nil
+}
+
+// bindTxnActions looks up every action's table and checks its key's scalar
+// types (phase 2), and only then resolves the keys, one action per item
+// (phase 3).
+func bindTxnActions(s *scope, acts []*txnWrite) error {
 	for _, a := range acts {
 		t, err := s.lookup(*a.in.TableName)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		a.w.t = t
 		if err := a.scalarKeys(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	// Phase 3: the keys, one action per item.
 	seen := map[string]bool{}
 	for _, a := range acts {
 		if err := a.resolveKey(); err != nil {
-			return nil, err
+			return err
 		}
 		k := itemID(a.w.t, a.w.hash, a.w.rng)
 		if seen[k] {
-			return nil, validation(msgTransactionRequestCannotIncludeMultiple)
+			return validation(msgTransactionRequestCannotIncludeMultiple)
 		}
 		seen[k] = true
 	}
-	// Phase 4: every action against the stored items.
+	return nil
+}
+
+// txnOutcome is what one action found and leaves: the stored entry and the
+// item to store (nil for none).
+type txnOutcome struct {
+	old  *entry
+	next map[string]types.AttributeValue
+}
+
+// prepareTxnActions evaluates every action against the stored items
+// without writing; any failure cancels the whole transaction, with one
+// reason per action.
+func prepareTxnActions(acts []*txnWrite) ([]txnOutcome, error) {
 	reasons := make([]reason, len(acts))
-	type outcome struct {
-		old  *entry
-		next map[string]types.AttributeValue
-	}
-	outs := make([]outcome, len(acts))
+	outs := make([]txnOutcome, len(acts))
 	failed := false
 	for i, a := range acts {
 		reasons[i].Code = "None"
@@ -197,12 +259,17 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 			failed = true
 			continue
 		}
-		outs[i] = outcome{old, next}
+		outs[i] = txnOutcome{old, next}
 	}
 	if failed {
 		return nil, canceled(reasons)
 	}
+	return outs, nil
+}
 
+// applyTxnWrites stores every action's outcome, returning the capacity
+// consumed and the items touched (for the token's later answers).
+func applyTxnWrites(acts []*txnWrite, outs []txnOutcome) (*capacities, []txnKey) {
 	caps := &capacities{}
 	keys := make([]txnKey, len(acts))
 	for i, a := range acts {
@@ -222,22 +289,39 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		// A transactional write costs twice a plain one.
 		caps.add(a.w.t, 2*writeUnits(size), ix, 2)
 	}
-	if token != "" {
-		te := &tokenEntry{token: token, params: in.TransactItems, at: e.now(), keys: keys}
-		s.tokens[token] = te
-		s.aging = append(s.aging, te)
-	}
-	out := map[string]any{}
-	if c := caps.render(in.ReturnConsumedCapacity, "WriteCapacityUnits", true); c != nil {
-		out["ConsumedCapacity"] = c
-	}
-	return out, nil
+	return caps, keys
 }
 
 // checkTxnAction runs phase 1 on the action numbered i (from 1): it returns
 // the action with its write, and the size the action adds to the
 // transaction's payload.
 func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
+	a, err := txnActionOf(ti)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := checkTxnMembers(i, a); err != nil {
+		return nil, 0, err
+	}
+	in := a.in
+	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	if err != nil {
+		return nil, 0, err
+	}
+	a.w = &write{x: x, onFail: in.ReturnValuesOnConditionCheckFailure}
+	size, err := txnItemSize(a)
+	if err != nil {
+		return nil, 0, err
+	}
+	more, err := checkTxnExprs(a, x)
+	if err != nil {
+		return nil, 0, err
+	}
+	return a, size + more, nil
+}
+
+// txnActionOf finds the one action of ti: none or more than one is refused.
+func txnActionOf(ti *transactWriteItem) (*txnWrite, error) {
 	a := &txnWrite{}
 	n := 0
 	for _, c := range []struct {
@@ -251,63 +335,75 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 	}
 	switch {
 	case n == 0:
-		return nil, 0, validation(msgRequestTransactWriteRequestShouldContainDelete)
+		return nil, validation(msgRequestTransactWriteRequestShouldContainDelete)
 	case n > 1:
-		return nil, 0, validation(msgTransactItemsCanOnlyContainCheck)
+		return nil, validation(msgTransactItemsCanOnlyContainCheck)
 	}
+	return a, nil
+}
+
+// checkTxnMembers checks the action's required members, its table name and
+// its ReturnValuesOnConditionCheckFailure; i counts from 1.
+func checkTxnMembers(i int, a *txnWrite) error {
 	in := a.in
 	if in.TableName == nil {
-		return nil, 0, notNull(i, a.kind, "tableName")
+		return notNull(i, a.kind, "tableName")
 	}
 	switch {
 	case a.kind == "put" && in.Item == nil:
-		return nil, 0, notNull(i, a.kind, "item")
+		return notNull(i, a.kind, "item")
 	case a.kind != "put" && in.Key == nil:
-		return nil, 0, notNull(i, a.kind, "key")
+		return notNull(i, a.kind, "key")
 	case a.kind == "conditionCheck" && in.ConditionExpression == nil:
-		return nil, 0, notNull(i, a.kind, "conditionExpression")
+		return notNull(i, a.kind, "conditionExpression")
 	case a.kind == "update" && in.UpdateExpression == nil && in.ExpressionAttributeValues != nil:
 		// Without values, an Update without UpdateExpression is accepted.
-		return nil, 0, notNull(i, a.kind, "updateExpression")
+		return notNull(i, a.kind, "updateExpression")
 	}
 	if err := checkName(*in.TableName); err != nil {
-		return nil, 0, err
+		return err
 	}
 	switch in.ReturnValuesOnConditionCheckFailure {
 	case "", "NONE", "ALL_OLD":
 	default:
-		return nil, 0, validation(msgConstraintReturnValuesOnConditionCheckFailureSatisfyEnumSet, in.ReturnValuesOnConditionCheckFailure)
+		return validation(msgConstraintReturnValuesOnConditionCheckFailureSatisfyEnumSet, in.ReturnValuesOnConditionCheckFailure)
 	}
-	x, err := newExprs(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	if err != nil {
-		return nil, 0, err
-	}
-	w := &write{x: x, onFail: in.ReturnValuesOnConditionCheckFailure}
-	a.w = w
-	size := 0
-	switch a.kind {
-	case "put":
-		m, err := in.Item.attrs()
-		if err != nil {
-			return nil, 0, err
-		}
-		if err := checkNesting(m); err != nil {
-			return nil, 0, err
-		}
-		if w.put, err = checkItem(m); err != nil {
-			return nil, 0, err
-		}
-		size = attrs.ItemSize(w.put)
-		if size > maxItemSize {
-			return nil, 0, validation(msgItemSizeHasExceededMaximum)
-		}
-	default:
+	return nil
+}
+
+// txnItemSize checks a put's item (keeping it in a.w.put) or decodes the
+// key of another action, and returns its size toward the payload.
+func txnItemSize(a *txnWrite) (int, error) {
+	in, w := a.in, a.w
+	if a.kind != "put" {
 		m, err := in.Key.attrs()
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
-		size = attrs.ItemSize(m)
+		return attrs.ItemSize(m), nil
 	}
+	m, err := in.Item.attrs()
+	if err != nil {
+		return 0, err
+	}
+	if err := checkNesting(m); err != nil {
+		return 0, err
+	}
+	if w.put, err = checkItem(m); err != nil {
+		return 0, err
+	}
+	size := attrs.ItemSize(w.put)
+	if size > maxItemSize {
+		return 0, validation(msgItemSizeHasExceededMaximum)
+	}
+	return size, nil
+}
+
+// checkTxnExprs sets the action's kind on a.w and checks its update and
+// condition expressions and their names and values; it returns what the
+// update adds to the payload.
+func checkTxnExprs(a *txnWrite, x *exprs) (size int, err error) {
+	in, w := a.in, a.w
 	switch a.kind {
 	case "delete":
 		w.delete = true
@@ -315,7 +411,7 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		w.check = true
 	case "update":
 		if w.update, err = x.updateExpr(in.UpdateExpression); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		if in.UpdateExpression != nil {
 			size += len(*in.UpdateExpression)
@@ -325,19 +421,19 @@ func checkTxnAction(i int, ti *transactWriteItem) (*txnWrite, int, error) {
 		}
 	}
 	if w.cond, err = x.condition("ConditionExpression", in.ConditionExpression); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	if err := x.done(); err != nil {
 		var api *apiError
 		if errors.As(err, &api) && api.msg == msgValuesWithoutExpression && (a.kind == "put" || a.kind == "delete") {
 			api.msg += ": ConditionExpression is null"
 		}
-		return nil, 0, err
+		return 0, err
 	}
 	if err := staticUpdateCheck(w); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	return a, size, nil
+	return size, nil
 }
 
 // staticUpdateCheck returns the errors of an Update's expression that

@@ -45,13 +45,6 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 	case len(in.TransactItems) > maxTxnActions:
 		return nil, validation(msgMemberLengthAtMost, maxTxnActions)
 	}
-	type get struct {
-		in   *txnGet
-		t    *table
-		proj *projection_
-		hash types.AttributeValue
-		rng  types.AttributeValue
-	}
 	// DynamoDB Local checks the Gets one after the other, each whole: its
 	// table, its key (one item per Get), its projection.
 	for _, ti := range in.TransactItems {
@@ -59,44 +52,74 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 			return nil, nullItems
 		}
 	}
-	gets := make([]*get, len(in.TransactItems))
+	gets := make([]*checkedGet, len(in.TransactItems))
 	seen := map[string]bool{}
 	for i, ti := range in.TransactItems {
-		g := &get{in: ti.Get}
-		if g.in.Key == nil {
-			return nil, validation(msgGetConditionKeyNotKey)
-		}
-		if g.in.TableName == nil {
-			return nil, validation(msgRequestedResourceNotFound)
-		}
-		t, err := s.lookup(*g.in.TableName)
+		g, err := checkTxnGet(s, ti.Get, seen)
 		if err != nil {
-			return nil, err
-		}
-		g.t = t
-		if g.hash, g.rng, err = t.keyOf(g.in.Key); err != nil {
-			return nil, txnKeyError(err)
-		}
-		k := itemID(t, g.hash, g.rng)
-		if seen[k] {
-			return nil, validation(msgTransactionRequestCannotIncludeMultiple)
-		}
-		seen[k] = true
-		x, err := newExprs(g.in.ExpressionAttributeNames, nil)
-		if err != nil {
-			return nil, err
-		}
-		if g.proj, err = x.projection(g.in.ProjectionExpression); err != nil {
-			return nil, err
-		}
-		if err := x.done(); err != nil {
-			return nil, err
-		}
-		if err := t.scalarKeys(x.names, g.in.ProjectionExpression); err != nil {
 			return nil, err
 		}
 		gets[i] = g
 	}
+	responses, caps := readTxnGets(gets)
+	out := map[string]any{"Responses": responses}
+	if c := caps.render(in.ReturnConsumedCapacity, "ReadCapacityUnits", false); c != nil {
+		out["ConsumedCapacity"] = c
+	}
+	return out, nil
+}
+
+// checkedGet is one Get of a TransactGetItems, checked.
+type checkedGet struct {
+	in   *txnGet
+	t    *table
+	proj *projection_
+	hash types.AttributeValue
+	rng  types.AttributeValue
+}
+
+// checkTxnGet checks one Get whole: its table, its key (refusing a key in
+// seen, the items of the Gets before it), its projection.
+func checkTxnGet(s *scope, in *txnGet, seen map[string]bool) (*checkedGet, error) {
+	g := &checkedGet{in: in}
+	if g.in.Key == nil {
+		return nil, validation(msgGetConditionKeyNotKey)
+	}
+	if g.in.TableName == nil {
+		return nil, validation(msgRequestedResourceNotFound)
+	}
+	t, err := s.lookup(*g.in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	g.t = t
+	if g.hash, g.rng, err = t.keyOf(g.in.Key); err != nil {
+		return nil, txnKeyError(err)
+	}
+	k := itemID(t, g.hash, g.rng)
+	if seen[k] {
+		return nil, validation(msgTransactionRequestCannotIncludeMultiple)
+	}
+	seen[k] = true
+	x, err := newExprs(g.in.ExpressionAttributeNames, nil)
+	if err != nil {
+		return nil, err
+	}
+	if g.proj, err = x.projection(g.in.ProjectionExpression); err != nil {
+		return nil, err
+	}
+	if err := x.done(); err != nil {
+		return nil, err
+	}
+	if err := t.scalarKeys(x.names, g.in.ProjectionExpression); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// readTxnGets reads every Get's item, projected, with the capacity
+// consumed.
+func readTxnGets(gets []*checkedGet) ([]map[string]any, *capacities) {
 	caps := &capacities{}
 	responses := make([]map[string]any, len(gets))
 	for i, g := range gets {
@@ -113,9 +136,5 @@ func (e *Engine) transactGetItems(s *scope, in *transactGetInput) (any, error) {
 		// A transactional read costs twice a consistent one.
 		caps.add(g.t, 2*readUnits(size, true), nil, 1)
 	}
-	out := map[string]any{"Responses": responses}
-	if c := caps.render(in.ReturnConsumedCapacity, "ReadCapacityUnits", false); c != nil {
-		out["ConsumedCapacity"] = c
-	}
-	return out, nil
+	return responses, caps
 }

@@ -93,22 +93,10 @@ func StateKey(table, id string) string { return table + "\x00" + id }
 func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read StateReader, c ddbapi.Items,
 	at func(i int) (string, map[string]types.AttributeValue)) (prepared []bool, err error) {
 	prepared = make([]bool, len(items))
-	locked := false
-	for _, it := range items {
-		if _, ok := it[Attr]; ok {
-			locked = true
-			break
-		}
-	}
-	if !locked {
+	if !anyLocked(items) {
 		return prepared, nil
 	}
-	refs := make([]itemRef, len(items))
-	for i := range items {
-		if refs[i].table, refs[i].key = at(i); !knownKey(refs[i].key) {
-			refs[i].key = nil
-		}
-	}
+	refs := itemRefs(len(items), at)
 	final := map[string]string{} // states that cannot change any more
 	before := map[string]bool{}  // units known committed before this round's reads
 	logs := map[string]*keySet{} // committed units' item lists, read once per call
@@ -117,44 +105,21 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 		if err != nil {
 			return nil, err
 		}
-		sign := false
-		for _, l := range locks {
-			if l != nil && !l.Prepared {
-				k := StateKey(l.Coordinator, l.Unit)
-				if fateOf(states[k]) == Forward && !before[k] {
-					sign = true
-				}
-			}
-		}
+		sign := newlyCommitted(locks, states, before)
 		if !sign {
 			if sign, err = untraced(ctx, c, refs, locks, states, before, logs); err != nil {
 				return nil, err
 			}
 		}
 		if !sign {
+			views, applied, err := readerViews(ctx, c, items, refs, locks, states)
+			if err != nil {
+				return nil, err
+			}
 			// An update a reader applies comes back as DynamoDB stores the
 			// item then, which may be past the unit (its own apply came
 			// first, and other units wrote since): with other items in the
 			// call, those are read again after the apply instead.
-			views := make([]map[string]types.AttributeValue, len(items))
-			applied := false
-			for i, l := range locks {
-				if l == nil {
-					continue
-				}
-				committed := fateOf(states[StateKey(l.Coordinator, l.Unit)]) == Forward
-				view, ok := View(items[i], l, committed)
-				if !ok {
-					var wrote bool
-					if view, wrote, err = applyForReader(ctx, c, refs[i].table, refs[i].key, l); err != nil {
-						return nil, err
-					}
-					// Only an apply another made first may show the item
-					// past the unit.
-					applied = applied || !wrote
-				}
-				views[i] = view
-			}
 			if !applied || len(items) == 1 {
 				for i, l := range locks {
 					if l != nil {
@@ -165,33 +130,109 @@ func Resolve(ctx context.Context, items []map[string]types.AttributeValue, read 
 				return prepared, nil
 			}
 		}
-		if round+1 == resolveRounds {
-			return nil, fmt.Errorf("%w: %d reads in a row met units committing on these items; try again", ErrLocked, resolveRounds)
-		}
-		if c == nil {
-			return nil, errors.New("unit: items need reading again, and the reader has no client for it")
-		}
-		for k, st := range states {
-			if fateOf(st) == Forward {
-				before[k] = true
-			}
-		}
-		if round >= 2 {
-			// Units keep committing on these items: give them a moment,
-			// so that the next round is likelier to find them applied.
-			if err := retry.Sleep(ctx, retry.Backoff(round-1, time.Millisecond, 20*time.Millisecond)); err != nil {
-				return nil, err
-			}
-		}
-		if err := readAgain(ctx, c, refs, items); err != nil {
+		if err := nextRound(ctx, c, round, refs, items, states, before, prepared); err != nil {
 			return nil, err
 		}
-		for i, r := range refs {
-			if r.key != nil {
-				prepared[i] = true
+	}
+}
+
+// anyLocked reports whether some item carries a unit's lock: without one,
+// Resolve has nothing to do.
+func anyLocked(items []map[string]types.AttributeValue) bool {
+	for _, it := range items {
+		if _, ok := it[Attr]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// itemRefs names each item's table and key through at, while the items are
+// as first read; a key that cannot be read again is left nil.
+func itemRefs(n int, at func(i int) (string, map[string]types.AttributeValue)) []itemRef {
+	refs := make([]itemRef, n)
+	for i := range refs {
+		if refs[i].table, refs[i].key = at(i); !knownKey(refs[i].key) {
+			refs[i].key = nil
+		}
+	}
+	return refs
+}
+
+// newlyCommitted reports the first sign: a lock without intent of a unit
+// committed and not yet known committed before this round's reads.
+func newlyCommitted(locks []*Lock, states map[string]string, before map[string]bool) bool {
+	sign := false
+	for _, l := range locks {
+		if l != nil && !l.Prepared {
+			k := StateKey(l.Coordinator, l.Unit)
+			if fateOf(states[k]) == Forward && !before[k] {
+				sign = true
 			}
 		}
 	}
+	return sign
+}
+
+// readerViews computes what a reader sees of each locked item (nil entries
+// for unlocked ones), applying committed updates with c; applied reports
+// that some apply was made first by another, so its item may show writes
+// past the unit.
+func readerViews(ctx context.Context, c ddbapi.Items, items []map[string]types.AttributeValue, refs []itemRef,
+	locks []*Lock, states map[string]string) (views []map[string]types.AttributeValue, applied bool, err error) {
+	views = make([]map[string]types.AttributeValue, len(items))
+	for i, l := range locks {
+		if l == nil {
+			continue
+		}
+		committed := fateOf(states[StateKey(l.Coordinator, l.Unit)]) == Forward
+		view, ok := View(items[i], l, committed)
+		if !ok {
+			var wrote bool
+			if view, wrote, err = applyForReader(ctx, c, refs[i].table, refs[i].key, l); err != nil {
+				return nil, false, err
+			}
+			// Only an apply another made first may show the item
+			// past the unit.
+			applied = applied || !wrote
+		}
+		views[i] = view
+	}
+	return views, applied, nil
+}
+
+// nextRound prepares Resolve's next round after a sign: it gives up after
+// resolveRounds rounds, adds this round's committed units to before, waits
+// from the third round on, and reads every item again.
+func nextRound(ctx context.Context, c ddbapi.Items, round int, refs []itemRef, items []map[string]types.AttributeValue,
+	states map[string]string, before map[string]bool, prepared []bool) error {
+	if round+1 == resolveRounds {
+		return fmt.Errorf("%w: %d reads in a row met units committing on these items; try again", ErrLocked, resolveRounds)
+	}
+	if c == nil {
+		return errors.New("unit: items need reading again, and the reader has no client for it")
+	}
+	for k, st := range states {
+		if fateOf(st) == Forward {
+			before[k] = true
+		}
+	}
+	if round >= 2 {
+		// Units keep committing on these items: give them a moment,
+		// so that the next round is likelier to find them applied.
+		if err := retry.Sleep(ctx, retry.Backoff(round-1, time.Millisecond, 20*time.Millisecond)); err != nil {
+			return err
+		}
+	}
+	if err := readAgain(ctx, c, refs, items); err != nil {
+		return err
+	}
+	for i, r := range refs {
+		if r.key != nil {
+			prepared[i] = true
+		}
+	}
+	return nil
 }
 
 // resolveRounds bounds how many times Resolve reads the items.
