@@ -205,7 +205,7 @@ func TestSimLocks(t *testing.T) {
 				log := &fencedLog{fifo: fifo}
 				dynamolocal.Simulate(t, seed, lockWorkload(log))
 				for _, v := range log.violations() {
-					t.Errorf("seed %d: %s; replay: go test -run '^%s$' -sim.seed=%d ./dynamolocal/", seed, v, t.Name(), seed)
+					t.Errorf("seed %d: %s; replay: go test ./dynamolocal/ -run '^%s$' -sim.seed=%d", seed, v, t.Name(), seed)
 				}
 				if len(log.stale) != 1 {
 					t.Errorf("seed %d: %d stale writes, want 1", seed, len(log.stale))

@@ -105,7 +105,7 @@ func TestSimExactlyOnce(t *testing.T) {
 		log := &onceLog{}
 		dynamolocal.Simulate(t, seed, onceWorkload(log))
 		for _, v := range log.violations() {
-			t.Errorf("seed %d: %s; replay: go test -run '^TestSimExactlyOnce$' -sim.seed=%d ./dynamolocal/", seed, v, seed)
+			t.Errorf("seed %d: %s; replay: go test ./dynamolocal/ -run '^TestSimExactlyOnce$' -sim.seed=%d", seed, v, seed)
 		}
 	}
 }

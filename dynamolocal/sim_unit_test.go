@@ -88,7 +88,7 @@ func TestSimUnits(t *testing.T) {
 		log := &unitLog{}
 		dynamolocal.Simulate(t, seed, unitWorkload(log))
 		for _, v := range log.violations() {
-			t.Errorf("seed %d: %s; replay: go test -run '^TestSimUnits$' -sim.seed=%d ./dynamolocal/", seed, v, seed)
+			t.Errorf("seed %d: %s; replay: go test ./dynamolocal/ -run '^TestSimUnits$' -sim.seed=%d", seed, v, seed)
 		}
 		if log.crashed {
 			crashes++
