@@ -82,6 +82,18 @@ func decodeBatchTables(data []byte) (batchWriteTables, error) {
 	return out, nil
 }
 
+// itemMember reads `:{"name":` and the item after it, the one member of a
+// PutRequest or DeleteRequest; the closing brace is the caller's.
+func (s *scanner) itemMember(name string) item {
+	s.byte(':')
+	s.byte('{')
+	if s.text() != name {
+		s.ok = false
+	}
+	s.byte(':')
+	return s.item()
+}
+
 // fastBatchTables reads RequestItems in the SDK's compact form
 // ({"t":[{"PutRequest":{"Item":{...}}},{"DeleteRequest":{"Key":{...}}}]},
 // names in their exact case, items as fastItem reads them), or reports
@@ -106,21 +118,9 @@ func fastBatchTables(data []byte) (batchWriteTables, bool) {
 			var r batchWriteRequest
 			switch s.text() {
 			case "PutRequest":
-				s.byte(':')
-				s.byte('{')
-				if s.text() != "Item" {
-					s.ok = false
-				}
-				s.byte(':')
-				r.PutRequest = &struct{ Item item }{Item: s.item()}
+				r.PutRequest = &struct{ Item item }{Item: s.itemMember("Item")}
 			case "DeleteRequest":
-				s.byte(':')
-				s.byte('{')
-				if s.text() != "Key" {
-					s.ok = false
-				}
-				s.byte(':')
-				r.DeleteRequest = &struct{ Key item }{Key: s.item()}
+				r.DeleteRequest = &struct{ Key item }{Key: s.itemMember("Key")}
 			default:
 				s.ok = false
 			}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -241,22 +240,17 @@ func writeValue(buf *bytes.Buffer, v types.AttributeValue) {
 	buf.WriteByte('}')
 }
 
+// writeMap writes m with its keys sorted, through writeSortedMap; a nil
+// map is an empty one here (an M value is never null).
 func writeMap(buf *bytes.Buffer, m map[string]types.AttributeValue) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	if m == nil {
+		buf.WriteString("{}")
+		return
 	}
-	sort.Strings(keys)
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		writeText(buf, k)
-		buf.WriteByte(':')
-		writeValue(buf, m[k])
-	}
-	buf.WriteByte('}')
+	_ = writeSortedMap(buf, m, func(buf *bytes.Buffer, v types.AttributeValue) error {
+		writeValue(buf, v)
+		return nil
+	})
 }
 
 func writeString(buf *bytes.Buffer, s string) {
