@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
@@ -65,7 +66,7 @@ func TestErrorClassesAreOneValue(t *testing.T) {
 func TestErrorClassesAcrossPackages(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 
 	type item struct {
 		ID string `dynamo:"id,hash"`

@@ -77,15 +77,13 @@ func moduleImports(t *testing.T) (imports map[string][]string, programs map[stri
 // evaluates conditions for mapper and unit as well as for the engine.
 var base = map[string]bool{
 	"observe": true, "internal/attempt": true, "internal/attrs": true, "internal/cond": true,
-	"internal/ddbapi": true, "internal/endpoint": true, "internal/errs": true,
+	"internal/ddbapi": true, "internal/endpoint": true, "internal/errs": true, "internal/faultwire": true,
 	"internal/keytmpl": true, "internal/rnd": true, "internal/syncx": true,
 }
 
 // testSupport are the helpers of the module's tests, which only test files
-// import. They still import dynamolocal, for the server a test runs on
-// (ddbtest.Server returns a *dynamolocal.Server): the one arrow up left,
-// until the server's core moves below internal/ with dynamolocal keeping
-// its names.
+// import. They import no public package but observe, as every internal
+// package: a test gets its server from dynamolocal itself.
 var testSupport = map[string]bool{"internal/ddbtest": true, "internal/ddbtest/counters": true}
 
 // TestImportsPointOneWay: the layers, bottom up, are base (above), the
@@ -123,8 +121,6 @@ func TestImportsPointOneWay(t *testing.T) {
 				bad = append(bad, "observe imports "+to+": it imports no package of the module")
 			case base[from] && !base[to]:
 				bad = append(bad, from+" imports "+to+", above the base layer")
-			case testSupport[from] && to == "dynamolocal":
-				// Left as it is: see testSupport.
 			case testSupport[to] && !testSupport[from]:
 				bad = append(bad, from+" imports "+to+", which is for tests only")
 			case internal(from) && !internal(to) && to != "observe":

@@ -53,8 +53,8 @@ type Tally struct {
 
 // faultMix is the fault mix of the suite: a quarter of all attempts fail
 // (10% after being applied), a tenth more are delayed.
-func faultMix(seed uint64) *ddbtest.FaultTransport {
-	return &ddbtest.FaultTransport{
+func faultMix(seed uint64) *dynamolocal.FaultTransport {
+	return &dynamolocal.FaultTransport{
 		Seed:         seed,
 		LoseResponse: 0.10,
 		Refuse:       0.05,
@@ -69,7 +69,7 @@ func faultMix(seed uint64) *ddbtest.FaultTransport {
 // 10 attempts with short jittered waits and no retry quota, so that the
 // SDK's retries run out only when ten attempts in a row fail (about 1e-6
 // per call with the mix above).
-func faultyClient(srv *dynamolocal.Server, ft *ddbtest.FaultTransport) *dynamodb.Client {
+func faultyClient(srv *dynamolocal.Server, ft *dynamolocal.FaultTransport) *dynamodb.Client {
 	ft.Base = srv.Transport()
 	return srv.NewClient(ft.Option(), func(o *dynamodb.Options) {
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
@@ -236,7 +236,7 @@ type tallyRun struct {
 // with every client behind its own fault transport.
 func runTally(t *testing.T, clients, perClient int, seed uint64, opts ...func(*mapper.TableOptions)) tallyRun {
 	t.Helper()
-	srv := ddbtest.Engine(t)
+	srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	clean, err := mapper.NewTable[Tally](raw, name)
@@ -245,7 +245,7 @@ func runTally(t *testing.T, clients, perClient int, seed uint64, opts ...func(*m
 	require.NoError(t, clean.Put(ctx, &Tally{ID: "t", IDs: []string{}}))
 
 	h := &history{start: time.Now()}
-	transports := make([]*ddbtest.FaultTransport, clients)
+	transports := make([]*dynamolocal.FaultTransport, clients)
 	outcomes := make([][]outcome, clients)
 	failures := make([][]string, clients)
 	var wg sync.WaitGroup
@@ -411,7 +411,7 @@ type Account struct {
 // as the txn docs say. The total is conserved and no transfer is applied
 // twice or half.
 func TestTransfersUnderFaults(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	clean, err := mapper.NewTable[Account](raw, name)
@@ -427,7 +427,7 @@ func TestTransfersUnderFaults(t *testing.T) {
 	reported := map[string]outcome{}
 	resends := 0
 	var wg sync.WaitGroup
-	transports := make([]*ddbtest.FaultTransport, clients)
+	transports := make([]*dynamolocal.FaultTransport, clients)
 	for c := range clients {
 		transports[c] = faultMix(100 + uint64(c))
 		transports[c].Ops = []string{"TransactWriteItems", "GetItem"}

@@ -252,7 +252,7 @@ func (c contender) run(b *testing.B, check *mapper.Table[Counter], id string) ru
 // goroutines, one Table each), modify20procs/best (20 goroutines, one
 // Table each), and the same for the shorter backoff.
 func BenchmarkContention(b *testing.B) {
-	srv := ddbtest.Server(b)
+	srv := dynamolocal.New(b)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(b, raw, "id", types.ScalarAttributeTypeS, "", "")
 	if *latency > 0 {
@@ -374,7 +374,7 @@ func BenchmarkContention(b *testing.B) {
 // the two raw ones: update/rawguarded near 1 says that what is left of
 // update/raw is those attributes, on the server.
 func BenchmarkAdd(b *testing.B) {
-	srv := ddbtest.Server(b)
+	srv := dynamolocal.New(b)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(b, raw, "id", types.ScalarAttributeTypeS, "", "")
 	opt, err := mapper.NewTable[Counter](raw, name)

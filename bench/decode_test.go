@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -181,7 +182,7 @@ type readFixture struct {
 
 func newReadFixture(b *testing.B, n int) *readFixture {
 	b.Helper()
-	srv := ddbtest.Server(b)
+	srv := dynamolocal.New(b)
 	f := &readFixture{raw: srv.Client()}
 	f.name = ddbtest.CreateTable(b, f.raw, "pk", types.ScalarAttributeTypeS, "sk", types.ScalarAttributeTypeN)
 	var err error

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/optimist-dynamo/optimist/internal/engine"
+	"github.com/optimist-dynamo/optimist/internal/faultwire"
 )
 
 // Fault is a failure injected into one request, by a [FaultTransport]
@@ -99,13 +100,7 @@ type FaultTransport struct {
 // OpName returns the DynamoDB operation of a request, taken from its
 // X-Amz-Target header ("DynamoDB_20120810.PutItem" gives "PutItem"), or "" if
 // the header is missing.
-func OpName(req *http.Request) string {
-	target := req.Header.Get("X-Amz-Target")
-	if i := strings.LastIndexByte(target, '.'); i >= 0 {
-		return target[i+1:]
-	}
-	return target
-}
+func OpName(req *http.Request) string { return faultwire.OpName(req) }
 
 // Partition cuts the network (on) or restores it: while it is cut, every
 // request is refused before anything is sent.
@@ -206,15 +201,10 @@ func (f *FaultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, req.Context().Err()
 		}
 	}
-	resp, err := base.RoundTrip(req)
-	if err != nil || fault != FaultLostResponse {
-		return resp, err
+	if fault == FaultLostResponse {
+		return faultwire.LoseAnswer(base, req)
 	}
-	// Read the whole response so the server is done with the request, then
-	// lose it.
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	return base.RoundTrip(req)
 }
 
 func closeBody(req *http.Request) {

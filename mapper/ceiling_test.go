@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -33,7 +34,7 @@ type verItem[V int8 | int16 | int32 | int64 | int | uint8 | uint16 | uint32 | ui
 // ErrInvalidItem and nothing is written; one below, the write stores the
 // ceiling, which reads back.
 func TestVersionCeilings(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	ceilings(t, raw, name, int8(math.MaxInt8))

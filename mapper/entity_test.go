@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -71,7 +72,7 @@ func shopDesign(table string) mapper.Design {
 func newShop(t *testing.T) *shop {
 	t.Helper()
 	ctx := context.Background()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := srv.Client()
 	d := shopDesign(ddbtest.TableName(t))
 	require.NoError(t, d.CreateTable(ctx, c))
@@ -448,7 +449,7 @@ func TestEntityTxnAndUnitAcrossTypes(t *testing.T) {
 
 func TestDesignCreateTableAndCheck(t *testing.T) {
 	ctx := context.Background()
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	d := shopDesign(ddbtest.TableName(t))
 	d.Indexes = append(d.Indexes, mapper.OverloadedIndex{Name: "gsi2", PK: "gsi2pk"})
 	require.NoError(t, d.CreateTable(ctx, c))
@@ -621,7 +622,7 @@ func TestCollectionCursorResumes(t *testing.T) {
 }
 
 func TestNewEntityRefusals(t *testing.T) {
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	d := shopDesign("t")
 	type Tagged struct {
 		ID string `dynamo:"id,hash"`

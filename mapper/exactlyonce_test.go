@@ -59,7 +59,7 @@ func TestUnknownOutcomeIsNotAConflict(t *testing.T) {
 // it is not resent, the read finds another writer's token, and the outcome
 // is unknown, with the vote counted once.
 func TestLostUpdateThenOtherWriter(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := newCandidates(t)
 	other := c.table
 	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
@@ -87,7 +87,7 @@ func TestLostUpdateThenOtherWriter(t *testing.T) {
 // another writer changed the item; DynamoDB recognises the token, and the
 // vote is counted once.
 func TestExactlyOnceResendsThroughOtherWriters(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := newCandidates(t)
 	other := c.table
 	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {
@@ -160,7 +160,7 @@ func TestExactlyOnceWrites(t *testing.T) {
 // token, and resending the same write with ExactlyOnceToken(token) applies
 // it once (DynamoDB answers the resend from its record of the token).
 func TestExactlyOnceRetriesRunOut(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := newCandidates(t)
 	drop := &ddbtest.DropTransport{DropOps: map[string]int{"TransactWriteItems": 1000}}
 	lossy, err := mapper.NewTable[Candidate](srv.NewClient(drop.Option()), c.name)
@@ -185,7 +185,7 @@ func TestExactlyOnceRetriesRunOut(t *testing.T) {
 // with ExactlyOnce, on a clean network, against DynamoDB Local: wall time
 // per write and DynamoDB calls per write.
 func BenchmarkExactlyOnceCost(b *testing.B) {
-	srv := ddbtest.Server(b)
+	srv := dynamolocal.New(b)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(b, raw, "id", types.ScalarAttributeTypeS, "", "")
 	ctx := context.Background()
@@ -228,14 +228,14 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // resends it after answers that prove nothing was written: a throttled
 // attempt and a refused connection.
 func TestUncheckedWriteStillRetriesSafeFailures(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := newCandidates(t)
-	throttle := &ddbtest.FaultTransport{Throttle: 1}
-	refuse := &ddbtest.FaultTransport{Refuse: 1}
+	throttle := &dynamolocal.FaultTransport{Throttle: 1}
+	refuse := &dynamolocal.FaultTransport{Refuse: 1}
 	var mu sync.Mutex
 	updates := 0
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		if ddbtest.OpName(r) == "UpdateItem" {
+		if dynamolocal.OpName(r) == "UpdateItem" {
 			mu.Lock()
 			updates++
 			n := updates

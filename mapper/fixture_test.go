@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest/counters"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -24,15 +25,15 @@ type (
 )
 
 func newFixture(t *testing.T) *fixture {
-	return counters.New(t, func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
+	return counters.New(t, dynamolocal.New(t), func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
 		return mapper.NewTable[Counter](c, name)
 	})
 }
 
 // newBubbleFixture is newFixture on an engine of the test's own, for a
-// test in a testing/synctest bubble (see ddbtest.Engine).
+// test in a testing/synctest bubble (see dynamolocal.NewEngine).
 func newBubbleFixture(t *testing.T) *fixture {
-	return counters.NewOn(t, ddbtest.Engine(t), func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
+	return counters.New(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()), func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
 		return mapper.NewTable[Counter](c, name)
 	})
 }
@@ -90,7 +91,7 @@ type candidates struct {
 
 func newCandidates(t *testing.T) *candidates {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	name := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
 	calls := ddbtest.NewCounting(srv.Client())
 	table, err := mapper.NewTable[Candidate](calls, name)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -21,7 +22,7 @@ import (
 // DynamoDB Local, deleted when the test ends.
 func createFor[T any](t *testing.T, opts ...mapper.CreateOption) (*dynamodb.Client, string) {
 	t.Helper()
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	name := ddbtest.TableName(t)
 	require.NoError(t, mapper.CreateTable[T](context.Background(), c, name, opts...))
 	ddbtest.DeleteAtCleanup(t, c, name)
@@ -285,7 +286,7 @@ func TestIndexThroughputOfALocalIndexRefused(t *testing.T) {
 	assert.Zero(t, c.calls, "refused before any call")
 
 	// On a global index it is honoured.
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	name := ddbtest.TableName(t)
 	require.NoError(t, mapper.CreateTable[Ticket](context.Background(), srv.Client(), name, mapper.Provisioned(5, 5), mapper.IndexThroughput("by-status", 2, 3)))
 	ddbtest.DeleteAtCleanup(t, srv.Client(), name)

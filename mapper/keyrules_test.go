@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -32,7 +33,7 @@ type kCustomer struct {
 // refusals.
 func TestTemplateValuesNeverShareAKey(t *testing.T) {
 	ctx := context.Background()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	d := mapper.Design{Table: ddbtest.TableName(t), PK: "pk", SK: "sk"}
 	require.NoError(t, d.CreateTable(ctx, srv.Client()))
 	ddbtest.DeleteAtCleanup(t, srv.Client(), d.Table)

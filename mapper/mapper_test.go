@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/version"
@@ -546,7 +547,7 @@ func TestUnversionedPutIsAForcedWrite(t *testing.T) {
 }
 
 func TestUnversionedTypes(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	name := ddbtest.CreateTable(t, srv.Client(), "pk", types.ScalarAttributeTypeS, "sk", types.ScalarAttributeTypeN)
 	table, err := mapper.NewTable[Plain](srv.Client(), name)
 	require.NoError(t, err)

@@ -37,14 +37,14 @@ type keepFixture struct {
 
 func newKeepFixture(t *testing.T) *keepFixture {
 	t.Helper()
-	return newKeepFixtureOn(t, ddbtest.Server(t))
+	return newKeepFixtureOn(t, dynamolocal.New(t))
 }
 
 // newBubbleKeepFixture is newKeepFixture on an engine of the test's own,
-// for a test in a testing/synctest bubble (see ddbtest.Engine).
+// for a test in a testing/synctest bubble (see dynamolocal.NewEngine).
 func newBubbleKeepFixture(t *testing.T) *keepFixture {
 	t.Helper()
-	return newKeepFixtureOn(t, ddbtest.Engine(t))
+	return newKeepFixtureOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 }
 
 func newKeepFixtureOn(t *testing.T, srv *dynamolocal.Server) *keepFixture {
@@ -234,7 +234,7 @@ func TestModifyKeptItemLostResponse(t *testing.T) {
 		}
 		return call == 2
 	}}
-	lossy, err := NewTable[tally](ddbtest.Server(t).NewClient(drop.Option()), f.name)
+	lossy, err := NewTable[tally](dynamolocal.New(t).NewClient(drop.Option()), f.name)
 	require.NoError(t, err)
 	_, err = lossy.Modify(f.ctx, tally{ID: "a"}, inc)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/observe"
@@ -69,7 +70,7 @@ func TestNilTableCallsAreRefusedNotPanics(t *testing.T) {
 // NewTable makes no call; Check makes its one DescribeTable with the
 // caller's context, so a canceled context stops it.
 func TestNewTableSendsNothingCheckUsesCallersContext(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	calls := ddbtest.NewCounting(srv.Client())
 	table, err := mapper.NewTable[Counter](calls, ddbtest.TableName(t))
 	require.NoError(t, err)

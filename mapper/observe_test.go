@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/observe"
@@ -105,7 +106,7 @@ func TestObserveConflict(t *testing.T) {
 // Put by the item its resend's failed condition returns, an Update (never
 // resent) by a consistent read.
 func TestObserveSettledLostAnswer(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := newCandidates(t)
 	rec := &ddbtest.Recorder{}
 	drop := &ddbtest.DropTransport{DropOps: map[string]int{"PutItem": 1, "UpdateItem": 1}}
@@ -140,7 +141,7 @@ func TestObserveSettledLostAnswer(t *testing.T) {
 // changes the item before the settling read: the read does not see our
 // token (Settled, "not_seen") and the outcome is unknown.
 func TestObserveUnknownOutcome(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := newCandidates(t)
 	other := c.table
 	drop := &ddbtest.DropTransport{Drop: func(op string, call int) bool {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -100,7 +101,7 @@ type StatusTicket struct {
 // index (a sparse index).
 func TestUpdateOfAnEmptyIndexKeyRemovesIt(t *testing.T) {
 	ctx := context.Background()
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	name := ddbtest.TableName(t)
 	require.NoError(t, mapper.CreateTable[StatusTicket](ctx, c, name))
 	ddbtest.DeleteAtCleanup(t, c, name)

@@ -50,7 +50,7 @@ type events struct {
 // projecting all attributes, read through a call-counting client.
 func newEvents(t *testing.T) *events {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	raw := srv.Client()
 	name := ddbtest.TableName(t)
 	ctx := context.Background()
@@ -216,7 +216,7 @@ func TestHelperResumeQuery(t *testing.T) {
 	if name == "" {
 		return
 	}
-	srv := ddbtest.Server(t) // the parent's, through DYNAMODB_ENDPOINT
+	srv := dynamolocal.New(t) // the parent's, through DYNAMODB_ENDPOINT
 	table, err := mapper.NewTable[Event](srv.Client(), name)
 	require.NoError(t, err)
 	got := collect(t, table.Query(context.Background(), inS1, mapper.PageSize(7), mapper.StartAfter(mapper.Cursor(cursor))))

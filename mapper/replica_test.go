@@ -131,7 +131,7 @@ type Narrow struct {
 // and nothing is written.
 func TestVersionOverflow(t *testing.T) {
 	ctx := context.Background()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	narrow, err := mapper.NewTable[Narrow](raw, name)

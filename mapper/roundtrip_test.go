@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/version"
@@ -67,7 +68,7 @@ type Host struct {
 // Local, checking how each is stored too.
 func TestRoundTripTypes(t *testing.T) {
 	ctx := context.Background()
-	raw := ddbtest.Server(t).Client()
+	raw := dynamolocal.New(t).Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	hosts, err := mapper.NewTable[Host](raw, name)
 	require.NoError(t, err)
@@ -156,7 +157,7 @@ type Legacy struct {
 // "v = 0" and store version 1.
 func TestVersionZeroMigration(t *testing.T) {
 	ctx := context.Background()
-	raw := ddbtest.Server(t).Client()
+	raw := dynamolocal.New(t).Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	putRaw := func(id string, attrs map[string]types.AttributeValue) {
 		attrs["id"] = &types.AttributeValueMemberS{Value: id}

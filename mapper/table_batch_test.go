@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -111,7 +112,7 @@ func TestGetAllDuplicateKeys(t *testing.T) {
 // GetAll reads them in further calls. Nothing is lost.
 func TestGetAllBeyond16MB(t *testing.T) {
 	const n, size = 50, 390 << 10
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	name := ddbtest.CreateTable(t, srv.Client(), "pk", types.ScalarAttributeTypeS, "sk", types.ScalarAttributeTypeN)
 	calls := ddbtest.NewCounting(srv.Client())
 	table, err := mapper.NewTable[Plain](calls, name)
@@ -191,7 +192,7 @@ func TestPutAllThenDeleteAll(t *testing.T) {
 // TestBatchWritesRefusedBeforeSending: conditions, duplicate keys and bad
 // items are refused before any call.
 func TestBatchWritesRefusedBeforeSending(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	name := ddbtest.CreateTable(t, srv.Client(), "pk", types.ScalarAttributeTypeS, "sk", types.ScalarAttributeTypeN)
 	calls := ddbtest.NewCounting(srv.Client())
 	plain, err := mapper.NewTable[Plain](calls, name)
@@ -443,7 +444,7 @@ type Stock struct {
 // Marshalers work in Get, GetAll, Query, cursors, Scan, PutAll and
 // DeleteAll.
 func TestCustomEncodingInEveryPath(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "sku", types.ScalarAttributeTypeS, "lot", types.ScalarAttributeTypeN)
 	slow := newThrottled(raw, name, 3) // unprocessed items must be matched back too

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -63,7 +64,7 @@ func (c *tableClient) DescribeTimeToLive(ctx context.Context, in *dynamodb.Descr
 // createTable creates the table of T with a fresh name, deleted at the end.
 func createTable[T any](t *testing.T, opts ...mapper.CreateOption) (*dynamodb.Client, string) {
 	t.Helper()
-	raw := ddbtest.Server(t).Client()
+	raw := dynamolocal.New(t).Client()
 	name := ddbtest.TableName(t)
 	ddbtest.DeleteAtCleanup(t, raw, name)
 	require.NoError(t, mapper.CreateTable[T](context.Background(), raw, name, opts...))
@@ -80,7 +81,7 @@ func keys(ks []types.KeySchemaElement) []string {
 
 func TestCreateTableFromTags(t *testing.T) {
 	ctx := context.Background()
-	raw := ddbtest.Server(t).Client()
+	raw := dynamolocal.New(t).Client()
 	c := &tableClient{Client: raw, calls: map[string]int{}}
 	name := ddbtest.TableName(t)
 	ddbtest.DeleteAtCleanup(t, raw, name)
@@ -145,7 +146,7 @@ func TestCreateTableEnablesTTLOnExistingTable(t *testing.T) {
 		TTL int64  `dynamo:"exp,ttl"`
 	}
 	ctx := context.Background()
-	raw := ddbtest.Server(t).Client()
+	raw := dynamolocal.New(t).Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	require.NoError(t, mapper.CreateTable[Session](ctx, raw, name))
 	ttl, err := raw.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
@@ -548,7 +549,7 @@ func TestConsumedCapacity(t *testing.T) {
 
 // Processes starting at once may all create the table: every call succeeds.
 func TestCreateTableConcurrently(t *testing.T) {
-	raw := ddbtest.Server(t).Client()
+	raw := dynamolocal.New(t).Client()
 	name := ddbtest.TableName(t)
 	ddbtest.DeleteAtCleanup(t, raw, name)
 	errs := make(chan error, 4)

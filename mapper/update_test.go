@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -161,7 +162,7 @@ func TestVersionedUpdate(t *testing.T) {
 
 // TestReservedWordsInUpdates: every name is a placeholder.
 func TestReservedWordsInUpdates(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	name := ddbtest.CreateTable(t, srv.Client(), "name", types.ScalarAttributeTypeS, "", "")
 	type Reserved struct {
 		Name   string         `dynamo:"name,hash"`
@@ -223,7 +224,7 @@ func TestBadUpdatesSendNothing(t *testing.T) {
 // token would add a second vote); one consistent GetItem finds the write
 // token, and Update reports the item as written by the first attempt.
 func TestLostUpdateResponseAppliesOnce(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := newCandidates(t)
 	drop := &ddbtest.DropTransport{DropOps: map[string]int{"UpdateItem": 1}}
 	lossy, err := mapper.NewTable[Candidate](srv.NewClient(drop.Option()), c.name)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -39,7 +40,7 @@ type orders struct {
 
 func newOrders(t *testing.T) *orders {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	calls := ddbtest.NewCounting(raw)

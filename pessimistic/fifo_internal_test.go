@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -24,7 +25,7 @@ func TestFIFOBehindManyAbandonedEntries(t *testing.T) {
 }
 
 func testFIFOBehindManyAbandonedEntries(t *testing.T) {
-	srv := ddbtest.Engine(t)
+	srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
 	table := ddbtest.TableName(t)
 	ctx := context.Background()
 	require.NoError(t, CreateTable(ctx, srv.Client(), table))

@@ -36,11 +36,11 @@ type orders struct {
 
 func newOrders(t *testing.T) *orders {
 	t.Helper()
-	o, _ := newOrdersOn(t, ddbtest.Server(t))
+	o, _ := newOrdersOn(t, dynamolocal.New(t))
 	return o
 }
 
-// newOrdersOn is newOrders on the server srv (ddbtest.Engine for a test in
+// newOrdersOn is newOrders on the server srv (dynamolocal.NewEngine with WithoutListener for a test in
 // a testing/synctest bubble).
 func newOrdersOn(t *testing.T, srv *dynamolocal.Server) (*orders, *dynamolocal.Server) {
 	t.Helper()
@@ -178,7 +178,7 @@ func TestSaveAndReleaseAfterAnUnlockedWrite(t *testing.T) {
 // takes over when the lease it saw ran out on its own clock.
 func TestAbandonedItemLockIsTakenOver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o, srv := newOrdersOn(t, ddbtest.Engine(t))
+		o, srv := newOrdersOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 		require.NoError(t, o.table.Put(o.ctx, &Order{ID: "o1", Total: 5}))
 		const lease = 10 * time.Second
 		p := &partition{}

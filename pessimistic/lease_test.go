@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
@@ -58,7 +59,7 @@ type slow struct {
 }
 
 func (s *slow) RoundTrip(req *http.Request) (*http.Response, error) {
-	if s.on.Load() && ddbtest.OpName(req) == "UpdateItem" {
+	if s.on.Load() && dynamolocal.OpName(req) == "UpdateItem" {
 		select {
 		case <-time.After(s.delay):
 		case <-req.Context().Done():

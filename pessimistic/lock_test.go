@@ -27,15 +27,15 @@ import (
 // the table's name.
 func lockTable(t *testing.T) (*dynamolocal.Server, string) {
 	t.Helper()
-	return lockTableOn(t, ddbtest.Server(t))
+	return lockTableOn(t, dynamolocal.New(t))
 }
 
 // bubbleLockTable is lockTable on an engine of the test's own, for a test
 // in a testing/synctest bubble: the engine and the Lockers then run on
-// the bubble's virtual time (see ddbtest.Engine).
+// the bubble's virtual time (see dynamolocal.NewEngine).
 func bubbleLockTable(t *testing.T) (*dynamolocal.Server, string) {
 	t.Helper()
-	return lockTableOn(t, ddbtest.Engine(t))
+	return lockTableOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 }
 
 func lockTableOn(t *testing.T, srv *dynamolocal.Server) (*dynamolocal.Server, string) {
@@ -536,7 +536,7 @@ func TestOptionsAreChecked(t *testing.T) {
 }
 
 func TestCheckChecksTheTableSchema(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	ctx := context.Background()
 	wrong := ddbtest.CreateTable(t, srv.Client(), "id", types.ScalarAttributeTypeS, "", "")
 	l, err := pessimistic.New(srv.Client(), wrong)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
@@ -15,7 +16,7 @@ import (
 // Check checks the table with the comparison CreateTable makes, and names
 // each difference.
 func TestNewNamesEachSchemaDifference(t *testing.T) {
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	numbered := ddbtest.CreateTable(t, c, "pk", types.ScalarAttributeTypeS, "sk", types.ScalarAttributeTypeN)
 	l, err := pessimistic.New(c, numbered)
 	require.NoError(t, err)

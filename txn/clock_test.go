@@ -22,8 +22,8 @@ import (
 // bubble's clock moves by the backoffs alone, with no real waiting.
 func TestCommitBackoffInVirtualTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := ddbtest.Engine(t)
-		f := counters.NewOn(t, srv, func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
+		srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
+		f := counters.New(t, srv, func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
 			return mapper.NewTable[Counter](c, name)
 		})
 		remove, err := srv.Inject(dynamolocal.Rule{Op: "TransactWriteItems", Table: f.Name,

@@ -5,6 +5,7 @@ package txn_test
 import (
 	"testing"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest/counters"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -18,7 +19,7 @@ type (
 )
 
 func newFixture(t *testing.T) *fixture {
-	return counters.New(t, func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
+	return counters.New(t, dynamolocal.New(t), func(c *ddbtest.CountingClient, name string) (*mapper.Table[Counter], error) {
 		return mapper.NewTable[Counter](c, name)
 	})
 }

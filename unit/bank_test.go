@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -45,7 +46,7 @@ type transfer struct {
 func TestBankWorkload(t *testing.T) { synctest.Test(t, testBankWorkload) }
 
 func testBankWorkload(t *testing.T) {
-	srv := ddbtest.Engine(t)
+	srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
 	e := newEnvOn(t, srv)
 	const (
 		accounts = 200

@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -283,7 +284,7 @@ func (s crashScenario) watch(stop, ran <-chan struct{}, pause time.Duration) <-c
 func TestCrashAtEveryStep(t *testing.T) { synctest.Test(t, testCrashAtEveryStep) }
 
 func testCrashAtEveryStep(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, 10*time.Minute)
 	const lease = 300 * time.Millisecond
 	opts := []unit.Option{unit.LeaseDuration(lease), unit.Heartbeat(50 * time.Millisecond)}
@@ -386,7 +387,7 @@ func testCrashAtEveryStep(t *testing.T) {
 func TestReadersOfAStoppedUnit(t *testing.T) { synctest.Test(t, testReadersOfAStoppedUnit) }
 
 func testReadersOfAStoppedUnit(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, 2*time.Minute)
 	full := &crashClient{c: e.c, limit: -1}
 	s := crashScenario{e: e, prefix: "full"}
@@ -481,7 +482,7 @@ func testReadersOfAStoppedUnit(t *testing.T) {
 func TestEveryWriteResponseLostOnce(t *testing.T) { synctest.Test(t, testEveryWriteResponseLostOnce) }
 
 func testEveryWriteResponseLostOnce(t *testing.T) {
-	srv := ddbtest.Engine(t)
+	srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
 	e := newEnvOn(t, srv)
 	ctx := ctxT(t, 2*time.Minute)
 	drop := &firstAttemptLost{base: srv.Transport()}
@@ -526,7 +527,7 @@ type firstAttemptLost struct {
 
 func (d *firstAttemptLost) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := d.base.RoundTrip(req)
-	switch ddbtest.OpName(req) {
+	switch dynamolocal.OpName(req) {
 	case "PutItem", "UpdateItem", "DeleteItem":
 	default:
 		return resp, err

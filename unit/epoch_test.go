@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/pessimistic"
@@ -62,7 +63,7 @@ func world(t *testing.T) []string {
 	var log []string
 	say := func(format string, args ...any) { log = append(log, fmt.Sprintf(format, args...)) }
 	ctx := context.Background()
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	e.seed(t, 2, 100)
 	locks := ddbtest.TableName(t) + "-locks"
 	require.NoError(t, pessimistic.CreateTable(ctx, e.c, locks))

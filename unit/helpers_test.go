@@ -43,10 +43,10 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	return newEnvOn(t, ddbtest.Server(t))
+	return newEnvOn(t, dynamolocal.New(t))
 }
 
-// newEnvOn is newEnv on the server srv: ddbtest.Engine for a test in a
+// newEnvOn is newEnv on the server srv: dynamolocal.NewEngine for a test in a
 // testing/synctest bubble, whose units then run on the bubble's time.
 func newEnvOn(t *testing.T, srv *dynamolocal.Server) *env {
 	t.Helper()

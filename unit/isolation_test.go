@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -70,7 +71,7 @@ type isoEnv struct {
 func newIsoEnv(t *testing.T, include bool) *isoEnv {
 	t.Helper()
 	ctx := context.Background()
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	coord := ddbtest.TableName(t) + "-coord"
 	require.NoError(t, unit.CreateTable(ctx, c, coord))
 	ddbtest.DeleteAtCleanup(t, c, coord)

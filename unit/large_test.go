@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -55,7 +56,7 @@ func readAndWrite1000(t *testing.T, ctx context.Context, e *env, u *unit.Unit, n
 func TestThousandItemsCommit(t *testing.T) { synctest.Test(t, testThousandItemsCommit) }
 
 func testThousandItemsCommit(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, 5*time.Minute)
 	n := largeHalf()
 	e.seed(t, n, 100)
@@ -83,7 +84,7 @@ func testThousandItemsCommit(t *testing.T) {
 func TestThousandItemsRollback(t *testing.T) { synctest.Test(t, testThousandItemsRollback) }
 
 func testThousandItemsRollback(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, 5*time.Minute)
 	n := largeHalf()
 	e.seed(t, n, 100)
@@ -112,7 +113,7 @@ func testThousandItemsRollback(t *testing.T) {
 func TestCost(t *testing.T) { synctest.Test(t, testCost) }
 
 func testCost(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, 5*time.Minute)
 	e.seed(t, 1000, 100)
 	cc := ddbtest.NewCounting(e.c)

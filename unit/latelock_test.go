@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -43,7 +43,7 @@ type lateTransport struct {
 }
 
 func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	switch ddbtest.OpName(req) {
+	switch dynamolocal.OpName(req) {
 	case "PutItem", "UpdateItem":
 	default:
 		return http.DefaultTransport.RoundTrip(req)
@@ -93,7 +93,7 @@ func TestCancelledLockWriteLandsLate(t *testing.T) {
 			ctx := ctxT(t, time.Minute)
 			e.seed(t, 2, 100)
 			h := &lateTransport{match: `"` + accountID(1) + `"`, delay: 500 * time.Millisecond, release: make(chan struct{})}
-			late := ddbtest.Server(t).NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: h} })
+			late := dynamolocal.New(t).NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: h} })
 
 			// An older unit holds acct-0000.
 			old := begin(t, e, e.c)

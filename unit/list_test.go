@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -33,7 +34,7 @@ func listInfos(t *testing.T, c unit.Client, coord string) map[string]*unit.Info 
 }
 
 func TestList(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := srv.Client()
 	ctx := context.Background()
 	coord := ddbtest.TableName(t) + "-coord"

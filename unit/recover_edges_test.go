@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -39,7 +40,7 @@ func keyS(name, v string) map[string]types.AttributeValue {
 func TestABadOpDoesNotBlockRecovery(t *testing.T) { synctest.Test(t, testABadOpDoesNotBlockRecovery) }
 
 func testABadOpDoesNotBlockRecovery(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 4, 100)
 	bad := map[string]txn.Op{
@@ -90,7 +91,7 @@ func TestAResumedUnitTakesNoLockAfterRecovery(t *testing.T) {
 }
 
 func testAResumedUnitTakesNoLockAfterRecovery(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 3, 100)
 	const lease = 300 * time.Millisecond
@@ -118,7 +119,7 @@ func TestPlainWritesSettleADeadUnitsLock(t *testing.T) {
 }
 
 func testPlainWritesSettleADeadUnitsLock(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 2, 100)
 	const lease = 400 * time.Millisecond
@@ -200,7 +201,7 @@ func TestNoPageOutlivesAUnit(t *testing.T) {
 }
 
 func noPageOutlivesAUnit(t *testing.T, n int, prefix string) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, 5*time.Minute)
 	items := make([]*Account, n)
 	for i := range items {
@@ -333,7 +334,7 @@ func TestKeepAge(t *testing.T) {
 // its lease.
 func TestAStrayLockIsRecovered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnvOn(t, ddbtest.Engine(t))
+		e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 		ctx := ctxT(t, time.Minute)
 		e.seed(t, 2, 100)
 		const lease = 300 * time.Millisecond

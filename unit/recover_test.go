@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
 )
@@ -20,7 +20,7 @@ import (
 func TestDeadUnitRecoveredInline(t *testing.T) { synctest.Test(t, testDeadUnitRecoveredInline) }
 
 func testDeadUnitRecoveredInline(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 1, 100)
 	const lease = 300 * time.Millisecond
@@ -63,7 +63,7 @@ func testDeadUnitRecoveredInline(t *testing.T) {
 func TestOlderUnitWaitsOutADeadOne(t *testing.T) { synctest.Test(t, testOlderUnitWaitsOutADeadOne) }
 
 func testOlderUnitWaitsOutADeadOne(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, time.Minute)
 	const lease = 300 * time.Millisecond
 	older := begin(t, e, e.c, unit.Wait(10*time.Second))
@@ -95,7 +95,7 @@ func testOlderUnitWaitsOutADeadOne(t *testing.T) {
 func TestRecoverAbortsAPausedUnit(t *testing.T) { synctest.Test(t, testRecoverAbortsAPausedUnit) }
 
 func testRecoverAbortsAPausedUnit(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 3, 100)
 	const lease = 300 * time.Millisecond

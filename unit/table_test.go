@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -27,7 +28,7 @@ func ttlOf(t *testing.T, c *dynamodb.Client, table string) (string, types.TimeTo
 }
 
 func TestCreateTable(t *testing.T) {
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	ctx := context.Background()
 
 	// A new coordinator table: hash key id (S), TTL on ttl; created again,

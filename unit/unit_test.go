@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -128,7 +128,7 @@ func TestConflictingOpRollsBack(t *testing.T) {
 func TestSecondUnitGetsErrLocked(t *testing.T) { synctest.Test(t, testSecondUnitGetsErrLocked) }
 
 func testSecondUnitGetsErrLocked(t *testing.T) {
-	e := newEnvOn(t, ddbtest.Engine(t))
+	e := newEnvOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
 	ctx := ctxT(t, time.Minute)
 	e.seed(t, 1, 100)
 	// Each unit is begun a millisecond after the last: the bubble's clock

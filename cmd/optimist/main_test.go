@@ -28,7 +28,7 @@ import (
 // region), and nothing from the machine's ~/.aws.
 func awsEnv(t *testing.T) *dynamolocal.Server {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	none := filepath.Join(t.TempDir(), "none")
 	for k, v := range map[string]string{
 		"AWS_ACCESS_KEY_ID":           dynamolocal.AccessKeyID,

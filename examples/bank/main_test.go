@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -15,7 +16,7 @@ import (
 // never changes and no balance goes negative.
 func TestBank(t *testing.T) {
 	cfg := Config{Accounts: 6, Opening: 100, Workers: 8, Transfers: 20}
-	rep, err := Run(context.Background(), ddbtest.Server(t).Client(), ddbtest.TableName(t), cfg)
+	rep, err := Run(context.Background(), dynamolocal.New(t).Client(), ddbtest.TableName(t), cfg)
 	require.NoError(t, err)
 	var out bytes.Buffer
 	Print(&out, rep)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -16,7 +17,7 @@ import (
 // is applied once by its resend with the token.
 func TestExactlyOnce(t *testing.T) {
 	var out bytes.Buffer
-	err := Run(context.Background(), ddbtest.Server(t), ddbtest.TableName(t), &out)
+	err := Run(context.Background(), dynamolocal.New(t), ddbtest.TableName(t), &out)
 	t.Logf("\n%s", out.String())
 	require.NoError(t, err)
 	assert.Equal(t, `Update, its answer lost: 1 UpdateItem sent, balance 105, applied once: true

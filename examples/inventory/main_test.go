@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
 // TestInventory runs the example both ways: more buyers than units, and
 // every unit is sold exactly once.
 func TestInventory(t *testing.T) {
-	client := ddbtest.Server(t).Client()
+	client := dynamolocal.New(t).Client()
 	for _, fifo := range []bool{false, true} {
 		cfg := Config{Stock: 5, Buyers: 8, Payment: 5 * time.Millisecond, FIFO: fifo}
 		rep, err := Run(context.Background(), client, ddbtest.TableName(t), ddbtest.TableName(t), cfg)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -19,7 +20,7 @@ func TestLedger(t *testing.T) { synctest.Test(t, testLedger) }
 
 func testLedger(t *testing.T) {
 	cfg := Config{Month: "2026-10", Postings: 300, Accounts: 12}
-	rep, err := Run(context.Background(), ddbtest.Engine(t).Client(), ddbtest.TableName(t), cfg)
+	rep, err := Run(context.Background(), dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client(), ddbtest.TableName(t), cfg)
 	require.NoError(t, err)
 	var out bytes.Buffer
 	Print(&out, rep)

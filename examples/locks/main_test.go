@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -20,7 +21,7 @@ func TestLocks(t *testing.T) { synctest.Test(t, testLocks) }
 
 func testLocks(t *testing.T) {
 	var out bytes.Buffer
-	err := Run(context.Background(), ddbtest.Engine(t).Client(), ddbtest.TableName(t), ddbtest.TableName(t), &out)
+	err := Run(context.Background(), dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client(), ddbtest.TableName(t), ddbtest.TableName(t), &out)
 	t.Logf("\n%s", out.String())
 	require.NoError(t, err)
 	assert.Equal(t, `invoice-7 sent under the lock: true

@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
 // TestObserve runs the program: the conflict reaches the observer, and the
 // logs hold a write's span and the conflict, with the table and key.
 func TestObserve(t *testing.T) {
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	table := ddbtest.TableName(t)
 	ddbtest.DeleteAtCleanup(t, c, table)
 	var out, logs bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -16,7 +17,7 @@ import (
 // moved in the transaction is under o2, whose version and count changed.
 func TestOrders(t *testing.T) {
 	var out bytes.Buffer
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	table := ddbtest.TableName(t)
 	ddbtest.DeleteAtCleanup(t, c, table)
 	err := Run(context.Background(), c, table, &out)

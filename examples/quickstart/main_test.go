@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -22,7 +23,7 @@ stale write refused: expected version 2, table has 4
 // through DYNAMODB_ENDPOINT, as a reader's program would), twice on the same
 // tables: the second run finds the table made and the items deleted.
 func TestQuickStart(t *testing.T) {
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	t.Setenv("DYNAMODB_ENDPOINT", srv.Endpoint())
 	table = ddbtest.TableName(t)
 	ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -16,7 +17,7 @@ import (
 // status, in order of Placed.
 func TestTables(t *testing.T) {
 	var out bytes.Buffer
-	err := Run(context.Background(), ddbtest.Server(t).Client(), ddbtest.TableName(t), &out)
+	err := Run(context.Background(), dynamolocal.New(t).Client(), ddbtest.TableName(t), &out)
 	t.Logf("\n%s", out.String())
 	require.NoError(t, err)
 	assert.Equal(t, `created, and the table matches Order

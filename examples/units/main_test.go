@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -15,7 +16,7 @@ import (
 // claim of the README's section on units, checked by its output.
 func TestUnits(t *testing.T) {
 	var out bytes.Buffer
-	err := Run(context.Background(), ddbtest.Server(t).Client(), ddbtest.TableName(t), ddbtest.TableName(t), &out)
+	err := Run(context.Background(), dynamolocal.New(t).Client(), ddbtest.TableName(t), ddbtest.TableName(t), &out)
 	t.Logf("\n%s", out.String())
 	require.NoError(t, err)
 	assert.Equal(t, `during the unit: a plain read sees alice 100; a plain write is refused with unit.ErrLocked: true

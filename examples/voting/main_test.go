@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/readme"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/mapper"
@@ -22,7 +23,7 @@ import (
 // the atomic one makes one call per vote.
 func TestVoting(t *testing.T) {
 	const voters = 25
-	client := ddbtest.Server(t).Client()
+	client := dynamolocal.New(t).Client()
 	results, err := Run(context.Background(), client, ddbtest.TableName(t), voters)
 	require.NoError(t, err)
 	require.Len(t, results, 3)
@@ -86,7 +87,7 @@ func figuresOut(s string) string {
 func TestModifyOnOneTableDoesNotConflict(t *testing.T) {
 	const voters = 25
 	ctx := context.Background()
-	client := ddbtest.Server(t).Client()
+	client := dynamolocal.New(t).Client()
 	name := ddbtest.TableName(t)
 	require.NoError(t, mapper.CreateTable[Candidate](ctx, client, name))
 	ddbtest.DeleteAtCleanup(t, client, name)

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,53 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 )
-
-// Server returns the DynamoDB Local server shared by the test binary; see
-// [dynamolocal.New].
-func Server(t testing.TB) *dynamolocal.Server {
-	t.Helper()
-	return dynamolocal.New(t)
-}
-
-// Engine returns an embedded engine of this test alone, served in memory
-// with no listener ([dynamolocal.WithoutListener]), and closed at the
-// test's cleanup. Called inside a testing/synctest bubble, it runs on the
-// bubble's virtual time with the library it serves: leases, heartbeats,
-// backoffs and TTLs pass in time.Sleep, with no wall-clock wait. It is
-// always the embedded engine, whatever OPTIMIST_ENGINE says: the shared
-// server of [Server] (DynamoDB Local, or the engine behind a socket) runs
-// outside any bubble.
-func Engine(t testing.TB) *dynamolocal.Server {
-	t.Helper()
-	return dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
-}
-
-// reference is the AWS DynamoDB Local shared by the test binary.
-var reference struct {
-	once sync.Once
-	srv  *dynamolocal.Server
-	err  error
-}
-
-// Reference returns AWS DynamoDB Local, shared by the test binary, for the
-// tests that compare with it (the conformance suite, built with the tag
-// conformance): see [dynamolocal.StartDynamoDBLocal]. It needs Java and
-// npm, or DYNAMODB_LOCAL_ENDPOINT; if it cannot start, the test fails.
-func Reference(t testing.TB) *dynamolocal.Server {
-	t.Helper()
-	reference.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		reference.srv, reference.err = dynamolocal.StartDynamoDBLocal(ctx)
-	})
-	if reference.err != nil {
-		t.Fatalf("ddbtest: cannot start AWS DynamoDB Local, the reference: %v", reference.err)
-	}
-	return reference.srv
-}
 
 // maxNameStem bounds the part of a table name taken from the test name; the
 // suffix adds at most 30 bytes and DynamoDB allows 255.

@@ -3,7 +3,6 @@ package ddbtest
 import (
 	"context"
 	"errors"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,10 +35,6 @@ func getItem(t *testing.T, c *dynamodb.Client, table, pk string) map[string]type
 	return out.Item
 }
 
-func TestServerShared(t *testing.T) {
-	require.Same(t, Server(t), Server(t))
-}
-
 var validName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
 
 func TestTableName(t *testing.T) {
@@ -56,7 +52,7 @@ func TestTableName(t *testing.T) {
 }
 
 func TestCreateTable(t *testing.T) {
-	c := Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	ctx := context.Background()
 	var name string
 	t.Run("hash and range", func(t *testing.T) {
@@ -87,7 +83,7 @@ func TestCreateTable(t *testing.T) {
 // TestDropTransportRetryApplies shows that a dropped response is a write that
 // happened: the SDK retries, and the retry meets the first attempt's effect.
 func TestDropTransportRetryApplies(t *testing.T) {
-	srv := Server(t)
+	srv := dynamolocal.New(t)
 	table := CreateTable(t, srv.Client(), "pk", types.ScalarAttributeTypeS, "", "")
 	ctx := context.Background()
 
@@ -147,14 +143,6 @@ func TestDropTransportRetryApplies(t *testing.T) {
 	})
 }
 
-func TestOpName(t *testing.T) {
-	req, err := http.NewRequest(http.MethodPost, "http://localhost/", nil)
-	require.NoError(t, err)
-	assert.Equal(t, "", OpName(req))
-	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.TransactWriteItems")
-	assert.Equal(t, "TransactWriteItems", OpName(req))
-}
-
 // client is the kind of small interface the packages under test accept.
 type client interface {
 	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
@@ -176,7 +164,7 @@ var (
 )
 
 func TestCountingClient(t *testing.T) {
-	srv := Server(t)
+	srv := dynamolocal.New(t)
 	table := CreateTable(t, srv.Client(), "pk", types.ScalarAttributeTypeS, "", "")
 	ctx := context.Background()
 	c := NewCounting(srv.Client())

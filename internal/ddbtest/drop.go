@@ -8,27 +8,17 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/optimist-dynamo/optimist/dynamolocal"
+	"github.com/optimist-dynamo/optimist/internal/faultwire"
 )
-
-// OpName returns the DynamoDB operation of a request; see
-// [dynamolocal.OpName].
-func OpName(req *http.Request) string { return dynamolocal.OpName(req) }
-
-// FaultTransport injects seeded random faults (lost responses, refused
-// connections, throttling, 500s, delays, partitions) between a client and
-// DynamoDB Local. It is [dynamolocal.FaultTransport], public there so that
-// users' tests can use it too.
-type FaultTransport = dynamolocal.FaultTransport
 
 // DropTransport is an [http.RoundTripper] that loses responses: for a dropped
 // call it makes the real round trip, so the server applies the request, then
 // discards the response and returns a "connection reset by peer" error, which
 // the SDK's default retryer retries. It models a response lost on the way
 // back, the case where a retried write meets its own first attempt. The loss
-// is [FaultTransport]'s FaultLostResponse; what DropTransport adds is which
-// calls lose it: by their number per operation, where FaultTransport draws
-// at random.
+// is the one dynamolocal.FaultTransport's FaultLostResponse makes (package
+// faultwire); what DropTransport adds is which calls lose it: by their
+// number per operation, where FaultTransport draws at random.
 //
 // Calls are numbered per operation from 1, retries included. A call is
 // dropped if DropOps says so or Drop returns true. Set the fields before the
@@ -41,7 +31,7 @@ type DropTransport struct {
 	// lose their response.
 	DropOps map[string]int
 	// Drop, if set, is asked about every call: op is the operation (see
-	// OpName) and call its number.
+	// dynamolocal.OpName) and call its number.
 	Drop func(op string, call int) bool
 
 	mu      sync.Mutex
@@ -51,7 +41,7 @@ type DropTransport struct {
 
 // RoundTrip implements [http.RoundTripper].
 func (d *DropTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	op := OpName(req)
+	op := faultwire.OpName(req)
 	d.mu.Lock()
 	if d.calls == nil {
 		d.calls = map[string]int{}
@@ -68,9 +58,9 @@ func (d *DropTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return base.RoundTrip(req)
 	}
-	// The loss itself is FaultTransport's: the real round trip, the whole
+	// The loss itself is faultwire's: the real round trip, the whole
 	// response read so the server is done with it, then a connection reset.
-	resp, err := (&FaultTransport{Base: d.Base, LoseResponse: 1}).RoundTrip(req)
+	resp, err := faultwire.LoseAnswer(d.Base, req)
 	if resp == nil && !errors.Is(err, syscall.ECONNRESET) {
 		return resp, err // the round trip itself failed: nothing was lost
 	}
@@ -96,7 +86,7 @@ func (d *DropTransport) Dropped() int {
 }
 
 // Option returns a client option that sends the client's requests through d,
-// for [dynamolocal.Server.NewClient] or [dynamodb.New].
+// for dynamolocal's Server.NewClient or [dynamodb.New].
 func (d *DropTransport) Option() func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: d}

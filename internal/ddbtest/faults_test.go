@@ -19,7 +19,7 @@ import (
 // TestFaultTransportFaults: each fault does what its doc says, against
 // DynamoDB Local, with the SDK's retries off so each PutItem is one request.
 func TestFaultTransportFaults(t *testing.T) {
-	srv := Server(t)
+	srv := dynamolocal.New(t)
 	raw := srv.Client()
 	table := CreateTable(t, raw, "pk", types.ScalarAttributeTypeS, "", "")
 	ctx := context.Background()
@@ -29,29 +29,29 @@ func TestFaultTransportFaults(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		fault   dynamolocal.Fault
-		set     func(*FaultTransport)
+		set     func(*dynamolocal.FaultTransport)
 		applied bool
 		check   func(t *testing.T, err error)
 	}{
-		{dynamolocal.FaultNone, func(*FaultTransport) {}, true, func(t *testing.T, err error) { require.NoError(t, err) }},
-		{dynamolocal.FaultLostResponse, func(f *FaultTransport) { f.LoseResponse = 1 }, true, func(t *testing.T, err error) {
+		{dynamolocal.FaultNone, func(*dynamolocal.FaultTransport) {}, true, func(t *testing.T, err error) { require.NoError(t, err) }},
+		{dynamolocal.FaultLostResponse, func(f *dynamolocal.FaultTransport) { f.LoseResponse = 1 }, true, func(t *testing.T, err error) {
 			var op *net.OpError
 			require.ErrorAs(t, err, &op)
 			assert.Equal(t, "read", op.Op)
 		}},
-		{dynamolocal.FaultRefused, func(f *FaultTransport) { f.Refuse = 1 }, false, func(t *testing.T, err error) {
+		{dynamolocal.FaultRefused, func(f *dynamolocal.FaultTransport) { f.Refuse = 1 }, false, func(t *testing.T, err error) {
 			var op *net.OpError
 			require.ErrorAs(t, err, &op)
 			assert.Equal(t, "dial", op.Op)
 		}},
-		{dynamolocal.FaultThrottled, func(f *FaultTransport) { f.Throttle = 1 }, false, func(t *testing.T, err error) {
+		{dynamolocal.FaultThrottled, func(f *dynamolocal.FaultTransport) { f.Throttle = 1 }, false, func(t *testing.T, err error) {
 			var pt *types.ProvisionedThroughputExceededException
 			require.ErrorAs(t, err, &pt, "the SDK parses the injected answer")
 			var re *smithyhttp.ResponseError
 			require.ErrorAs(t, err, &re)
 			assert.Equal(t, 400, re.HTTPStatusCode())
 		}},
-		{dynamolocal.FaultServerError, func(f *FaultTransport) { f.ServerError = 1 }, false, func(t *testing.T, err error) {
+		{dynamolocal.FaultServerError, func(f *dynamolocal.FaultTransport) { f.ServerError = 1 }, false, func(t *testing.T, err error) {
 			var ae smithy.APIError
 			require.ErrorAs(t, err, &ae)
 			assert.Equal(t, "InternalServerError", ae.ErrorCode())
@@ -59,10 +59,10 @@ func TestFaultTransportFaults(t *testing.T) {
 			require.ErrorAs(t, err, &re)
 			assert.Equal(t, 500, re.HTTPStatusCode())
 		}},
-		{dynamolocal.FaultDelayed, func(f *FaultTransport) { f.Delay = 1 }, true, func(t *testing.T, err error) { require.NoError(t, err) }},
+		{dynamolocal.FaultDelayed, func(f *dynamolocal.FaultTransport) { f.Delay = 1 }, true, func(t *testing.T, err error) { require.NoError(t, err) }},
 	} {
 		t.Run(tc.fault.String(), func(t *testing.T) {
-			ft := &FaultTransport{Seed: 1}
+			ft := &dynamolocal.FaultTransport{Seed: 1}
 			tc.set(ft)
 			c := srv.NewClient(ft.Option(), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 			pk := "k-" + tc.fault.String()
@@ -73,7 +73,7 @@ func TestFaultTransportFaults(t *testing.T) {
 	}
 
 	t.Run("partition", func(t *testing.T) {
-		ft := &FaultTransport{Seed: 1}
+		ft := &dynamolocal.FaultTransport{Seed: 1}
 		c := srv.NewClient(ft.Option(), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 		ft.Partition(true)
 		require.Error(t, put(c, "p1"))
@@ -85,7 +85,7 @@ func TestFaultTransportFaults(t *testing.T) {
 	})
 
 	t.Run("only the listed operations", func(t *testing.T) {
-		ft := &FaultTransport{Seed: 1, Refuse: 1, Ops: []string{"DeleteItem"}}
+		ft := &dynamolocal.FaultTransport{Seed: 1, Refuse: 1, Ops: []string{"DeleteItem"}}
 		c := srv.NewClient(ft.Option(), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 		require.NoError(t, put(c, "o1"))
 		_, err := c.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key("o1")})

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/plan"
@@ -19,7 +20,7 @@ import (
 // "a" carrying token tok, recognised by it.
 func execFixture(t *testing.T, drop *ddbtest.DropTransport) (*dynamodb.Client, *plan.Request, plan.Settle) {
 	t.Helper()
-	srv := ddbtest.Server(t)
+	srv := dynamolocal.New(t)
 	c := srv.Client()
 	name := ddbtest.CreateTable(t, c, "pk", types.ScalarAttributeTypeS, "", "")
 	if drop != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
@@ -61,7 +62,7 @@ func TestJudge(t *testing.T) {
 		return func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx := t.Context()
-				c := ddbtest.Engine(t).Client()
+				c := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
 				cc := ddbtest.NewCounting(c)
 				co := unitproto.NewCoordinator(cc, ddbtest.CreateTable(t, c, unitproto.RecID, types.ScalarAttributeTypeS, "", ""))
 				f(t, ctx, world{cc: cc, co: co,

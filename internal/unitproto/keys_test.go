@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -45,7 +46,7 @@ func refsOf(t *testing.T, table string, ids ...string) []string {
 // readKeys reads a unit's pages up to its last one, which it tells by its
 // fill; a list it cannot read whole is "every item".
 func TestReadKeys(t *testing.T) {
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	coord := ddbtest.CreateTable(t, c, RecID, types.ScalarAttributeTypeS, "", "")
 	cc := ddbtest.NewCounting(c)
 	ctx := context.Background()
@@ -111,7 +112,7 @@ func TestMaxRefLen(t *testing.T) {
 // unit's item list only when an item of the call carries no lock of it,
 // and the call again only when such an item is on the list.
 func TestResolveReadsTheListOnlyWhenNeeded(t *testing.T) {
-	c := ddbtest.Server(t).Client()
+	c := dynamolocal.New(t).Client()
 	ctx := context.Background()
 	coord := ddbtest.CreateTable(t, c, RecID, types.ScalarAttributeTypeS, "", "")
 	table := ddbtest.CreateTable(t, c, "id", types.ScalarAttributeTypeS, "", "")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/internal/ddbtest"
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/unit"
 )
@@ -23,7 +23,7 @@ func TestTwoWorlds(t *testing.T) {
 		const lease = time.Second
 		ctx := t.Context()
 		world := func() unitproto.Coordinator {
-			c := ddbtest.Engine(t).Client()
+			c := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
 			require.NoError(t, unit.CreateTable(ctx, c, "coord"))
 			co := unitproto.NewCoordinator(c, "coord").Remembering(new(unitproto.Memory))
 			require.NoError(t, co.Create(ctx, "same-id", unitproto.Record{Owner: "o", Lease: lease, Started: 1}))
@@ -64,7 +64,7 @@ func TestTwoWorlds(t *testing.T) {
 func TestJudgeAlive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		c := ddbtest.Engine(t).Client()
+		c := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
 		require.NoError(t, unit.CreateTable(ctx, c, "coord"))
 		co := unitproto.NewCoordinator(c, "coord").Remembering(new(unitproto.Memory))
 		require.NoError(t, co.Create(ctx, "u", unitproto.Record{Owner: "o", Lease: time.Second, Started: 1}))

@@ -1,5 +1,5 @@
 // Package counters is the table of versioned counters that the mapper and
-// txn tests share: a table on the test binary's DynamoDB Local, a table of
+// txn tests share: a table on a server the test gives, a table of
 // the caller's making (a mapper.Table) written through a call-counting
 // client, and raw reads that bypass it. It does not import mapper: an
 // internal package never imports the layers above it, so the caller passes
@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
@@ -28,7 +27,7 @@ type Counter struct {
 	Version int64  `dynamo:"version,version"`
 }
 
-// Fixture is a table of Counters on the shared server, written through a
+// Fixture is a table of Counters on the test's server, written through a
 // call-counting client; Tab is the type of the table (*mapper.Table[Counter]).
 type Fixture[Tab any] struct {
 	Ctx   context.Context
@@ -41,16 +40,19 @@ type Fixture[Tab any] struct {
 	Client func(...func(*dynamodb.Options)) *dynamodb.Client
 }
 
-// New creates a table of its own for the test t, and its Table with
-// newTable, given the counting client and the table's name.
-func New[Tab any](t *testing.T, newTable func(c *ddbtest.CountingClient, name string) (Tab, error)) *Fixture[Tab] {
-	t.Helper()
-	return NewOn(t, ddbtest.Server(t), newTable)
+// Server is what a fixture needs of a server: its client and new clients
+// of it. A *dynamolocal.Server is one (dynamolocal.New for the test
+// binary's server, dynamolocal.NewEngine with WithoutListener for a test in
+// a testing/synctest bubble); the interface keeps this package below
+// dynamolocal.
+type Server interface {
+	Client() *dynamodb.Client
+	NewClient(optFns ...func(*dynamodb.Options)) *dynamodb.Client
 }
 
-// NewOn is [New] on the server srv: [ddbtest.Engine] for a test in a
-// testing/synctest bubble.
-func NewOn[Tab any](t *testing.T, srv *dynamolocal.Server, newTable func(c *ddbtest.CountingClient, name string) (Tab, error)) *Fixture[Tab] {
+// New creates a table of its own for the test t on the server srv, and its
+// Table with newTable, given the counting client and the table's name.
+func New[Tab any](t *testing.T, srv Server, newTable func(c *ddbtest.CountingClient, name string) (Tab, error)) *Fixture[Tab] {
 	t.Helper()
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
