@@ -15,7 +15,9 @@ import (
 
 // TestNilAndZeroReceiversAnswer holds what the calls that used to panic on
 // a nil or zero receiver answer instead: an error of the package's
-// ErrInvalidOption class where the method returns an error, a fixed string
+// ErrInvalidOption class where the method returns an error (for
+// pessimistic's Lease and Locker, with ErrNotHeld or ErrClosed, the same
+// for nil and zero), a fixed string
 // from Error, the zero value from a getter, and nothing from a nil Func.
 func TestNilAndZeroReceiversAnswer(t *testing.T) {
 	ctx := context.Background()
@@ -25,10 +27,22 @@ func TestNilAndZeroReceiversAnswer(t *testing.T) {
 	var na *pessimistic.NotAcquiredError
 	assert.Equal(t, "pessimistic: <nil NotAcquiredError>", na.Error())
 
-	assert.ErrorIs(t, new(pessimistic.Lease).Release(ctx), pessimistic.ErrInvalidOption)
-	assert.ErrorIs(t, new(pessimistic.Locker).Check(ctx), pessimistic.ErrInvalidOption)
-	_, err := new(pessimistic.Locker).Acquire(ctx, "name")
-	assert.ErrorIs(t, err, pessimistic.ErrInvalidOption, "every call of a zero Locker")
+	// A nil and a zero Lease, and a nil and a zero Locker, answer the same
+	// two classes: whichever a caller checks, it treats them alike.
+	for name, lease := range map[string]*pessimistic.Lease{"nil": nil, "zero": new(pessimistic.Lease)} {
+		for _, err := range []error{lease.Release(ctx), lease.Err()} {
+			assert.ErrorIs(t, err, pessimistic.ErrNotHeld, "%s Lease", name)
+			assert.ErrorIs(t, err, pessimistic.ErrInvalidOption, "%s Lease", name)
+		}
+		require.Error(t, lease.Context().Err(), "%s Lease: its context is canceled", name)
+	}
+	for name, l := range map[string]*pessimistic.Locker{"nil": nil, "zero": new(pessimistic.Locker)} {
+		_, acqErr := l.Acquire(ctx, "name")
+		for _, err := range []error{l.Check(ctx), acqErr, l.Do(ctx, "name", func(context.Context, *pessimistic.Lease) error { return nil })} {
+			assert.ErrorIs(t, err, pessimistic.ErrClosed, "%s Locker", name)
+			assert.ErrorIs(t, err, pessimistic.ErrInvalidOption, "%s Locker", name)
+		}
+	}
 
 	assert.ErrorIs(t, new(unit.Unit).Commit(ctx), unit.ErrInvalidOption)
 	assert.ErrorIs(t, new(unit.Unit).Rollback(ctx), unit.ErrInvalidOption)

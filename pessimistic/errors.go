@@ -30,10 +30,12 @@ var (
 	// expired and was released by someone else. Release never removes
 	// another owner's lock. It is not returned for a lease that this
 	// process released already: a second Release returns nil (see
-	// [Lease.Release]). A nil *Lease or *ItemLock returns it too.
+	// [Lease.Release]). A nil or zero *Lease or *ItemLock returns it too,
+	// with [ErrInvalidOption].
 	ErrNotHeld = errors.New("pessimistic: lock not held by this lease")
 
-	// ErrClosed is returned by a Locker after Close.
+	// ErrClosed is returned by a Locker after Close, and (with
+	// [ErrInvalidOption]) by a nil or zero Locker.
 	ErrClosed = errors.New("pessimistic: locker closed")
 
 	// ErrInvalidOption is returned by New, Acquire, Do and LockItem for

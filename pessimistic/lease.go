@@ -178,9 +178,10 @@ func (s *Lease) Token() int64 {
 }
 
 // Context returns a context that is canceled when the lease is released or
-// lost. A nil *Lease holds nothing: its context is canceled already.
+// lost. A nil or zero Lease holds nothing: its context is canceled
+// already.
 func (s *Lease) Context() context.Context {
-	if s == nil {
+	if s == nil || s.ctx == nil {
 		return canceledContext
 	}
 	return s.ctx
@@ -192,22 +193,29 @@ var canceledContext = func() context.Context {
 	return ctx
 }()
 
-// errNilLease is what the methods of a nil *Lease report.
-var errNilLease = fmt.Errorf("%w: nil *Lease", ErrNotHeld)
-
-// errZeroLease is what Release and SaveAndRelease report for a Lease that
-// no Locker made.
-var errZeroLease = fmt.Errorf("%w: a zero Lease; get one from Acquire, Do or LockItem", ErrInvalidOption)
+// errNilLease is what the methods of a nil *Lease report, and errZeroLease
+// what Release and SaveAndRelease report for a Lease that no Locker made.
+// Both are the same two classes: such a lease holds nothing (ErrNotHeld),
+// and passing it is the caller's mistake (ErrInvalidOption), so a check
+// for either class treats a nil and a zero Lease alike.
+var (
+	errNilLease  = fmt.Errorf("%w: nil *Lease (%w)", ErrNotHeld, ErrInvalidOption)
+	errZeroLease = fmt.Errorf("%w: a zero Lease; get one from Acquire, Do or LockItem (%w)", ErrNotHeld, ErrInvalidOption)
+)
 
 // Err returns why the lease ended early: [ErrLeaseLost] if another owner
 // took the lock (or an operator's [Locker.ForceRelease] removed it),
 // [ErrUnreachable] if heartbeats could not reach DynamoDB in time,
 // [ErrClosed] after Locker.Close, the context's error if the lease was
 // ended by its context ([ReleaseOnDone]); nil while held and after
-// Release. A nil *Lease answers an error matching [ErrNotHeld].
+// Release. A nil or zero Lease answers an error matching [ErrNotHeld] and
+// [ErrInvalidOption].
 func (s *Lease) Err() error {
 	if s == nil {
 		return errNilLease
+	}
+	if s.rec == nil {
+		return errZeroLease
 	}
 	s.state.Lock()
 	defer s.state.Unlock()
@@ -431,8 +439,8 @@ func (s *Lease) stopHeartbeats(cause error) {
 // Release is idempotent: once a lease has ended through Release,
 // SaveAndRelease or Do (whatever their result), a later Release makes no
 // call and returns nil, so a deferred Release after an explicit one is
-// harmless. Release of a nil *Lease returns an error matching [ErrNotHeld];
-// of a Lease not made by a Locker (a zero Lease), one matching
+// harmless. Release of a nil *Lease, or of a Lease not made by a Locker (a
+// zero Lease), returns an error matching both [ErrNotHeld] and
 // [ErrInvalidOption], and nothing is sent.
 func (s *Lease) Release(ctx context.Context) error {
 	if s == nil {

@@ -25,8 +25,8 @@ import (
 
 // Locker takes leases on named locks in one lock table. It is safe for
 // concurrent use; one per process and table is enough. Make it with
-// [New]: the calls of a zero Locker return an error matching
-// [ErrInvalidOption] and send nothing.
+// [New]: the calls of a nil or zero Locker return an error matching both
+// [ErrInvalidOption] and [ErrClosed], and send nothing.
 type Locker struct {
 	client Client
 	tableP *string
@@ -127,12 +127,15 @@ func (l *Locker) ready(ctx context.Context) error {
 	return nil
 }
 
-// errNilLocker is what the methods of a nil *Locker return.
-var errNilLocker = fmt.Errorf("%w: nil *Locker; make one with New", ErrClosed)
-
-// errZeroLocker is what the methods of a Locker not made by New (a zero
-// Locker, with no client) return.
-var errZeroLocker = fmt.Errorf("%w: a zero Locker; make one with New", ErrInvalidOption)
+// errNilLocker is what the methods of a nil *Locker return, and
+// errZeroLocker what those of a Locker not made by New (a zero Locker, with
+// no client) return. Both are the same two classes: such a Locker can do
+// nothing, as a closed one (ErrClosed), and using it is the caller's
+// mistake (ErrInvalidOption).
+var (
+	errNilLocker  = fmt.Errorf("%w: nil *Locker; make one with New (%w)", ErrClosed, ErrInvalidOption)
+	errZeroLocker = fmt.Errorf("%w: a zero Locker; make one with New (%w)", ErrClosed, ErrInvalidOption)
+)
 
 // Acquire takes the lock called name and returns its lease, which is kept
 // alive by heartbeats until [Lease.Release].
@@ -256,6 +259,9 @@ func holderOf(item map[string]types.AttributeValue) holder {
 // acquire is Acquire (detach: the lease outlives ctx unless ReleaseOnDone)
 // and Do's acquiring (the lease's context ends with ctx).
 func (l *Locker) acquire(ctx context.Context, name string, detach bool, opts []Option) (*Lease, error) {
+	if err := l.usable(); err != nil { // a zero Locker says so before its zero options do
+		return nil, err
+	}
 	o, err := l.opts.resolve(opts)
 	if err != nil {
 		return nil, err
