@@ -43,7 +43,7 @@ func compareIx(a, b ixEntry) int {
 func ixProbe(k, tk string) ixEntry {
 	b := make([]byte, entryHead, entryHead+len(tk)+len(k))
 	b = append(append(b, tk...), k...)
-	setHead(b, len(tk), 0, len(b))
+	setHead(b, len(tk), 0, len(b), 0)
 	return ixEntry{en: entry{string(b)}, off: uint32(entryHead + len(tk)), n: uint32(len(k))}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -30,11 +31,12 @@ import (
 // once stored: a write stores a new entry.
 //
 // The header is entryHead bytes, little-endian: the key string's length
-// (2 bytes), itemSize of the item (4), and where the encoded item starts
-// (4).
+// (2 bytes), itemSize of the item (4), where the encoded item starts (4),
+// and the entry's number in the order the store made its entries (4; see
+// ttlEntry).
 type entry struct{ s string }
 
-const entryHead = 10
+const entryHead = 14
 
 // key is the item's key string.
 func (e entry) key() string {
@@ -46,6 +48,9 @@ func (e entry) size() int { return int(le32(e.s[2:])) }
 
 // data is the item, encoded.
 func (e entry) data() string { return e.s[le32(e.s[6:]):] }
+
+// seq is the entry's number (see store.seq).
+func (e entry) seq() uint32 { return le32(e.s[10:]) }
 
 func le32(s string) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
@@ -76,18 +81,26 @@ func ttlText(tag byte, text string) (int64, bool) {
 // range key.
 func compareEntries(a, b entry) int { return strings.Compare(a.key(), b.key()) }
 
-// ttlEntry is an item's place in the order of expiry.
+// ttlEntry is an item's place in the order of expiry: by TTL, then by
+// the entry's number, which the tree holds beside the entry so that
+// items with one TTL (many, in a load: every item written in one second
+// with a TTL a fixed time ahead) are told apart without reading their
+// keys, a memory read each; the key breaks what ties remain (numbers wrap
+// after 2^32 entries).
 type ttlEntry struct {
 	exp int64
+	seq uint32
 	en  entry
 }
 
+func newTTLEntry(exp int64, en entry) ttlEntry { return ttlEntry{exp, en.seq(), en} }
+
 func compareTTL(a, b ttlEntry) int {
-	switch {
-	case a.exp < b.exp:
-		return -1
-	case a.exp > b.exp:
-		return 1
+	if c := cmp.Compare(a.exp, b.exp); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.seq, b.seq); c != 0 {
+		return c
 	}
 	return compareEntries(a.en, b.en)
 }
@@ -105,6 +118,9 @@ type store struct {
 
 	// ixs are the table's secondary indexes, kept on every write.
 	ixs []*ixState
+
+	// seq numbers the entries put makes.
+	seq uint32
 
 	// buf and ixBuf are where put builds an entry and its index entries
 	// (the engine's lock is held).
@@ -124,14 +140,15 @@ func encodeKey(v types.AttributeValue) string {
 func keyEntry(k string) entry {
 	b := make([]byte, entryHead, entryHead+len(k))
 	b = append(b, k...)
-	setHead(b, len(k), 0, len(b))
+	setHead(b, len(k), 0, len(b), 0)
 	return entry{string(b)}
 }
 
-func setHead(b []byte, klen, size, data int) {
+func setHead(b []byte, klen, size, data int, seq uint32) {
 	b[0], b[1] = byte(klen), byte(klen>>8)
 	putLE32(b[2:], size)
 	putLE32(b[6:], data)
+	putLE32(b[10:], int(seq))
 }
 
 // get returns the entry with the given key values, or nil.
@@ -159,7 +176,7 @@ func (s *store) put(hash, rng string, item map[string]types.AttributeValue) *ent
 	s.bytes += int64(e.size())
 	if s.ttl != nil {
 		if exp, ok := ttlText(valueParts(item[s.ttlAttr])); ok {
-			s.ttl.Put(ttlEntry{exp, e})
+			s.ttl.Put(newTTLEntry(exp, e))
 		}
 	}
 	for i, x := range s.ixs {
@@ -192,7 +209,8 @@ func (s *store) newEntry(hash, rng string, item map[string]types.AttributeValue)
 	}
 	data := len(b)
 	b = appendItem(b, item)
-	setHead(b, klen, size, data)
+	s.seq++
+	setHead(b, klen, size, data, s.seq)
 	e := entry{string(b)}
 	if cap(b) <= 4096 {
 		s.buf = b[:0]
@@ -228,7 +246,7 @@ func (s *store) unindex(e entry) {
 	s.bytes -= int64(e.size())
 	if s.ttl != nil {
 		if exp, ok := e.ttl(s.ttlAttr); ok {
-			s.ttl.Delete(ttlEntry{exp, e})
+			s.ttl.Delete(newTTLEntry(exp, e))
 		}
 	}
 	for _, x := range s.ixs {
@@ -256,7 +274,7 @@ func (s *store) setTTL(name string) {
 	s.ttl = newBtree(compareTTL)
 	s.all(func(en entry) bool {
 		if exp, ok := en.ttl(name); ok {
-			s.ttl.Put(ttlEntry{exp, en})
+			s.ttl.Put(newTTLEntry(exp, en))
 		}
 		return true
 	})

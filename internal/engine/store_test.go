@@ -128,7 +128,7 @@ func testStoreKeeps(t *testing.T, hashType string) {
 		var ttls []ttlEntry
 		for _, en := range all {
 			if exp, ok := ttlOf(en.item()["exp"]); ok {
-				ttls = append(ttls, ttlEntry{exp, en})
+				ttls = append(ttls, newTTLEntry(exp, en))
 			}
 		}
 		slices.SortFunc(ttls, compareTTL)
