@@ -107,9 +107,9 @@ func (x *ixState) add(e ixEntry, item map[string]types.AttributeValue) {
 	}
 }
 
-// remove takes en out of the index: its key string is found anew from
-// the item, the index's set of the entry's key strings being the store's
-// when the entry was made.
+// remove takes en out of the index. Its key string in the index is
+// computed again from the item, not looked up in the entry, which holds
+// the key strings of the indexes the store had when it made the entry.
 func (x *ixState) remove(en entry) {
 	data := en.data()
 	var buf [64]byte
