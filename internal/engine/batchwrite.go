@@ -38,6 +38,9 @@ type (
 	batchWriteRequest struct {
 		PutRequest    *struct{ Item item }
 		DeleteRequest *struct{ Key item }
+		// putItem is the PutRequest's Item when fastBatchTables read it
+		// (PutRequest.Item is then nil).
+		putItem map[string]types.AttributeValue
 	}
 )
 
@@ -82,16 +85,15 @@ func decodeBatchTables(data []byte) (batchWriteTables, error) {
 	return out, nil
 }
 
-// itemMember reads `:{"name":` and the item after it, the one member of a
+// memberOf reads `:{"name":`, up to the value of the one member of a
 // PutRequest or DeleteRequest; the closing brace is the caller's.
-func (s *scanner) itemMember(name string) item {
+func (s *scanner) memberOf(name string) {
 	s.byte(':')
 	s.byte('{')
 	if s.text() != name {
 		s.ok = false
 	}
 	s.byte(':')
-	return s.item()
 }
 
 // fastBatchTables reads RequestItems in the SDK's compact form
@@ -100,6 +102,15 @@ func (s *scanner) itemMember(name string) item {
 // false for the general reading.
 func fastBatchTables(data []byte) (batchWriteTables, bool) {
 	s := scanner{b: data, ok: true}
+	out := s.batchTables()
+	if !s.ok || s.i != len(data) {
+		return nil, false
+	}
+	return out, true
+}
+
+// batchTables reads RequestItems as fastBatchTables does.
+func (s *scanner) batchTables() batchWriteTables {
 	s.byte('{')
 	out := batchWriteTables{}
 	for s.ok && s.peek() != '}' {
@@ -118,9 +129,11 @@ func fastBatchTables(data []byte) (batchWriteTables, bool) {
 			var r batchWriteRequest
 			switch s.text() {
 			case "PutRequest":
-				r.PutRequest = &struct{ Item item }{Item: s.itemMember("Item")}
+				s.memberOf("Item")
+				r.PutRequest, r.putItem = &struct{ Item item }{}, s.fields(-1)
 			case "DeleteRequest":
-				r.DeleteRequest = &struct{ Key item }{Key: s.itemMember("Key")}
+				s.memberOf("Key")
+				r.DeleteRequest = &struct{ Key item }{Key: s.item()}
 			default:
 				s.ok = false
 			}
@@ -132,18 +145,60 @@ func fastBatchTables(data []byte) (batchWriteTables, bool) {
 		out = append(out, batchWriteTable{name: name, requests: reqs})
 	}
 	s.byte('}')
-	if !s.ok || s.i != len(data) {
-		return nil, false
+	return out
+}
+
+// decodeFast reads a request in the SDK's compact form: its members in
+// any order, each once, RequestItems as fastBatchTables reads it, the
+// others strings without escapes. It reports false for anything else,
+// which encoding/json reads (see decode).
+func (in *batchWriteInput) decodeFast(body []byte) bool {
+	s := scanner{b: body, ok: true}
+	s.byte('{')
+	var seen [3]bool
+	for n := 0; s.ok && s.peek() != '}'; n++ {
+		if n > 0 {
+			s.byte(',')
+		}
+		name := s.text()
+		s.byte(':')
+		var i int
+		switch name {
+		case "RequestItems":
+			in.RequestItems = s.batchTables()
+		case "ReturnConsumedCapacity":
+			i, in.ReturnConsumedCapacity = 1, s.text()
+		case "ReturnItemCollectionMetrics":
+			i, in.ReturnItemCollectionMetrics = 2, s.text()
+		default:
+			s.ok = false
+		}
+		if seen[i] {
+			s.ok = false
+		}
+		seen[i] = true
 	}
-	return out, true
+	s.byte('}')
+	return s.ok && s.i == len(body)
 }
 
 // batchWrite is one checked request of a BatchWriteItem.
 type batchWrite struct {
 	w    *write
-	wire map[string]any                  // the request as it came, for UnprocessedItems
+	req  batchWriteRequest               // the request as it came, for UnprocessedItems
 	item map[string]types.AttributeValue // the item or key, which a fault rule may match
 	key  item                            // a DeleteRequest's Key
+}
+
+// wire is the request as UnprocessedItems lists it.
+func (bw *batchWrite) wire() map[string]any {
+	switch r := bw.req; {
+	case r.DeleteRequest != nil:
+		return map[string]any{"DeleteRequest": map[string]any{"Key": r.DeleteRequest.Key}}
+	case r.putItem != nil:
+		return map[string]any{"PutRequest": map[string]any{"Item": readItem(r.putItem)}}
+	}
+	return map[string]any{"PutRequest": map[string]any{"Item": bw.req.PutRequest.Item}}
 }
 
 func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
@@ -160,7 +215,7 @@ func (e *Engine) batchWriteItem(s *scope, in *batchWriteInput) (any, error) {
 	if err := bindBatchWrites(s, in.RequestItems, writes); err != nil {
 		return nil, err
 	}
-	unprocessed, caps, held, err := e.runBatchWrites(in.RequestItems, writes)
+	unprocessed, caps, held, err := e.runBatchWrites(in.RequestItems, writes, wantsCapacity(in.ReturnConsumedCapacity))
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +284,7 @@ func bindBatchWrites(s *scope, tables batchWriteTables, writes [][]*batchWrite) 
 				if w.hash, w.rng, err = t.keyOf(bw.key); err != nil {
 					return err
 				}
-			} else if w.put, w.hash, w.rng, err = t.checkNewItem(w.put); err != nil {
+			} else if w.put, w.hash, w.rng, err = t.checkNewKeys(w.put); err != nil {
 				return err
 			}
 			k := itemID(t, w.hash, w.rng)
@@ -243,21 +298,25 @@ func bindBatchWrites(s *scope, tables batchWriteTables, writes [][]*batchWrite) 
 }
 
 // runBatchWrites makes the writes in order, but those a fault rule holds
-// back (unprocessed, held counting them), adding up the capacity consumed.
-func (e *Engine) runBatchWrites(tables batchWriteTables, writes [][]*batchWrite) (
+// back (unprocessed, held counting them), adding up the capacity consumed
+// when the request asks for it (count).
+func (e *Engine) runBatchWrites(tables batchWriteTables, writes [][]*batchWrite, count bool) (
 	unprocessed map[string][]map[string]any, caps *capacities, held int, err error) {
 	unprocessed = map[string][]map[string]any{}
 	caps = &capacities{}
 	for i, bt := range tables {
 		for _, bw := range writes[i] {
 			if e.hold != nil && e.hold(bt.name, bw.item) {
-				unprocessed[bt.name] = append(unprocessed[bt.name], bw.wire)
+				unprocessed[bt.name] = append(unprocessed[bt.name], bw.wire())
 				held++
 				continue
 			}
 			old, next, err := bw.w.run()
 			if err != nil {
 				return nil, nil, 0, err
+			}
+			if !count {
+				continue
 			}
 			var oldItem map[string]types.AttributeValue
 			size := 0
@@ -285,12 +344,9 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 		// DynamoDB Local's words for a request with both or neither.
 		return nil, validation(msgSuppliedAttributeValueHasThanDatatypes)
 	}
-	bw := &batchWrite{w: &write{}}
+	bw := &batchWrite{w: &write{}, req: r}
 	if r.PutRequest != nil {
-		if r.PutRequest.Item == nil {
-			return nil, validation(msgSuppliedItemContainsNullAttributeValue)
-		}
-		m, err := r.PutRequest.Item.attrs()
+		m, err := putRequestItem(r)
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +360,6 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 			return nil, validation(msgItemSizeHasExceededMaximum)
 		}
 		bw.item = m
-		bw.wire = map[string]any{"PutRequest": map[string]any{"Item": r.PutRequest.Item}}
 		return bw, nil
 	}
 	if r.DeleteRequest.Key == nil {
@@ -316,8 +371,18 @@ func checkBatchRequest(r batchWriteRequest) (*batchWrite, error) {
 	}
 	bw.w.delete = true
 	bw.item, bw.key = m, r.DeleteRequest.Key
-	bw.wire = map[string]any{"DeleteRequest": map[string]any{"Key": r.DeleteRequest.Key}}
 	return bw, nil
+}
+
+// putRequestItem is the Item of r's PutRequest.
+func putRequestItem(r batchWriteRequest) (map[string]types.AttributeValue, error) {
+	if r.putItem != nil {
+		return r.putItem, nil
+	}
+	if r.PutRequest.Item == nil {
+		return nil, validation(msgSuppliedItemContainsNullAttributeValue)
+	}
+	return r.PutRequest.Item.attrs()
 }
 
 // throttled is ProvisionedThroughputExceededException.

@@ -25,6 +25,11 @@ func readUnits(size int, consistent bool) float64 {
 	return u
 }
 
+// wantsCapacity reports whether a ReturnConsumedCapacity asks for the
+// capacity consumed, which consumed renders: a request that does not
+// needs no sizes of items counted.
+func wantsCapacity(mode string) bool { return mode == "TOTAL" || mode == "INDEXES" }
+
 // consumed renders a ConsumedCapacity for mode (TOTAL or INDEXES; nil for
 // NONE). indexes lists the capacity each index consumed, for INDEXES.
 func consumed(mode, tableName string, units float64, indexes map[*index]float64) map[string]any {

@@ -28,9 +28,24 @@ func serialization(msg string) *apiError {
 	return newError(http.StatusBadRequest, nsSerialization+"SerializationException", "%s", msg)
 }
 
-// decode reads a request body into v. Unknown members are ignored, as
-// DynamoDB does; an empty body reads as {}.
-func decode(body []byte, v any) error {
+// fastDecoder is a request's shape that reads the SDK's compact form of
+// its body in one pass: it reports false for any body it does not take
+// whole, and leaves decode to read that one.
+type fastDecoder interface {
+	decodeFast(body []byte) bool
+}
+
+// decode reads a request body into v, by v's decodeFast if it has one and
+// takes the body. Unknown members are ignored, as DynamoDB does; an empty
+// body reads as {}.
+func decode[T any](body []byte, v *T) error {
+	if f, ok := any(v).(fastDecoder); ok {
+		if f.decodeFast(body) {
+			return nil
+		}
+		var zero T
+		*v = zero
+	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}

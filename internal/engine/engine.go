@@ -93,6 +93,35 @@ const targetPrefix = "DynamoDB_20120810."
 // transaction, a 16 MB BatchGetItem answer is a response) stay well below.
 const maxBody = 32 << 20
 
+// readBody reads a request body of at most maxBody bytes, whose length is
+// n when it is declared (else -1 or 0): into one buffer of that length,
+// where io.ReadAll would grow its buffer step by step, a garbage of
+// several times the body at every request. More bytes than declared are
+// read too, fewer are what there is, as io.ReadAll reads them.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	r = io.LimitReader(r, maxBody)
+	if n <= 0 || n > maxBody {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, n)
+	switch k, err := io.ReadFull(r, b); err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		return b[:k], nil
+	default:
+		return nil, err
+	}
+	var more [1]byte
+	if k, err := io.ReadFull(r, more[:]); k == 0 {
+		if err == io.EOF {
+			err = nil
+		}
+		return b, err
+	}
+	rest, err := io.ReadAll(r)
+	return append(append(b, more[0]), rest...), err
+}
+
 // request is one decoded call.
 type request struct {
 	op     string
@@ -111,7 +140,7 @@ type response struct {
 // ServeHTTP answers one DynamoDB request. Faults that drop the connection
 // (a lost response) hijack it and close it without an answer.
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, err := readBody(r.Body, r.ContentLength)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -149,7 +178,7 @@ func (e *Engine) do(req *http.Request, extra *Faults) (*http.Response, Fault, er
 	var body []byte
 	if req.Body != nil {
 		var err error
-		body, err = io.ReadAll(io.LimitReader(req.Body, maxBody))
+		body, err = readBody(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, FaultNone, err

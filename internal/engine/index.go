@@ -15,11 +15,16 @@ import (
 // broken by the table's key. DynamoDB leaves the order of items with
 // equal index keys unspecified; this one is deterministic.
 
-// ixEntry is one item of an index.
+// ixEntry is one item of an index: the table's entry, and where in it the
+// index's key string is (see store.newEntry); n is 0 when the index does
+// not hold the item.
 type ixEntry struct {
-	key string // the index's part of the entry's key string
-	en  *entry // the table's entry
+	en     entry
+	off, n uint32
 }
+
+// key is the index's part of the entry's key string.
+func (x ixEntry) key() string { return x.en.s[x.off : x.off+x.n] }
 
 // compareIx orders index entries: index partition, index range key (the
 // entries' key strings), then the table's key in DynamoDB's order of key
@@ -27,10 +32,19 @@ type ixEntry struct {
 // key is read from its item's when two entries tie, which is rare, rather
 // than stored again in every entry.
 func compareIx(a, b ixEntry) int {
-	if c := strings.Compare(a.key, b.key); c != 0 {
+	if c := strings.Compare(a.key(), b.key()); c != 0 {
 		return c
 	}
 	return compareTableKeys(a.en.key(), b.en.key())
+}
+
+// ixProbe is an index entry to search for: index key string k, table key
+// string tk.
+func ixProbe(k, tk string) ixEntry {
+	b := make([]byte, entryHead, entryHead+len(tk)+len(k))
+	b = append(append(b, tk...), k...)
+	setHead(b, len(tk), 0, len(b), 0)
+	return ixEntry{en: entry{string(b)}, off: uint32(entryHead + len(tk)), n: uint32(len(k))}
 }
 
 // ixState is the tree of one index and the figures DescribeTable reports
@@ -69,45 +83,40 @@ func (x *ixState) appendKey(b []byte, get func(name string) (byte, string)) ([]b
 	return b, true
 }
 
-// entryOf is en's entry in the index, false when the index does not hold
-// it.
-func (x *ixState) entryOf(en *entry) (ixEntry, bool) {
-	var buf [64]byte
-	data := en.data()
-	b, ok := x.appendKey(buf[:0], func(name string) (byte, string) { return scalarOf(data, name) })
-	if !ok {
-		return ixEntry{}, false
-	}
-	return ixEntry{key: string(b), en: en}, true
-}
-
-// counted reports whether en's size counts in the index's.
-func (x *ixState) counted(en *entry) bool {
+// counted reports whether an item's size counts in the index's: has
+// reports whether the item has an attribute.
+func (x *ixState) counted(has func(name string) bool) bool {
 	for _, k := range [2]keyDef{x.hash, x.rng} {
 		if k.name == "" || k.name == x.tableHash {
 			continue
 		}
-		if tag, _ := scalarOf(en.data(), k.name); tag != 0 {
+		if has(k.name) {
 			return true
 		}
 	}
 	return false
 }
 
-func (x *ixState) add(en *entry) {
-	if e, ok := x.entryOf(en); ok {
+// add adds the entry the store built for item (see store.newEntry).
+func (x *ixState) add(e ixEntry, item map[string]types.AttributeValue) {
+	if e.n > 0 {
 		x.tree.Put(e)
 	}
-	if x.counted(en) {
-		x.bytes += int64(en.size())
+	if x.counted(func(name string) bool { _, ok := item[name]; return ok }) {
+		x.bytes += int64(e.en.size())
 	}
 }
 
-func (x *ixState) remove(en *entry) {
-	if e, ok := x.entryOf(en); ok {
-		x.tree.Delete(e)
+// remove takes en out of the index. Its key string in the index is
+// computed again from the item, not looked up in the entry, which holds
+// the key strings of the indexes the store had when it made the entry.
+func (x *ixState) remove(en entry) {
+	data := en.data()
+	var buf [64]byte
+	if b, ok := x.appendKey(buf[:0], func(name string) (byte, string) { return scalarOf(data, name) }); ok {
+		x.tree.Delete(ixProbe(string(b), en.key()))
 	}
-	if x.counted(en) {
+	if x.counted(func(name string) bool { tag, _ := scalarOf(data, name); return tag != 0 }) {
 		x.bytes -= int64(en.size())
 	}
 }
@@ -136,7 +145,7 @@ func (t *table) ixStart(ix *index, esk map[string]types.AttributeValue) ixEntry 
 	if t.rng.name != "" {
 		rng = esk[t.rng.name]
 	}
-	return ixEntry{key: string(b), en: keyEntry(tableKey(esk[t.hash.name], rng))}
+	return ixProbe(string(b), tableKey(esk[t.hash.name], rng))
 }
 
 // segmentOf assigns a partition to one of total segments of a parallel

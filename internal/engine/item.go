@@ -189,7 +189,7 @@ func (w *write) apply(next map[string]types.AttributeValue) *entry {
 	if next == nil {
 		return w.t.items.remove(w.hash, w.rng)
 	}
-	return w.t.items.put(newEntry(w.t.hash.name, w.t.rng.name, next))
+	return w.t.items.put(w.t.hash.name, w.t.rng.name, next)
 }
 
 // run is prepare then apply. A put or a delete with no condition needs

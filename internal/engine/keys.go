@@ -87,6 +87,11 @@ func (t *table) checkNewItem(m map[string]types.AttributeValue) (map[string]type
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return t.checkNewKeys(m)
+}
+
+// checkNewKeys is checkNewItem of an item whose values checkItem checked.
+func (t *table) checkNewKeys(m map[string]types.AttributeValue) (map[string]types.AttributeValue, types.AttributeValue, types.AttributeValue, error) {
 	hash, err := t.keyValue(t.hash, m, false)
 	if err != nil {
 		return nil, nil, nil, err
@@ -106,8 +111,18 @@ func (t *table) checkNewItem(m map[string]types.AttributeValue) (map[string]type
 // checkIndexKeys refuses an item whose index key attribute has the wrong
 // type or an empty value (an absent one makes the index sparse).
 func (t *table) checkIndexKeys(m map[string]types.AttributeValue) error {
-	for _, ix := range append(append([]*index(nil), t.lsis...), t.gsis...) {
-		for _, k := range []keyDef{ix.hash, ix.rng} {
+	for _, ixs := range [2][]*index{t.lsis, t.gsis} {
+		if err := t.checkKeysOf(ixs, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkKeysOf is checkIndexKeys of the indexes ixs.
+func (t *table) checkKeysOf(ixs []*index, m map[string]types.AttributeValue) error {
+	for _, ix := range ixs {
+		for _, k := range [2]keyDef{ix.hash, ix.rng} {
 			if k.name == "" || k.name == t.hash.name || k.name == t.rng.name {
 				continue
 			}

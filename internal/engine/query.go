@@ -71,12 +71,12 @@ func (r *read) queryTable(hv types.AttributeValue, rc *keyCond, esk map[string]t
 	if esk != nil && r.t.rng.name == "" {
 		return func() (row, bool) { return row{}, false } // a hash-only table has one item per partition
 	}
-	var fromStart func(*entry) int
+	var fromStart func(entry) int
 	if esk != nil {
 		start := tableKey(esk[r.t.hash.name], esk[r.t.rng.name])
-		fromStart = func(e *entry) int { return strings.Compare(e.key(), start) }
+		fromStart = func(e entry) int { return strings.Compare(e.key(), start) }
 	}
-	lo, past := spanTests((*entry).key, encodeKey(hv), rc, forward, fromStart)
+	lo, past := spanTests(entry.key, encodeKey(hv), rc, forward, fromStart)
 	next := walk(r.t.items.tree, lo, past, forward)
 	return func() (row, bool) {
 		en, ok := next()
@@ -149,7 +149,7 @@ func (r *read) queryIndex(hv types.AttributeValue, rc *keyCond, esk map[string]t
 		start := r.t.ixStart(r.ix, esk)
 		fromStart = func(x ixEntry) int { return compareIx(x, start) }
 	}
-	lo, past := spanTests(func(x ixEntry) string { return x.key }, encodeKey(hv), rc, forward, fromStart)
+	lo, past := spanTests(ixEntry.key, encodeKey(hv), rc, forward, fromStart)
 	next := walk(r.ix.st.tree, lo, past, forward)
 	return func() (row, bool) {
 		x, ok := next()

@@ -58,7 +58,7 @@ const pageBytes = 1 << 20
 type row struct {
 	item map[string]types.AttributeValue // the table's item or the index's projection of it
 	full map[string]types.AttributeValue // the table's item
-	en   *entry                          // the table's entry
+	en   entry                           // the table's entry
 	size int                             // size of item
 }
 

@@ -65,9 +65,9 @@ func (r *read) scanTable(esk map[string]types.AttributeValue, seg, total int) fu
 			rng = esk[r.t.rng.name]
 		}
 		start := tableKey(esk[r.t.hash.name], rng)
-		c = tree.Seek(func(e *entry) bool { return e.key() > start })
+		c = tree.Seek(func(e entry) bool { return e.key() > start })
 	}
-	next := segmented(tree, c, func(e *entry) string { return partitionOf(e.key()) }, seg, total, r.t.rng.name != "")
+	next := segmented(tree, c, func(e entry) string { return partitionOf(e.key()) }, seg, total, r.t.rng.name != "")
 	return func() (row, bool) {
 		en, ok := next()
 		if !ok {
@@ -113,7 +113,7 @@ func (r *read) scanIndex(esk map[string]types.AttributeValue, seg, total int) fu
 		start := r.t.ixStart(r.ix, esk)
 		c = tree.Seek(func(x ixEntry) bool { return compareIx(x, start) > 0 })
 	}
-	next := segmented(tree, c, func(x ixEntry) string { return partitionOf(x.key) }, seg, total, true)
+	next := segmented(tree, c, func(x ixEntry) string { return partitionOf(x.key()) }, seg, total, true)
 	return func() (row, bool) {
 		x, ok := next()
 		if !ok {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -16,33 +17,59 @@ import (
 // same call, each secondary index's tree (see ixState), the tree of the
 // items' TTLs, and the counts and sizes DescribeTable reports, so that no
 // read walks the table.
+//
+// An item is stored as one string (entry), which every tree holds by
+// value: the table's tree, each index's and the TTL order point to the
+// same bytes, and a comparison reads them without a pointer between. One
+// object per item, not one per tree or per key, is what keeps a large
+// table cheap for the garbage collector to trace: its cost grows with
+// the objects and pointers the heap holds.
 
-// entry is one stored item: its key string (see keyenc.go), then the
-// item encoded (see codec.go), in one string. Its fields never change
+// entry is one stored item: a header, its key string (see keyenc.go), the
+// key strings of the indexes that held it when it was stored (see
+// ixEntry), then the item encoded (see codec.go). Its bytes never change
 // once stored: a write stores a new entry.
-type entry struct {
-	s    string
-	klen int32 // the length of the key string
-	sz   int32 // itemSize of the item
-}
+//
+// The header is entryHead bytes, little-endian: the key string's length
+// (2 bytes), itemSize of the item (4), where the encoded item starts (4),
+// and the entry's number in the order the store made its entries (4; see
+// ttlEntry).
+type entry struct{ s string }
+
+const entryHead = 14
 
 // key is the item's key string.
-func (e *entry) key() string { return e.s[:e.klen] }
-
-// data is the item, encoded.
-func (e *entry) data() string { return e.s[e.klen:] }
+func (e entry) key() string {
+	return e.s[entryHead : entryHead+int(e.s[0])|int(e.s[1])<<8]
+}
 
 // size is itemSize of the item.
-func (e *entry) size() int { return int(e.sz) }
+func (e entry) size() int { return int(le32(e.s[2:])) }
+
+// data is the item, encoded.
+func (e entry) data() string { return e.s[le32(e.s[6:]):] }
+
+// seq is the entry's number (see store.seq).
+func (e entry) seq() uint32 { return le32(e.s[10:]) }
+
+func le32(s string) uint32 {
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func putLE32(b []byte, v int) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
 
 // item decodes the stored item: a new map, whose values share the stored
 // texts (strings, immutable).
-func (e *entry) item() map[string]types.AttributeValue { return decodeItem(e.data()) }
+func (e entry) item() map[string]types.AttributeValue { return decodeItem(e.data()) }
 
 // ttl reads the item's TTL attribute name as ttlOf does, without
 // decoding it.
-func (e *entry) ttl(name string) (int64, bool) {
-	tag, text := scalarOf(e.data(), name)
+func (e entry) ttl(name string) (int64, bool) { return ttlText(scalarOf(e.data(), name)) }
+
+// ttlText is the TTL of a stored value tag/text: an N that is an integer.
+func ttlText(tag byte, text string) (int64, bool) {
 	if tag != tagN {
 		return 0, false
 	}
@@ -52,27 +79,35 @@ func (e *entry) ttl(name string) (int64, bool) {
 
 // compareEntries orders entries by key string: encoded hash key, then
 // range key.
-func compareEntries(a, b *entry) int { return strings.Compare(a.key(), b.key()) }
+func compareEntries(a, b entry) int { return strings.Compare(a.key(), b.key()) }
 
-// ttlEntry is an item's place in the order of expiry.
+// ttlEntry is an item's place in the order of expiry: by TTL, then by
+// the entry's number, which the tree holds beside the entry so that
+// items with one TTL (many, in a load: every item written in one second
+// with a TTL a fixed time ahead) are told apart without reading their
+// keys, a memory read each; the key breaks what ties remain (numbers wrap
+// after 2^32 entries).
 type ttlEntry struct {
 	exp int64
-	en  *entry
+	seq uint32
+	en  entry
 }
 
+func newTTLEntry(exp int64, en entry) ttlEntry { return ttlEntry{exp, en.seq(), en} }
+
 func compareTTL(a, b ttlEntry) int {
-	switch {
-	case a.exp < b.exp:
-		return -1
-	case a.exp > b.exp:
-		return 1
+	if c := cmp.Compare(a.exp, b.exp); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.seq, b.seq); c != 0 {
+		return c
 	}
 	return compareEntries(a.en, b.en)
 }
 
 // store is the items of one table.
 type store struct {
-	tree  *btree[*entry]
+	tree  *btree[entry]
 	count int
 	bytes int64
 
@@ -83,6 +118,14 @@ type store struct {
 
 	// ixs are the table's secondary indexes, kept on every write.
 	ixs []*ixState
+
+	// seq numbers the entries put makes.
+	seq uint32
+
+	// buf and ixBuf are where put builds an entry and its index entries
+	// (the engine's lock is held).
+	buf   []byte
+	ixBuf []ixEntry
 }
 
 func newStore() *store { return &store{tree: newBtree(compareEntries)} }
@@ -93,41 +136,90 @@ func encodeKey(v types.AttributeValue) string {
 	return string(attrs.AppendKeyValue(nil, v))
 }
 
-// newEntry is the entry of item, whose key attributes are named hash and
-// rng ("" for none).
-func newEntry(hash, rng string, item map[string]types.AttributeValue) *entry {
+// keyEntry is an entry with key string k and no item, to search for.
+func keyEntry(k string) entry {
+	b := make([]byte, entryHead, entryHead+len(k))
+	b = append(b, k...)
+	setHead(b, len(k), 0, len(b), 0)
+	return entry{string(b)}
+}
+
+func setHead(b []byte, klen, size, data int, seq uint32) {
+	b[0], b[1] = byte(klen), byte(klen>>8)
+	putLE32(b[2:], size)
+	putLE32(b[6:], data)
+	putLE32(b[10:], int(seq))
+}
+
+// get returns the entry with the given key values, or nil.
+func (s *store) get(hash, rng types.AttributeValue) *entry {
+	en, ok := s.tree.Get(keyEntry(tableKey(hash, rng)))
+	if !ok {
+		return nil
+	}
+	return &en
+}
+
+// put stores item, whose key attributes are named hash and rng ("" for
+// none), replacing an item with the same key, and returns the item
+// replaced (nil if none).
+func (s *store) put(hash, rng string, item map[string]types.AttributeValue) *entry {
+	e, ixs := s.newEntry(hash, rng, item)
+	old, replaced := s.tree.Put(e)
+	var out *entry
+	if replaced {
+		s.unindex(old)
+		out = &old
+	} else {
+		s.count++
+	}
+	s.bytes += int64(e.size())
+	if s.ttl != nil {
+		if exp, ok := ttlText(valueParts(item[s.ttlAttr])); ok {
+			s.ttl.Put(newTTLEntry(exp, e))
+		}
+	}
+	for i, x := range s.ixs {
+		x.add(ixs[i], item)
+	}
+	return out
+}
+
+// newEntry encodes item as an entry, with the key strings of the store's
+// indexes that hold it, and returns with it each index's entry (of
+// length 0 for one that does not hold it).
+func (s *store) newEntry(hash, rng string, item map[string]types.AttributeValue) (entry, []ixEntry) {
 	size := attrs.ItemSize(item)
 	var r types.AttributeValue
 	if rng != "" {
 		r = item[rng]
 	}
-	b := appendTableKey(make([]byte, 0, 32+size+size/4), item[hash], r)
-	klen := len(b)
-	return &entry{s: string(appendItem(b, item)), klen: int32(klen), sz: int32(size)}
-}
-
-// get returns the entry with the given key values, or nil.
-func (s *store) get(hash, rng types.AttributeValue) *entry {
-	en, _ := s.tree.Get(keyEntry(tableKey(hash, rng)))
-	return en
-}
-
-// keyEntry is an entry with key string k and no item, to search for.
-func keyEntry(k string) *entry { return &entry{s: k, klen: int32(len(k))} }
-
-// put stores e, replacing an item with the same key, and returns the item
-// replaced (nil if none).
-func (s *store) put(e *entry) *entry {
-	old, replaced := s.tree.Put(e)
-	if replaced {
-		s.unindex(old)
-	} else {
-		old = nil
-		s.count++
+	var head [entryHead]byte
+	b := appendTableKey(append(s.buf[:0], head[:]...), item[hash], r)
+	klen := len(b) - entryHead
+	ixs := s.ixBuf[:0]
+	get := func(name string) (byte, string) { return valueParts(item[name]) }
+	for _, x := range s.ixs {
+		start := len(b)
+		var ok bool
+		if b, ok = x.appendKey(b, get); !ok {
+			b = b[:start]
+		}
+		ixs = append(ixs, ixEntry{off: uint32(start), n: uint32(len(b) - start)})
 	}
-	s.bytes += int64(e.size())
-	s.index(e)
-	return old
+	data := len(b)
+	b = appendItem(b, item)
+	s.seq++
+	setHead(b, klen, size, data, s.seq)
+	e := entry{string(b)}
+	if cap(b) <= 4096 {
+		s.buf = b[:0]
+	}
+	for i := range ixs {
+		ixs[i].en = e
+	}
+	s.ixBuf = ixs[:0]
+	return e, ixs
 }
 
 // remove deletes the item with the given key values and returns it (nil if
@@ -145,27 +237,16 @@ func (s *store) removeKey(k string) *entry {
 	}
 	s.count--
 	s.unindex(old)
-	return old
+	return &old
 }
 
-// index adds e to the TTL order and the indexes, unindex takes it out
-// (and its size from the table's).
-func (s *store) index(e *entry) {
-	if s.ttl != nil {
-		if exp, ok := e.ttl(s.ttlAttr); ok {
-			s.ttl.Put(ttlEntry{exp, e})
-		}
-	}
-	for _, x := range s.ixs {
-		x.add(e)
-	}
-}
-
-func (s *store) unindex(e *entry) {
+// unindex takes e out of the TTL order and the indexes, and its size from
+// the table's.
+func (s *store) unindex(e entry) {
 	s.bytes -= int64(e.size())
 	if s.ttl != nil {
 		if exp, ok := e.ttl(s.ttlAttr); ok {
-			s.ttl.Delete(ttlEntry{exp, e})
+			s.ttl.Delete(newTTLEntry(exp, e))
 		}
 	}
 	for _, x := range s.ixs {
@@ -174,7 +255,7 @@ func (s *store) unindex(e *entry) {
 }
 
 // all calls f for every entry in scan order until f returns false.
-func (s *store) all(f func(*entry) bool) {
+func (s *store) all(f func(entry) bool) {
 	c := s.tree.First()
 	for en, ok := c.Next(); ok; en, ok = c.Next() {
 		if !f(en) {
@@ -191,23 +272,41 @@ func (s *store) setTTL(name string) {
 		return
 	}
 	s.ttl = newBtree(compareTTL)
-	s.all(func(en *entry) bool {
+	s.all(func(en entry) bool {
 		if exp, ok := en.ttl(name); ok {
-			s.ttl.Put(ttlEntry{exp, en})
+			s.ttl.Put(newTTLEntry(exp, en))
 		}
 		return true
 	})
 }
 
-// syncIndexes makes the indexes the store keeps those of t, filling the
-// tree of an index new to it from the items.
+// syncIndexes makes the indexes the store keeps those of t. An index new
+// to it needs its key string in every entry: the items are stored anew.
 func (s *store) syncIndexes(t *table) {
-	s.ixs = s.ixs[:0]
+	kept := map[*ixState]bool{}
+	for _, x := range s.ixs {
+		kept[x] = true
+	}
+	s.ixs = nil
+	added := false
 	for _, ix := range append(append([]*index(nil), t.gsis...), t.lsis...) {
-		if ix.st == nil {
+		if ix.st == nil || !kept[ix.st] {
 			ix.st = newIxState(t, ix)
-			s.all(func(en *entry) bool { ix.st.add(en); return true })
+			added = true
 		}
 		s.ixs = append(s.ixs, ix.st)
+	}
+	if !added || s.count == 0 {
+		return
+	}
+	var items []map[string]types.AttributeValue
+	s.all(func(en entry) bool { items = append(items, en.item()); return true })
+	s.tree, s.count, s.bytes = newBtree(compareEntries), 0, 0
+	s.setTTL(s.ttlAttr)
+	for _, x := range s.ixs {
+		x.tree, x.bytes = newBtree(compareIx), 0
+	}
+	for _, m := range items {
+		s.put(t.hash.name, t.rng.name, m)
 	}
 }

@@ -43,7 +43,7 @@ func BenchmarkStoreLoad(b *testing.B) {
 					m := map[string]types.AttributeValue{"pk": S(fmt.Sprintf("p%07d", i/100)), "sk": S(fmt.Sprintf("s%05d", i%100)),
 						"gh": S(fmt.Sprintf("g%05d", i%max(1, n/100))), "gr": N(i * 7919 % 1000003), "ls": N(99 - i%100),
 						"exp": N(1900000000), "d": S(strings.Repeat("x", 58))}
-					tb.items.put(newEntry("pk", "sk", m))
+					tb.items.put("pk", "sk", m)
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&after)

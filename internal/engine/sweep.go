@@ -24,7 +24,7 @@ func (e *Engine) sweep() {
 				continue
 			}
 			c := st.ttl.Seek(func(x ttlEntry) bool { return x.exp >= oldest })
-			var expired []*entry
+			var expired []entry
 			for x, ok := c.Next(); ok && x.exp <= limit; x, ok = c.Next() {
 				expired = append(expired, x.en)
 			}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -13,13 +14,17 @@ import (
 
 // checkValue reports the ValidationException DynamoDB Local gives for a
 // supplied attribute value, or nil, and returns the value with its numbers
-// in DynamoDB's stored form ("01.50" is stored and returned as "1.5").
+// in DynamoDB's stored form ("01.50" is stored and returned as "1.5"): v
+// itself when it is a scalar already in that form.
 func checkValue(v types.AttributeValue) (types.AttributeValue, error) {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberN:
 		n, err := number(v.Value)
 		if err != nil {
 			return nil, err
+		}
+		if n == v.Value {
+			return v, nil
 		}
 		return &types.AttributeValueMemberN{Value: n}, nil
 	case *types.AttributeValueMemberNULL:
@@ -89,9 +94,10 @@ func checkValue(v types.AttributeValue) (types.AttributeValue, error) {
 }
 
 // checkItem checks every attribute of an item (or map) with checkValue and
-// returns the item in stored form.
+// returns the item in stored form: m itself when checkValue changes none
+// of its values (most items), else a copy.
 func checkItem(m map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out := make(map[string]types.AttributeValue, len(m))
+	var out map[string]types.AttributeValue
 	for k, v := range m {
 		if k == "" {
 			return nil, validation(msgEmptyAttributeName)
@@ -103,7 +109,15 @@ func checkItem(m map[string]types.AttributeValue) (map[string]types.AttributeVal
 		if err != nil {
 			return nil, err
 		}
-		out[k] = c
+		if c != v && out == nil {
+			out = maps.Clone(m)
+		}
+		if out != nil {
+			out[k] = c
+		}
+	}
+	if out == nil {
+		return m, nil
 	}
 	return out, nil
 }
