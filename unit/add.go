@@ -47,7 +47,7 @@ func (u *Unit) Add(ops ...txn.Op) error {
 		writes[i] = w
 	}
 	for _, w := range writes {
-		u.itemFor(w.T.Name, w.Key).w = w
+		u.itemFor(w.T, w.Key).w = w
 	}
 	return nil
 }

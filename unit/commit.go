@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
@@ -119,7 +120,7 @@ func (u *Unit) prepareAll(ctx context.Context, todo []*item) error {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(todo))
-	parallel(pctx, len(todo), u.o.workers, func(pctx context.Context, i int) {
+	syncx.Parallel(pctx, len(todo), u.o.workers, func(pctx context.Context, i int) {
 		if pctx.Err() != nil {
 			return // not tried: the unit rolls back
 		}
@@ -184,7 +185,7 @@ func (u *Unit) finish(ctx context.Context, commit bool) error {
 		}
 	}
 	errs := make([]error, len(held))
-	parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
+	syncx.Parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
 		it := held[i]
 		_, errs[i] = unitproto.Finish(ctx, u.c, it.table, it.key, u.id, commit, it.lockState(u))
 	})

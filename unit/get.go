@@ -10,6 +10,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -35,7 +36,7 @@ func Get[T any](ctx context.Context, u *Unit, table *mapper.Table[T], key T) (*T
 	if err != nil {
 		return nil, err
 	}
-	it := u.itemFor(table.Name(), k)
+	it := u.itemFor(planOf(table, key), k)
 	if !it.locked {
 		if err := u.alive(ctx); err != nil {
 			return nil, err
@@ -70,12 +71,16 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 		return nil, err
 	}
 	items := make([]*item, len(keys))
+	var pt *plan.Table
 	for i := range keys {
 		k, err := table.Key(keys[i])
 		if err != nil {
 			return nil, fmt.Errorf("%w (GetAll keys[%d])", err, i)
 		}
-		items[i] = u.itemFor(table.Name(), k)
+		if pt == nil {
+			pt = planOf(table, keys[i])
+		}
+		items[i] = u.itemFor(pt, k)
 	}
 	if err := u.alive(ctx); err != nil {
 		return nil, err
@@ -86,7 +91,7 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(items))
-	parallel(pctx, len(items), u.o.workers, func(pctx context.Context, i int) {
+	syncx.Parallel(pctx, len(items), u.o.workers, func(pctx context.Context, i int) {
 		if it := items[i]; !it.locked && pctx.Err() == nil {
 			if errs[i] = u.lockForRead(pctx, it); errs[i] != nil {
 				cancel()
@@ -118,6 +123,17 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 		return out, &mapper.MissingError{Table: table.Name(), Keys: missing}
 	}
 	return out, nil
+}
+
+// planOf returns the write constants of table, which carry its memory of
+// units and its global-table guard, as an op of the table carries them
+// (table and key are usable: Key accepted them).
+func planOf[T any](table *mapper.Table[T], key T) *plan.Table {
+	w, err := plan.OpWrite(table.CheckOp(key, mapper.Unversioned(), mapper.If(expression.AttributeExists(expression.Name(table.HashKey())))))
+	if err != nil || w.T == nil {
+		return plan.NewTable(table.Name(), "", "")
+	}
+	return w.T
 }
 
 // lockForRead takes the lock of one item for a locking read, waiting for

@@ -3,12 +3,10 @@ package unit
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
-
-	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
 
 // Limits of a unit's pages (the lists of its items in the coordinator
@@ -28,7 +26,7 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 		if it.logged {
 			continue
 		}
-		if err := u.checkReplicas(ctx, it.table); err != nil {
+		if err := u.checkReplicas(ctx, it.table, it.pt); err != nil {
 			return err
 		}
 		ref, err := unitproto.EncodeKey(it.table, it.key)
@@ -65,22 +63,27 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 	return nil
 }
 
-// replicaGuards holds one guard per table and write Region for the
-// process: whether a table is global is learnt once, not once per unit.
-var replicaGuards sync.Map // table + "\x00" + region -> *replica.Guard
-
-func init() { procmem.Register(replicaGuards.Clear) }
-
 // checkReplicas refuses to write to table if it is a global table in
 // multi-Region eventual consistency (see [WriteRegion]). Every item is
 // logged before it is locked, and the coordinator checked at Begin, so
-// nothing of the unit is written to such a table.
-func (u *Unit) checkReplicas(ctx context.Context, table string) error {
-	g, ok := replicaGuards.Load(table + "\x00" + u.o.region)
-	if !ok {
-		g, _ = replicaGuards.LoadOrStore(table+"\x00"+u.o.region, replica.NewGuard(table, u.o.region))
+// nothing of the unit is written to such a table. The guard of a
+// mapper.Table (pt's) serves when it was made for the unit's WriteRegion
+// (both none: what DescribeTable said is learnt once per Table); other
+// tables get guards of the unit's, learnt once per unit.
+func (u *Unit) checkReplicas(ctx context.Context, table string, pt *plan.Table) error {
+	g := u.guards[table]
+	switch {
+	case g != nil:
+	case pt != nil && pt.Replicas != nil && pt.Replicas.Home() == u.o.region:
+		g = pt.Replicas
+	default:
+		if u.guards == nil {
+			u.guards = map[string]*replica.Guard{}
+		}
+		g = replica.NewGuard(table, u.o.region)
+		u.guards[table] = g
 	}
-	if err := g.(*replica.Guard).Check(ctx, u.c); err != nil {
+	if err := g.Check(ctx, u.c); err != nil {
 		return fmt.Errorf("unit: %w", err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
@@ -25,9 +26,16 @@ import (
 type Unit struct {
 	c     Client
 	coord unitproto.Coordinator // the unit's record and pages
-	o     options
-	id    string
-	start int64 // the time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
+	// mem is what the unit saw of other units whose locks it met on items
+	// of tables that keep no memory of their own (raw ops'); a
+	// mapper.Table's items are judged with the Table's (plan.Table.Units).
+	mem unitproto.Memory
+	// guards are the unit's global-table guards of the tables with none
+	// of their own (the coordinator, raw ops' tables), by table name.
+	guards map[string]*replica.Guard
+	o      options
+	id     string
+	start  int64 // the time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
 
 	items map[string]*item
 	order []*item
@@ -47,6 +55,7 @@ type Unit struct {
 // item is one item the unit locked or will write.
 type item struct {
 	table string
+	pt    *plan.Table // the table's write constants, with its memory and guard; nil if unknown
 	key   map[string]types.AttributeValue
 	id    string
 	w     *plan.Write // the op's write; nil: only read
@@ -122,8 +131,8 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 		u.start = o.started.UnixNano()
 	}
 	ctx, u.span = obs.Start(ctx, o.observer, observe.Event{Kind: observe.Unit, Op: "Begin", Table: o.coord, Name: u.id})
-	u.coord = unitproto.NewCoordinator(c, o.coord)
-	err = u.checkReplicas(ctx, o.coord)
+	u.coord = unitproto.NewCoordinator(c, o.coord, &u.mem)
+	err = u.checkReplicas(ctx, o.coord, nil)
 	if err == nil {
 		err = u.coord.Create(ctx, u.id, unitproto.Record{Owner: o.owner, Lease: o.lease, Started: u.start})
 	}
@@ -136,7 +145,6 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	u.stop = cancel
 	u.beating.Add(1)
-	live.Store(unitproto.StateKey(o.coord, u.id), u)
 	go u.heartbeats(hctx)
 	return u, nil
 }
@@ -161,13 +169,17 @@ func (u *Unit) check() error {
 // errZeroUnit is what the calls of a Unit not made by Begin return.
 var errZeroUnit = fmt.Errorf("%w: a zero Unit; start one with Begin", ErrInvalidOption)
 
-// itemFor returns the unit's entry for an item, making it if needed.
-func (u *Unit) itemFor(table string, key map[string]types.AttributeValue) *item {
-	id := unitproto.ItemID(table, key)
+// itemFor returns the unit's entry for an item of the table pt, making it
+// if needed.
+func (u *Unit) itemFor(pt *plan.Table, key map[string]types.AttributeValue) *item {
+	id := unitproto.ItemID(pt.Name, key)
 	if it, ok := u.items[id]; ok {
+		if it.pt.Units == nil && pt.Units != nil {
+			it.pt = pt // a mapper.Table's, with its memory, over a raw op's
+		}
 		return it
 	}
-	it := &item{table: table, key: key, id: id}
+	it := &item{table: pt.Name, pt: pt, key: key, id: id}
 	u.items[id] = it
 	u.order = append(u.order, it)
 	return it

@@ -23,7 +23,11 @@ type contention struct {
 // waited for, unless u is younger (wait-die) or its wait is over. It
 // returns nil to try the lock again.
 func (u *Unit) contend(ctx context.Context, it *item, h *unitproto.Lock, c *contention) error {
-	v, err := unitproto.NewCoordinator(u.c, h.Coordinator).JudgeUnit(ctx, h.Unit)
+	mem := &u.mem
+	if it.pt != nil && it.pt.Units != nil {
+		mem = it.pt.Units
+	}
+	v, err := unitproto.NewCoordinator(u.c, h.Coordinator, mem).JudgeUnit(ctx, h.Unit)
 	switch {
 	case err != nil:
 		return err
