@@ -76,16 +76,16 @@ func (u *Unit) commit(ctx context.Context) error {
 	}
 	u.stopHeartbeats()
 	u.done = true
-	st, err := u.coord.SetState(ctx, u.id, unitproto.StateCommitted, "")
+	st, err := u.h.SetState(ctx, unitproto.StateCommitted)
 	if err != nil {
 		// The outcome is not known: read the record back.
-		rec, rerr := u.coord.Read(ctx, u.id)
+		rec, rerr := u.h.Read(ctx)
 		if rerr != nil {
 			return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 		}
 		st = rec.State
 		if st == unitproto.StateActive {
-			if st, err = u.coord.SetState(ctx, u.id, unitproto.StateCommitted, ""); err != nil {
+			if st, err = u.h.SetState(ctx, unitproto.StateCommitted); err != nil {
 				return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 			}
 		}
@@ -187,14 +187,10 @@ func (u *Unit) finish(ctx context.Context, commit bool) error {
 	errs := make([]error, len(held))
 	syncx.Parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
 		it := held[i]
-		_, errs[i] = unitproto.Finish(ctx, u.c, it.table, it.key, u.id, commit, it.lockState(u))
+		errs[i] = u.h.FinishItem(ctx, it.table, it.key, commit, it.lockState(u))
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	pages := u.page
-	if u.pageLen > 0 {
-		pages++
-	}
-	return u.coord.Finish(ctx, u.id, pages)
+	return u.h.Finish(ctx)
 }

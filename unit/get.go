@@ -156,13 +156,7 @@ func (u *Unit) lockForRead(ctx context.Context, it *item) error {
 // tryLockForRead makes one attempt; it returns the other unit's lock that
 // holds the item, if any.
 func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitproto.Lock, error) {
-	k := expression.NameNoDotSplit(anyKey(it.key))
-	lk := expression.NameNoDotSplit(unitproto.Attr)
-	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(it.table, "", ""), Key: it.key,
-		Actions: []plan.Action{{Kind: plan.SetIfNotExists, Path: plan.Top(unitproto.Attr),
-			Value: &types.AttributeValueMemberM{Value: unitproto.NewLock(u.id, u.o.coord, u.o.owner, false)}}},
-		Conds: []expression.ConditionBuilder{expression.AttributeExists(k).And(expression.AttributeNotExists(lk).Or(unitproto.Mine(u.id)))}}
-	r, err := render(w)
+	r, err := render(u.h.ReadLock(it.table, it.key))
 	if err != nil {
 		return nil, err
 	}
@@ -213,9 +207,8 @@ func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unit
 // an item created meanwhile; neither, when an item without a lock
 // appeared: try again.
 func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]types.AttributeValue) (holder *unitproto.Lock, done bool, err error) {
-	ph := u.placeholder(it, intent)
-	w := &plan.Write{Kind: plan.WritePut, T: plan.NewTable(it.table, "", ""), Key: it.key, Item: ph,
-		Conds: []expression.ConditionBuilder{expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key)))}}
+	w := u.h.PutPlaceholder(it.table, it.key, intent)
+	ph := w.Item
 	r, err := render(w)
 	if err != nil {
 		return nil, false, err
@@ -241,19 +234,4 @@ func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]t
 		return l, false, nil
 	}
 	return nil, false, nil
-}
-
-// placeholder is the item that locks a missing item: its key and our lock,
-// with the fields of intent.
-func (u *Unit) placeholder(it *item, intent map[string]types.AttributeValue) map[string]types.AttributeValue {
-	lock := unitproto.NewLock(u.id, u.o.coord, u.o.owner, true)
-	for k, v := range intent {
-		lock[k] = v
-	}
-	ph := make(map[string]types.AttributeValue, len(it.key)+1)
-	for k, v := range it.key {
-		ph[k] = v
-	}
-	ph[unitproto.Attr] = &types.AttributeValueMemberM{Value: lock}
-	return ph
 }

@@ -33,7 +33,7 @@ func (u *Unit) heartbeats(ctx context.Context) {
 // aborted.
 func (u *Unit) beat(ctx context.Context) (bool, error) {
 	sent := time.Now()
-	alive, state, err := u.coord.Beat(ctx, u.id)
+	alive, state, err := u.h.Beat(ctx)
 	switch {
 	case err != nil:
 		return false, err

@@ -4,23 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
-	"github.com/optimist-dynamo/optimist/internal/unitproto"
-)
-
-// Limits of a unit's pages (the lists of its items in the coordinator
-// table): shared with readers, which tell a unit's last page by them.
-const (
-	pageItems = unitproto.PageItems
-	pageBytes = unitproto.PageBytes
 )
 
 // log writes the items not yet logged to the unit's pages, before they are
 // locked: recovery finds every lock the unit may hold there. One
-// UpdateItem per page touched (unitproto.Coordinator.Log).
+// UpdateItem per page touched (unitproto.Holder.Log), each through send.
 func (u *Unit) log(ctx context.Context, items []*item) error {
-	var refs []string
 	var which []*item
 	for _, it := range items {
 		if it.logged {
@@ -29,38 +21,17 @@ func (u *Unit) log(ctx context.Context, items []*item) error {
 		if err := u.checkReplicas(ctx, it.table, it.pt); err != nil {
 			return err
 		}
-		ref, err := unitproto.EncodeKey(it.table, it.key)
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalidOption, err)
-		}
-		refs = append(refs, ref)
 		which = append(which, it)
 	}
-	for len(refs) > 0 {
-		n, size := 0, 0
-		for n < len(refs) && u.pageLen+n < pageItems && u.pageBytes+size+len(refs[n]) < pageBytes {
-			size += len(refs[n])
-			n++
-		}
-		if n == 0 {
-			u.page, u.pageLen, u.pageBytes = u.page+1, 0, 0
-			continue
-		}
-		page := u.page
-		_, err := send(ctx, u, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, u.coord.Log(ctx, u.id, page, refs[:n], u.o.lease)
-		})
-		if err != nil {
+	n, err := u.h.Log(ctx, len(which), func(i int) (string, map[string]types.AttributeValue) { return which[i].table, which[i].key },
+		func(ctx context.Context, write func(context.Context) error) error {
+			_, err := send(ctx, u, func(ctx context.Context) (struct{}, error) { return struct{}{}, write(ctx) })
 			return err
-		}
-		for _, it := range which[:n] {
-			it.logged = true
-		}
-		u.pageLen += n
-		u.pageBytes += size
-		refs, which = refs[n:], which[n:]
+		})
+	for _, it := range which[:n] {
+		it.logged = true
 	}
-	return nil
+	return err
 }
 
 // checkReplicas refuses to write to table if it is a global table in

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
@@ -24,12 +25,8 @@ import (
 // a nil or zero Unit, Commit and Rollback return an error matching
 // [ErrInvalidOption] and send nothing.
 type Unit struct {
-	c     Client
-	coord unitproto.Coordinator // the unit's record and pages
-	// mem is what the unit saw of other units whose locks it met on items
-	// of tables that keep no memory of their own (raw ops'); a
-	// mapper.Table's items are judged with the Table's (plan.Table.Units).
-	mem unitproto.Memory
+	c Client
+	h *unitproto.Holder // the unit's record, pages and lock, as the protocol has them
 	// guards are the unit's global-table guards of the tables with none
 	// of their own (the coordinator, raw ops' tables), by table name.
 	guards map[string]*replica.Guard
@@ -39,8 +36,6 @@ type Unit struct {
 
 	items map[string]*item
 	order []*item
-
-	page, pageLen, pageBytes int // the page being filled, and its size
 
 	done      bool
 	aborted   atomic.Bool  // the heartbeat found the record aborted
@@ -69,24 +64,17 @@ type item struct {
 	uncertain   bool                            // a lock's outcome is unknown: read the item before finishing it
 }
 
-// lockState is the unit's idea of the item's lock, for unitproto.Finish;
-// nil when the unit does not know it.
+// lockState is the unit's idea of the item's lock, for finishing it; nil
+// when the unit does not know it.
 func (it *item) lockState(u *Unit) *unitproto.Lock {
 	if it.uncertain || !it.locked {
 		return nil
 	}
-	m := unitproto.NewLock(u.id, u.o.coord, u.o.owner, it.placeholder)
+	var op *plan.Write
 	if it.prepared {
-		in, err := unitproto.Intent(it.w)
-		if err != nil {
-			return nil
-		}
-		for k, v := range in {
-			m[k] = v
-		}
+		op = it.w
 	}
-	l, _ := unitproto.Parse(map[string]types.AttributeValue{unitproto.Attr: &types.AttributeValueMemberM{Value: m}})
-	return l
+	return u.h.Known(it.placeholder, op)
 }
 
 // ID returns the unit's id, the key of its record in the coordinator table;
@@ -131,10 +119,10 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 		u.start = o.started.UnixNano()
 	}
 	ctx, u.span = obs.Start(ctx, o.observer, observe.Event{Kind: observe.Unit, Op: "Begin", Table: o.coord, Name: u.id})
-	u.coord = unitproto.NewCoordinator(c, o.coord, &u.mem)
+	u.h = unitproto.NewHolder(c, o.coord, u.id, o.owner, o.lease, u.start)
 	err = u.checkReplicas(ctx, o.coord, nil)
 	if err == nil {
-		err = u.coord.Create(ctx, u.id, unitproto.Record{Owner: o.owner, Lease: o.lease, Started: u.start})
+		err = u.h.Create(ctx)
 	}
 	if err != nil {
 		err = fmt.Errorf("unit: Begin: writing the record in %s: %w", o.coord, err)
@@ -172,7 +160,7 @@ var errZeroUnit = fmt.Errorf("%w: a zero Unit; start one with Begin", ErrInvalid
 // itemFor returns the unit's entry for an item of the table pt, making it
 // if needed.
 func (u *Unit) itemFor(pt *plan.Table, key map[string]types.AttributeValue) *item {
-	id := unitproto.ItemID(pt.Name, key)
+	id := attrs.ItemID(pt.Name, key)
 	if it, ok := u.items[id]; ok {
 		if it.pt.Units == nil && pt.Units != nil {
 			it.pt = pt // a mapper.Table's, with its memory, over a raw op's

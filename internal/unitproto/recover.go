@@ -29,8 +29,8 @@ type recovery struct {
 	workers  int           // items finished at once
 	poll     time.Duration // the longest wait between two reads of a watched record
 	finished func(ctx context.Context, id string, commit bool)
-	n    int     // units finished
-	errs []error // failures of single units, which do not stop the others
+	n        int     // units finished
+	errs     []error // failures of single units, which do not stop the others
 }
 
 // pending is an active unit being watched.
