@@ -158,7 +158,7 @@ func (h *Holder) Known(placeholder bool, op *plan.Write) *Lock {
 // for a check op the "checked" mark.
 func (h *Holder) Intent(op *plan.Write) (map[string]types.AttributeValue, error) {
 	if op.Kind == plan.WriteCheck {
-		return map[string]types.AttributeValue{FChecked: avTrue}, nil
+		return map[string]types.AttributeValue{FChecked: avTrue()}, nil
 	}
 	return Intent(op)
 }

@@ -128,7 +128,7 @@ func Locked(table string, key, item map[string]types.AttributeValue, err error) 
 func NewLock(unit, coordinator, owner string, placeholder bool) map[string]types.AttributeValue {
 	m := map[string]types.AttributeValue{FUnit: avS(unit), FCoordinator: avS(coordinator), FOwner: avS(owner)}
 	if placeholder {
-		m[FPlaceholder] = avTrue
+		m[FPlaceholder] = avTrue()
 	}
 	return m
 }
@@ -137,7 +137,7 @@ func NewLock(unit, coordinator, owner string, placeholder bool) map[string]types
 // the new item of a put or the actions of an update (their values encoded
 // with the write's encoder).
 func Intent(w *plan.Write) (map[string]types.AttributeValue, error) {
-	m := map[string]types.AttributeValue{FPrepared: avTrue}
+	m := map[string]types.AttributeValue{FPrepared: avTrue()}
 	switch w.Kind {
 	case plan.WritePut:
 		m[FKind] = avS(KindPut)
@@ -253,7 +253,9 @@ func ItemID(table string, key map[string]types.AttributeValue) string {
 	return attrs.ItemID(table, key)
 }
 
-var avTrue = &types.AttributeValueMemberBOOL{Value: true}
+// avTrue is the BOOL true, made for each use: a value shared by requests
+// would be package state.
+func avTrue() types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: true} }
 
 func avS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
 

@@ -317,7 +317,7 @@ func (co Coordinator) Finish(ctx context.Context, id string, pages int) error {
 		UpdateExpression:         aws.String("SET #fin = :t, #ttl = :ttl"),
 		ConditionExpression:      aws.String("attribute_exists(#id)"),
 		ExpressionAttributeNames: map[string]string{"#fin": RecFinished, "#ttl": RecTTL, "#id": RecID},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":t": avTrue,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": avTrue(),
 			":ttl": attrs.N(time.Now().Add(RecordTTL).Unix())},
 	}}, func(item map[string]types.AttributeValue) bool { return len(item) == 0 || ParseRecord(item).Done })
 	switch {
