@@ -120,6 +120,14 @@ func (co Coordinator) JudgeUnit(ctx context.Context, id string) (Verdict, error)
 // of raw ops) and a call of Recover; there is no memory of the process.
 type Memory = seen.Memory
 
+// StateReader reads the state of units' records: ids maps a coordinator
+// table to the unit ids wanted in it; the answer maps StateKey(table, id)
+// to the state ("" for a missing record).
+type StateReader func(ctx context.Context, ids map[string][]string) (map[string]string, error)
+
+// StateKey is the key of a unit's state in a StateReader's answer.
+func StateKey(table, id string) string { return table + "\x00" + id }
+
 // fateOf is [Fate] of a state a [StateReader] returned ("" for no
 // record): how readers judge the units whose locks they see.
 func fateOf(state string) Action {
