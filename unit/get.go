@@ -36,7 +36,7 @@ func Get[T any](ctx context.Context, u *Unit, table *mapper.Table[T], key T) (*T
 	if err != nil {
 		return nil, err
 	}
-	it := u.itemFor(planOf(table, key), k)
+	it := u.itemFor(planOf(u, table, key), k)
 	if !it.locked {
 		if err := u.alive(ctx); err != nil {
 			return nil, err
@@ -78,7 +78,7 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 			return nil, fmt.Errorf("%w (GetAll keys[%d])", err, i)
 		}
 		if pt == nil {
-			pt = planOf(table, keys[i])
+			pt = planOf(u, table, keys[i])
 		}
 		items[i] = u.itemFor(pt, k)
 	}
@@ -127,13 +127,21 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 
 // planOf returns the write constants of table, which carry its memory of
 // units and its global-table guard, as an op of the table carries them
-// (table and key are usable: Key accepted them).
-func planOf[T any](table *mapper.Table[T], key T) *plan.Table {
-	w, err := plan.OpWrite(table.CheckOp(key, mapper.Unversioned(), mapper.If(expression.AttributeExists(expression.Name(table.HashKey())))))
-	if err != nil || w.T == nil {
-		return plan.NewTable(table.Name(), "", "")
+// (table and key are usable: Key accepted them); once per unit and table.
+func planOf[T any](u *Unit, table *mapper.Table[T], key T) *plan.Table {
+	if pt := u.plans[table]; pt != nil {
+		return pt
 	}
-	return w.T
+	pt := plan.NewTable(table.Name(), "", "")
+	w, err := plan.OpWrite(table.CheckOp(key, mapper.Unversioned(), mapper.If(expression.AttributeExists(expression.Name(table.HashKey())))))
+	if err == nil && w.T != nil {
+		pt = w.T
+	}
+	if u.plans == nil {
+		u.plans = map[any]*plan.Table{}
+	}
+	u.plans[table] = pt
+	return pt
 }
 
 // lockForRead takes the lock of one item for a locking read, waiting for

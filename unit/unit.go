@@ -30,9 +30,12 @@ type Unit struct {
 	// guards are the unit's global-table guards of the tables with none
 	// of their own (the coordinator, raw ops' tables), by table name.
 	guards map[string]*replica.Guard
-	o      options
-	id     string
-	start  int64 // the time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
+	// plans are the write constants of the mapper.Tables the unit read
+	// from, by *mapper.Table[T].
+	plans map[any]*plan.Table
+	o     options
+	id    string
+	start int64 // the time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
 
 	items map[string]*item
 	order []*item
