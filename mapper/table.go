@@ -16,6 +16,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
 
@@ -130,6 +131,7 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 	}
 	t.c.table = name
 	t.pt.Replicas = t.replicas // a transaction's ops are guarded as the table's own writes
+	t.pt.Units = new(unitproto.Memory)
 	t.tokens.prefix = strconv.FormatUint(rnd.Uint64(), 36) + "."
 	return t, nil
 }

@@ -23,11 +23,13 @@ import (
 //     (a create needs none: a held item always exists). A refused write
 //     reads the unit's record (one GetItem): if the unit is over (committed
 //     or rolled back) or dead (its heartbeat counter stayed the same for a
-//     full lease, watched by this process across calls), the write rolls
-//     the item forward or back (one write, and for a dead unit one on its
-//     record) and is sent again, once; otherwise it is a [*LockedError]
-//     matching [ErrLocked]. So an item is never blocked much longer than a
-//     lease after its unit's process died, whoever touches it. Batch writes
+//     full lease, watched by this Table across calls: each Table keeps
+//     its own memory, and a Table made anew starts from nothing), the
+//     write rolls the item forward or back (one write, and for a dead unit
+//     one on its record) and is sent again, once; otherwise it is a
+//     [*LockedError] matching [ErrLocked]. So an item is never blocked
+//     much longer than a lease after its unit's process died, whoever
+//     touches it through one Table. Batch writes
 //     (PutAll, DeleteAll) cannot carry conditions and do not honour locks:
 //     BatchWriteItem is for loading data no unit is working on; one that
 //     overwrites an item a unit holds removes the unit's lock, and the

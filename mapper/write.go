@@ -192,10 +192,10 @@ func (t *Table[T]) send(ctx context.Context, r *plan.Request, o *WriteOptions, r
 	var le *LockedError
 	if err != nil && errors.As(err, &le) && !errors.Is(err, ErrUnknownOutcome) && le.Coordinator != "" {
 		l := &unitproto.Lock{Unit: le.Unit, Coordinator: le.Coordinator, Owner: le.Owner}
-		if ok, committed, serr := unitproto.Settle(ctx, t.client, t.name, t.keyOfWrite(w), l); serr == nil && ok {
+		if v, serr := unitproto.Settle(ctx, t.client, t.pt.Units, t.name, t.keyOfWrite(w), l); serr == nil && v.Settled() {
 			if ob := t.opts.Observer; ob != nil {
 				obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: w.Kind.String(), Table: t.name,
-					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: obs.UnitOutcome(committed)})
+					Key: t.keyOfWrite(w), Name: le.Unit, Outcome: obs.UnitOutcome(v.Committed())})
 			}
 			return t.sendObserved(ctx, r, o, rv, 2)
 		}

@@ -172,8 +172,12 @@ func (tx *Tx) settleUnits(ctx context.Context, tce *types.TransactionCanceledExc
 		}
 		held = true
 		op := tx.ops[i]
-		ok, _, err := unitproto.Settle(ctx, unitproto.ViaTransactions(tx.client), op.Table(), op.Key(), l)
-		if err != nil || !ok {
+		var mem *unitproto.Memory // a mapper Table's op: what that Table saw
+		if w := op.write(); w != nil && w.T != nil {
+			mem = w.T.Units
+		}
+		v, err := unitproto.Settle(ctx, unitproto.ViaTransactions(tx.client), mem, op.Table(), op.Key(), l)
+		if err != nil || !v.Settled() {
 			return false
 		}
 	}

@@ -28,18 +28,10 @@ func (u *Unit) Add(ops ...txn.Op) error {
 		if err != nil {
 			return fmt.Errorf("unit: Add: op %d: %w", i, err)
 		}
-		if _, ok := w.Item[unitproto.Attr]; ok {
-			return fmt.Errorf("%w: unit: Add: op %d writes the lock attribute %q", ErrInvalidOption, i, unitproto.Attr)
-		}
-		for _, a := range w.Actions {
-			if a.Path.Attribute() == unitproto.Attr {
-				return fmt.Errorf("%w: unit: Add: op %d updates the lock attribute %q", ErrInvalidOption, i, unitproto.Attr)
-			}
-		}
 		if err := usableKey(w); err != nil {
 			return fmt.Errorf("unit: Add: op %d: %w", i, err)
 		}
-		id := unitproto.ItemID(w.T.Name, w.Key)
+		id := attrs.ItemID(w.T.Name, w.Key)
 		if seen[id] || (u.items[id] != nil && u.items[id].w != nil) {
 			return fmt.Errorf("%w: %s %s in unit %s", txn.ErrDuplicateItem, w.T.Name, attrs.FormatKey(w.Key), u.id)
 		}
@@ -47,21 +39,21 @@ func (u *Unit) Add(ops ...txn.Op) error {
 		writes[i] = w
 	}
 	for _, w := range writes {
-		u.itemFor(w.T.Name, w.Key).w = w
+		u.itemFor(w.T, w.Key).w = w
 	}
 	return nil
 }
 
-// usableKey refuses, before anything is logged, an op whose key cannot
-// name an item: no key attribute, more than two, or one that is not a
-// non-empty S, N or B; and a put whose item lacks an attribute of its
-// key. (A raw op does not know its table's key schema: a key of the wrong
+// usableKey refuses, before anything is logged, an op that writes the
+// lock attribute, or whose key cannot name an item: no key attribute,
+// more than two, or one that is not a non-empty S, N or B; and a put whose
+// item lacks an attribute of its key. (A raw op does not know its table's key schema: a key of the wrong
 // attributes is refused by DynamoDB at the lock write, before the commit
 // point, and recovery goes past it.) Logged, such a key would make every
 // recovery of the unit fail.
 func usableKey(w *plan.Write) error {
-	if err := unitproto.CheckKey(w.Key); err != nil {
-		return fmt.Errorf("%w: %s: %w", mapper.ErrInvalidItem, w.T.Name, err)
+	if err := unitproto.CheckOp(w); err != nil {
+		return err
 	}
 	if w.Kind == plan.WritePut {
 		for k := range w.Key {

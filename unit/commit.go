@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 	"github.com/optimist-dynamo/optimist/version"
@@ -75,16 +76,16 @@ func (u *Unit) commit(ctx context.Context) error {
 	}
 	u.stopHeartbeats()
 	u.done = true
-	st, err := u.coord.SetState(ctx, u.id, unitproto.StateCommitted, "")
+	st, err := u.h.SetState(ctx, unitproto.StateCommitted)
 	if err != nil {
 		// The outcome is not known: read the record back.
-		rec, rerr := u.coord.Read(ctx, u.id)
+		rec, rerr := u.h.Read(ctx)
 		if rerr != nil {
 			return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 		}
 		st = rec.State
 		if st == unitproto.StateActive {
-			if st, err = u.coord.SetState(ctx, u.id, unitproto.StateCommitted, ""); err != nil {
+			if st, err = u.h.SetState(ctx, unitproto.StateCommitted); err != nil {
 				return fmt.Errorf("%w: unit %s: the commit point's outcome is unknown (recovery will finish or undo it): %v", version.ErrUnknownOutcome, u.id, err)
 			}
 		}
@@ -119,7 +120,7 @@ func (u *Unit) prepareAll(ctx context.Context, todo []*item) error {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(todo))
-	parallel(pctx, len(todo), u.o.workers, func(pctx context.Context, i int) {
+	syncx.Parallel(pctx, len(todo), u.o.workers, func(pctx context.Context, i int) {
 		if pctx.Err() != nil {
 			return // not tried: the unit rolls back
 		}
@@ -184,16 +185,12 @@ func (u *Unit) finish(ctx context.Context, commit bool) error {
 		}
 	}
 	errs := make([]error, len(held))
-	parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
+	syncx.Parallel(ctx, len(held), u.o.workers, func(ctx context.Context, i int) {
 		it := held[i]
-		_, errs[i] = unitproto.Finish(ctx, u.c, it.table, it.key, u.id, commit, it.lockState(u))
+		errs[i] = u.h.FinishItem(ctx, it.table, it.key, commit, it.lockState(u))
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	pages := u.page
-	if u.pageLen > 0 {
-		pages++
-	}
-	return u.coord.Finish(ctx, u.id, pages)
+	return u.h.Finish(ctx)
 }

@@ -161,9 +161,10 @@
 // attribute_not_exists(optimist_unit), and is refused with an error
 // matching [ErrLocked]; a mapper write that meets the lock of a unit that
 // is over, or dead (its heartbeat counter unchanged for a full lease,
-// watched by the writer's process), settles the item and goes through. So
-// no item stays blocked much longer than a lease after its unit's process
-// died, whoever touches it. Batch writes (mapper PutAll, DeleteAll) cannot
+// watched by the writer: a mapper.Table remembers what its writes, its ops
+// and the units that lock its items saw), settles the item and goes
+// through. So no item stays blocked much longer than a lease after its
+// unit's process died, whoever touches it through one Table. Batch writes (mapper PutAll, DeleteAll) cannot
 // carry conditions and do not honour locks; a batch write (or any writer
 // outside this library) that overwrites an item a unit holds removes the
 // unit's lock, and the unit's write of that item is then lost, while the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/optimist-dynamo/optimist/internal/errs"
+	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -54,7 +55,7 @@ var (
 	// that is not a coordinator table (made by [CreateTable]): its key is
 	// not the hash key "id" of type S, or it holds an item that is neither
 	// a unit's record nor a page of one.
-	ErrNotCoordinator = errors.New("unit: not a coordinator table")
+	ErrNotCoordinator = unitproto.ErrNotCoordinator
 )
 
 // errItemTooLarge is what Commit returns for an item that would pass

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/syncx"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -35,7 +36,7 @@ func Get[T any](ctx context.Context, u *Unit, table *mapper.Table[T], key T) (*T
 	if err != nil {
 		return nil, err
 	}
-	it := u.itemFor(table.Name(), k)
+	it := u.itemFor(planOf(u, table, key), k)
 	if !it.locked {
 		if err := u.alive(ctx); err != nil {
 			return nil, err
@@ -70,12 +71,16 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 		return nil, err
 	}
 	items := make([]*item, len(keys))
+	var pt *plan.Table
 	for i := range keys {
 		k, err := table.Key(keys[i])
 		if err != nil {
 			return nil, fmt.Errorf("%w (GetAll keys[%d])", err, i)
 		}
-		items[i] = u.itemFor(table.Name(), k)
+		if pt == nil {
+			pt = planOf(u, table, keys[i])
+		}
+		items[i] = u.itemFor(pt, k)
 	}
 	if err := u.alive(ctx); err != nil {
 		return nil, err
@@ -86,7 +91,7 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(items))
-	parallel(pctx, len(items), u.o.workers, func(pctx context.Context, i int) {
+	syncx.Parallel(pctx, len(items), u.o.workers, func(pctx context.Context, i int) {
 		if it := items[i]; !it.locked && pctx.Err() == nil {
 			if errs[i] = u.lockForRead(pctx, it); errs[i] != nil {
 				cancel()
@@ -120,6 +125,25 @@ func GetAll[T any](ctx context.Context, u *Unit, table *mapper.Table[T], keys []
 	return out, nil
 }
 
+// planOf returns the write constants of table, which carry its memory of
+// units and its global-table guard, as an op of the table carries them
+// (table and key are usable: Key accepted them); once per unit and table.
+func planOf[T any](u *Unit, table *mapper.Table[T], key T) *plan.Table {
+	if pt := u.plans[table]; pt != nil {
+		return pt
+	}
+	pt := plan.NewTable(table.Name(), "", "")
+	w, err := plan.OpWrite(table.CheckOp(key, mapper.Unversioned(), mapper.If(expression.AttributeExists(expression.Name(table.HashKey())))))
+	if err == nil && w.T != nil {
+		pt = w.T
+	}
+	if u.plans == nil {
+		u.plans = map[any]*plan.Table{}
+	}
+	u.plans[table] = pt
+	return pt
+}
+
 // lockForRead takes the lock of one item for a locking read, waiting for
 // (or recovering) other units that hold it: a conditional UpdateItem on an
 // existing item (ALL_NEW), or a PutItem of a placeholder for a missing one.
@@ -140,13 +164,7 @@ func (u *Unit) lockForRead(ctx context.Context, it *item) error {
 // tryLockForRead makes one attempt; it returns the other unit's lock that
 // holds the item, if any.
 func (u *Unit) tryLockForRead(ctx context.Context, it *item) (*unitproto.Lock, error) {
-	k := expression.NameNoDotSplit(anyKey(it.key))
-	lk := expression.NameNoDotSplit(unitproto.Attr)
-	w := &plan.Write{Kind: plan.WriteUpdate, T: plan.NewTable(it.table, "", ""), Key: it.key,
-		Actions: []plan.Action{{Kind: plan.SetIfNotExists, Path: plan.Top(unitproto.Attr),
-			Value: &types.AttributeValueMemberM{Value: unitproto.NewLock(u.id, u.o.coord, u.o.owner, false)}}},
-		Conds: []expression.ConditionBuilder{expression.AttributeExists(k).And(expression.AttributeNotExists(lk).Or(unitproto.Mine(u.id)))}}
-	r, err := render(w)
+	r, err := render(u.h.ReadLock(it.table, it.key))
 	if err != nil {
 		return nil, err
 	}
@@ -197,9 +215,8 @@ func (u *Unit) heldFor(it *item, stored map[string]types.AttributeValue, l *unit
 // an item created meanwhile; neither, when an item without a lock
 // appeared: try again.
 func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]types.AttributeValue) (holder *unitproto.Lock, done bool, err error) {
-	ph := u.placeholder(it, intent)
-	w := &plan.Write{Kind: plan.WritePut, T: plan.NewTable(it.table, "", ""), Key: it.key, Item: ph,
-		Conds: []expression.ConditionBuilder{expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key)))}}
+	w := u.h.PutPlaceholder(it.table, it.key, intent)
+	ph := w.Item
 	r, err := render(w)
 	if err != nil {
 		return nil, false, err
@@ -225,19 +242,4 @@ func (u *Unit) putPlaceholder(ctx context.Context, it *item, intent map[string]t
 		return l, false, nil
 	}
 	return nil, false, nil
-}
-
-// placeholder is the item that locks a missing item: its key and our lock,
-// with the fields of intent.
-func (u *Unit) placeholder(it *item, intent map[string]types.AttributeValue) map[string]types.AttributeValue {
-	lock := unitproto.NewLock(u.id, u.o.coord, u.o.owner, true)
-	for k, v := range intent {
-		lock[k] = v
-	}
-	ph := make(map[string]types.AttributeValue, len(it.key)+1)
-	for k, v := range it.key {
-		ph[k] = v
-	}
-	ph[unitproto.Attr] = &types.AttributeValueMemberM{Value: lock}
-	return ph
 }

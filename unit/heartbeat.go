@@ -3,21 +3,12 @@ package unit
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
-
-	"github.com/optimist-dynamo/optimist/internal/procmem"
 )
-
-// live units of this process, by coordinator and id: Recover can tell at
-// once that a unit is alive when it runs here with recent heartbeats.
-var live sync.Map // string -> *Unit
-
-func init() { procmem.Register(live.Clear) }
 
 // heartbeats bumps the record's counter every o.heartbeat while the
 // record is active. Others decide the unit died only after seeing the
@@ -42,7 +33,7 @@ func (u *Unit) heartbeats(ctx context.Context) {
 // aborted.
 func (u *Unit) beat(ctx context.Context) (bool, error) {
 	sent := time.Now()
-	alive, state, err := u.coord.Beat(ctx, u.id)
+	alive, state, err := u.h.Beat(ctx)
 	switch {
 	case err != nil:
 		return false, err
@@ -74,16 +65,7 @@ func (u *Unit) alive(ctx context.Context) error {
 	return nil
 }
 
-// beatSince reports whether the unit's record was seen active, by a
-// heartbeat sent after t.
-func (u *Unit) beatSince(t time.Time) bool {
-	// (Not u.done: Recover asks from its own goroutine. A unit that ended
-	// has left the registry, and its heartbeats stopped.)
-	return !u.aborted.Load() && u.confirmed.Load() > t.UnixNano()
-}
-
 func (u *Unit) stopHeartbeats() {
 	u.stop()
 	u.beating.Wait()
-	live.Delete(unitproto.StateKey(u.o.coord, u.id))
 }

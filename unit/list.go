@@ -4,14 +4,9 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"strings"
+	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
@@ -62,54 +57,24 @@ func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, er
 			yield(nil, fmt.Errorf("%w: List needs a client and the coordinator table's name", ErrInvalidOption))
 			return
 		}
-		if err := checkCoordinator(ctx, c, coordinator); err != nil {
+		co := unitproto.NewCoordinator(c, coordinator, nil)
+		if err := co.CheckTable(ctx); err != nil {
 			yield(nil, fmt.Errorf("unit: List: %w", err))
 			return
 		}
-		in := &dynamodb.ScanInput{
-			TableName:      aws.String(coordinator),
-			ConsistentRead: aws.Bool(true),
-			// The records' attributes only: an item-list page's item
-			// references can be large.
-			ProjectionExpression: aws.String("#id, #st, #o, #s, #l, #b, #f"),
-			ExpressionAttributeNames: map[string]string{
-				"#id": unitproto.RecID, "#st": unitproto.RecState, "#o": unitproto.RecOwner, "#s": unitproto.RecStarted,
-				"#l": unitproto.RecLease, "#b": unitproto.RecBeat, "#f": unitproto.RecFinished,
-			},
-		}
-		for {
-			out, err := c.Scan(ctx, in)
+		for r, err := range co.Records(ctx) {
 			if err != nil {
-				yield(nil, fmt.Errorf("unit: List: scanning %s: %w", coordinator, err))
+				yield(nil, fmt.Errorf("unit: List: %w", err))
 				return
 			}
-			for _, item := range out.Items {
-				id, _ := item[unitproto.RecID].(*types.AttributeValueMemberS)
-				if id != nil && strings.Contains(id.Value, "#") { // a page of a unit's item list
-					continue
-				}
-				if _, rec := item[unitproto.RecState]; id == nil || !rec {
-					yield(nil, fmt.Errorf("unit: List: %w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, coordinator))
-					return
-				}
-				if !yield(infoOf(id.Value, item), nil) {
-					return
-				}
+			info := &Info{ID: r.ID, State: r.State, Owner: r.Owner, Finished: r.Done, Lease: r.Lease}
+			if r.Started != 0 {
+				info.Started = time.Unix(0, r.Started)
 			}
-			if len(out.LastEvaluatedKey) == 0 {
+			info.Beat, _ = strconv.ParseInt(r.Beat, 10, 64)
+			if !yield(info, nil) {
 				return
 			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 	}
-}
-
-func infoOf(id string, item map[string]types.AttributeValue) *Info {
-	r := unitproto.ParseRecord(item)
-	info := &Info{ID: id, State: r.State, Owner: r.Owner, Finished: r.Done, Lease: r.Lease}
-	if r.Started != 0 {
-		info.Started = time.Unix(0, r.Started)
-	}
-	info.Beat, _ = attrs.Int64(item[unitproto.RecBeat])
-	return info
 }

@@ -70,8 +70,10 @@ func Coordinator(name string) Option {
 // WriteRegion names the one AWS Region every write to the coordinator
 // table and the tables a unit writes goes to, for global tables whose
 // other Regions only read. Without it, a unit learns from DescribeTable
-// (once per table and process, with the call's context) whether each
-// table it writes is global, and refuses one in multi-Region eventual
+// (with the call's context) whether each table it writes is global: once
+// per mapper.Table value for the items of a Table that names no
+// WriteRegion either, and once per unit for the coordinator table and the
+// others. It refuses one in multi-Region eventual
 // consistency with an error matching [ErrGlobalTable]: there units in two
 // Regions could each lock the same item (a condition is checked only
 // against the writer's Region, and last writer wins). A client configured

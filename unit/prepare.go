@@ -3,8 +3,6 @@ package unit
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -27,15 +25,6 @@ func opWrite(op *plan.Write) *plan.Write {
 	return &w
 }
 
-// intent returns the lock fields that store the op's write (none for a
-// check), and for a check the "checked" mark.
-func intent(op *plan.Write) (map[string]types.AttributeValue, error) {
-	if op.Kind == plan.WriteCheck {
-		return map[string]types.AttributeValue{unitproto.FChecked: avTrue}, nil
-	}
-	return unitproto.Intent(op)
-}
-
 // lockAndPrepare takes the lock of an item the unit does not hold, with
 // the op's write in it, in one write: an UpdateItem of an existing item
 // conditional on the op's condition and on no lock, or, for an item that
@@ -43,7 +32,7 @@ func intent(op *plan.Write) (map[string]types.AttributeValue, error) {
 // of another unit that holds the item.
 func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitproto.Lock, error) {
 	op := it.w
-	in, err := intent(op)
+	in, err := u.h.Intent(op)
 	if err != nil {
 		return nil, err
 	}
@@ -54,16 +43,8 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitproto.Lock, e
 	if err := u.fitsAlone(it); err != nil {
 		return nil, err
 	}
-	lock := unitproto.NewLock(u.id, u.o.coord, u.o.owner, false)
-	for k, v := range in {
-		lock[k] = v
-	}
 	w := opWrite(op)
-	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
-	w.Actions = []plan.Action{{Kind: plan.Set, Path: plan.Top(unitproto.Attr), Value: &types.AttributeValueMemberM{Value: lock}}}
-	w.Conds = append(w.Conds,
-		expression.AttributeExists(expression.NameNoDotSplit(anyKey(it.key))),
-		expression.AttributeNotExists(expression.NameNoDotSplit(unitproto.Attr)))
+	u.h.LockAndPrepare(w, it.key, in)
 	req, err := render(w)
 	if err != nil {
 		return nil, err
@@ -104,7 +85,7 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 		return nil, err
 	}
 	op := it.w
-	ph := u.placeholder(it, in)
+	ph := u.h.Placeholder(it.key, in)
 	w := opWrite(op)
 	w.Kind, w.Item, w.Actions, w.Key = plan.WritePut, ph, nil, it.key
 	if w.Check == plan.MustBeNewOrZero || w.Check == plan.MustNotExist {
@@ -163,28 +144,18 @@ func (u *Unit) prepareHeld(ctx context.Context, it *item) error {
 	if err := u.fitsHeld(it); err != nil {
 		return err
 	}
-	in, err := intent(op)
+	in, err := u.h.Intent(op)
 	if err != nil {
 		return err
 	}
-	w.Kind, w.Item, w.Enc = plan.WriteUpdate, nil, nil
-	w.Actions = nil
-	// In the keys' order, not the map's: the same unit sends the same
-	// request (a seeded simulation's history depends on it).
-	for _, k := range slices.Sorted(maps.Keys(in)) {
-		w.Actions = append(w.Actions, plan.Action{Kind: plan.Set, Path: plan.Path{{Name: unitproto.Attr}, {Name: k}}, Value: in[k]})
-	}
-	w.Conds = append(w.Conds, unitproto.Mine(u.id))
-	if op.Kind != plan.WriteCheck {
-		w.Conds = append(w.Conds, unitproto.NotPrepared())
-	}
+	check := op.Kind == plan.WriteCheck
+	u.h.PrepareHeld(w, in, check)
 	req, err := render(w)
 	if err != nil {
 		return err
 	}
 	// A lost answer landed if our lock holds the write (or, for a check,
 	// the mark): the condition allows no other write of it.
-	check := op.Kind == plan.WriteCheck
 	res, err := lockWrite(ctx, u, it, req, types.ReturnValueNone, func(l *unitproto.Lock) bool {
 		return l.Unit == u.id && (check && l.Checked || !check && l.Prepared)
 	})

@@ -109,7 +109,7 @@ func TestRecoverPassesOverAnUnusableLoggedKey(t *testing.T) {
 	})
 	require.NoError(t, err)
 	// The unit's process gives up: its record says aborted, its locks stay.
-	st, err := unitproto.NewCoordinator(e.c, e.coord).SetState(ctx, u.ID(), unitproto.StateAborted, "")
+	st, err := unitproto.NewCoordinator(e.c, e.coord, nil).SetState(ctx, u.ID(), unitproto.StateAborted, "")
 	require.NoError(t, err)
 	require.Equal(t, unitproto.StateAborted, st)
 	require.Equal(t, 1, lockedItems(t, e.c, e.accounts.Name()))

@@ -55,8 +55,8 @@ func TestUnitOnGlobalTables(t *testing.T) {
 	require.NoError(t, u.Add(table.UpdateOp(replicaAccount{ID: "a", Version: 1}, update.Add("balance", 1))))
 	require.NoError(t, u.Commit(ctx))
 
-	// A global coordinator: Begin is refused. (Whether a table is global
-	// is learnt once per process.)
+	// A global coordinator: Begin is refused. (Whether the coordinator is
+	// global is learnt by each unit.)
 	globalCoord := ddbtest.TableName(t)
 	require.NoError(t, unit.CreateTable(ctx, raw, globalCoord))
 	replicate(globalCoord)

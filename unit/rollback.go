@@ -47,7 +47,7 @@ func (u *Unit) rollback(ctx context.Context, cause error) error {
 	u.stopHeartbeats()
 	u.done = true
 	ctx = context.WithoutCancel(ctx)
-	st, err := u.coord.SetState(ctx, u.id, unitproto.StateAborted, "")
+	st, err := u.h.SetState(ctx, unitproto.StateAborted)
 	if err != nil {
 		return errors.Join(cause, fmt.Errorf("unit %s: rolling back: %w", u.id, err))
 	}

@@ -119,6 +119,3 @@ func anyKey(key map[string]types.AttributeValue) string {
 	}
 	return ""
 }
-
-// Attribute values shared by requests (never written to).
-var avTrue = &types.AttributeValueMemberBOOL{Value: true}

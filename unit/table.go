@@ -4,14 +4,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
-	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
 
@@ -33,8 +29,8 @@ var (
 )
 
 // coordinatorRecord describes the coordinator table's key and TTL for
-// mapper.CreateTable: the attributes unitproto.RecID and unitproto.RecTTL.
-// The record's other attributes are written by hand.
+// mapper.CreateTable: the attributes of unitproto's records named so (a
+// test holds them equal). The records themselves are unitproto's.
 type coordinatorRecord struct {
 	ID  string `dynamo:"id,hash"`
 	TTL int64  `dynamo:"ttl,ttl"`
@@ -65,44 +61,4 @@ func isNilClient(c Client) bool {
 	}
 	v := reflect.ValueOf(c)
 	return v.Kind() == reflect.Pointer && v.IsNil()
-}
-
-// checkCoordinator refuses a table that is not a coordinator table: one
-// whose key is not exactly the hash key unitproto.RecID of type S, as
-// [CreateTable] makes it (one DescribeTable, with the caller's ctx). A
-// client without DescribeTable is not checked here; List then refuses
-// the first item that is neither a unit's record nor one of its pages.
-func checkCoordinator(ctx context.Context, c Client, name string) error {
-	d, ok := c.(ddbapi.Describer)
-	if !ok {
-		return nil
-	}
-	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-	if err != nil {
-		return fmt.Errorf("unit: describing %s: %w", name, err)
-	}
-	if out.Table == nil {
-		return fmt.Errorf("%w: %s: DescribeTable returned no table", ErrNotCoordinator, name)
-	}
-	ks := out.Table.KeySchema
-	if len(ks) != 1 || aws.ToString(ks[0].AttributeName) != unitproto.RecID || ks[0].KeyType != types.KeyTypeHash {
-		return fmt.Errorf("%w: %s: its key is %s, where a coordinator table's is the hash key %q (made by unit.CreateTable)", ErrNotCoordinator, name, keySchema(ks), unitproto.RecID)
-	}
-	for _, a := range out.Table.AttributeDefinitions {
-		if aws.ToString(a.AttributeName) == unitproto.RecID && a.AttributeType != types.ScalarAttributeTypeS {
-			return fmt.Errorf("%w: %s: its key %q is of type %s, not S", ErrNotCoordinator, name, unitproto.RecID, a.AttributeType)
-		}
-	}
-	return nil
-}
-
-func keySchema(ks []types.KeySchemaElement) string {
-	var b strings.Builder
-	for i, k := range ks {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%s)", aws.ToString(k.AttributeName), k.KeyType)
-	}
-	return b.String()
 }

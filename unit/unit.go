@@ -10,8 +10,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
@@ -23,16 +25,20 @@ import (
 // a nil or zero Unit, Commit and Rollback return an error matching
 // [ErrInvalidOption] and send nothing.
 type Unit struct {
-	c     Client
-	coord unitproto.Coordinator // the unit's record and pages
+	c Client
+	h *unitproto.Holder // the unit's record, pages and lock, as the protocol has them
+	// guards are the unit's global-table guards of the tables with none
+	// of their own (the coordinator, raw ops' tables), by table name.
+	guards map[string]*replica.Guard
+	// plans are the write constants of the mapper.Tables the unit read
+	// from, by *mapper.Table[T].
+	plans map[any]*plan.Table
 	o     options
 	id    string
 	start int64 // the time at Begin (or KeepAge's), unix nanoseconds: the unit's age for wait-die
 
 	items map[string]*item
 	order []*item
-
-	page, pageLen, pageBytes int // the page being filled, and its size
 
 	done      bool
 	aborted   atomic.Bool  // the heartbeat found the record aborted
@@ -47,6 +53,7 @@ type Unit struct {
 // item is one item the unit locked or will write.
 type item struct {
 	table string
+	pt    *plan.Table // the table's write constants, with its memory and guard; nil if unknown
 	key   map[string]types.AttributeValue
 	id    string
 	w     *plan.Write // the op's write; nil: only read
@@ -60,24 +67,17 @@ type item struct {
 	uncertain   bool                            // a lock's outcome is unknown: read the item before finishing it
 }
 
-// lockState is the unit's idea of the item's lock, for unitproto.Finish;
-// nil when the unit does not know it.
+// lockState is the unit's idea of the item's lock, for finishing it; nil
+// when the unit does not know it.
 func (it *item) lockState(u *Unit) *unitproto.Lock {
 	if it.uncertain || !it.locked {
 		return nil
 	}
-	m := unitproto.NewLock(u.id, u.o.coord, u.o.owner, it.placeholder)
+	var op *plan.Write
 	if it.prepared {
-		in, err := unitproto.Intent(it.w)
-		if err != nil {
-			return nil
-		}
-		for k, v := range in {
-			m[k] = v
-		}
+		op = it.w
 	}
-	l, _ := unitproto.Parse(map[string]types.AttributeValue{unitproto.Attr: &types.AttributeValueMemberM{Value: m}})
-	return l
+	return u.h.Known(it.placeholder, op)
 }
 
 // ID returns the unit's id, the key of its record in the coordinator table;
@@ -122,10 +122,10 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 		u.start = o.started.UnixNano()
 	}
 	ctx, u.span = obs.Start(ctx, o.observer, observe.Event{Kind: observe.Unit, Op: "Begin", Table: o.coord, Name: u.id})
-	u.coord = unitproto.NewCoordinator(c, o.coord)
-	err = u.checkReplicas(ctx, o.coord)
+	u.h = unitproto.NewHolder(c, o.coord, u.id, o.owner, o.lease, u.start)
+	err = u.checkReplicas(ctx, o.coord, nil)
 	if err == nil {
-		err = u.coord.Create(ctx, u.id, unitproto.Record{Owner: o.owner, Lease: o.lease, Started: u.start})
+		err = u.h.Create(ctx)
 	}
 	if err != nil {
 		err = fmt.Errorf("unit: Begin: writing the record in %s: %w", o.coord, err)
@@ -136,7 +136,6 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	u.stop = cancel
 	u.beating.Add(1)
-	live.Store(unitproto.StateKey(o.coord, u.id), u)
 	go u.heartbeats(hctx)
 	return u, nil
 }
@@ -161,13 +160,17 @@ func (u *Unit) check() error {
 // errZeroUnit is what the calls of a Unit not made by Begin return.
 var errZeroUnit = fmt.Errorf("%w: a zero Unit; start one with Begin", ErrInvalidOption)
 
-// itemFor returns the unit's entry for an item, making it if needed.
-func (u *Unit) itemFor(table string, key map[string]types.AttributeValue) *item {
-	id := unitproto.ItemID(table, key)
+// itemFor returns the unit's entry for an item of the table pt, making it
+// if needed.
+func (u *Unit) itemFor(pt *plan.Table, key map[string]types.AttributeValue) *item {
+	id := attrs.ItemID(pt.Name, key)
 	if it, ok := u.items[id]; ok {
+		if it.pt.Units == nil && pt.Units != nil {
+			it.pt = pt // a mapper.Table's, with its memory, over a raw op's
+		}
 		return it
 	}
-	it := &item{table: table, key: key, id: id}
+	it := &item{table: pt.Name, pt: pt, key: key, id: id}
 	u.items[id] = it
 	u.order = append(u.order, it)
 	return it

@@ -18,17 +18,20 @@ type contention struct {
 }
 
 // contend deals with another unit's lock on it, as the unit's judgement
-// says (unitproto.Coordinator.Judge): a finished holder's lock is applied
-// or undone, a dead holder is aborted and its lock undone; a live one is
+// says (unitproto.Holder.Meet): a finished holder's lock is applied or
+// undone, a dead holder is aborted and its lock undone; a live one is
 // waited for, unless u is younger (wait-die) or its wait is over. It
 // returns nil to try the lock again.
 func (u *Unit) contend(ctx context.Context, it *item, h *unitproto.Lock, c *contention) error {
-	v, err := unitproto.NewCoordinator(u.c, h.Coordinator).JudgeUnit(ctx, h.Unit)
+	v, err := u.h.Meet(ctx, it.pt, it.key, h)
 	switch {
 	case err != nil:
 		return err
-	case v.Action != unitproto.Wait:
-		return u.settleOther(ctx, c.op, it, h.Unit, v.Action == unitproto.Forward)
+	case v.Settled():
+		if ob := u.o.observer; ob != nil {
+			obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: c.op, Table: it.table, Key: it.key, Name: h.Unit, Outcome: obs.UnitOutcome(v.Committed())})
+		}
+		return nil
 	case v.Revived:
 		return nil // it beat while being aborted: alive after all; try again
 	}
@@ -51,18 +54,6 @@ func (u *Unit) waitDie(ctx context.Context, it *item, h *unitproto.Lock, started
 	if err := retry.Sleep(ctx, u.o.poll()); err != nil {
 		locked.Err = err
 		return locked
-	}
-	return nil
-}
-
-// settleOther rolls the item forward (commit) or back from the lock of
-// unit other, which is over or dead, met by u's call op.
-func (u *Unit) settleOther(ctx context.Context, op string, it *item, other string, commit bool) error {
-	if _, err := unitproto.Finish(ctx, u.c, it.table, it.key, other, commit, nil); err != nil {
-		return err
-	}
-	if ob := u.o.observer; ob != nil {
-		obs.Point(ctx, ob, observe.Event{Kind: observe.UnitSettled, Op: op, Table: it.table, Key: it.key, Name: other, Outcome: obs.UnitOutcome(commit)})
 	}
 	return nil
 }

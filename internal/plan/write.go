@@ -18,6 +18,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/replica"
+	"github.com/optimist-dynamo/optimist/internal/unitproto/seen"
 )
 
 // LockAttr is the attribute in which a unit of work keeps its lock on an
@@ -74,6 +75,11 @@ type Table struct {
 	// mapper's Table sets it, with its WriteRegion), nil if none: a
 	// transaction checks each conditional op with it before sending.
 	Replicas *replica.Guard
+	// Units is what the parties writing the table (its own writes, its
+	// ops in transactions and units) saw of the units of work whose locks
+	// they met (the mapper's Table sets it, one per Table), nil if
+	// nothing is remembered: see unitproto.Memory.
+	Units *seen.Memory
 
 	names [checkCount]map[string]string
 	// turnNames are the names maps of the plain version checks with

@@ -152,6 +152,10 @@ func NewGuard(table, home string) *Guard {
 	return &Guard{table: table, home: home}
 }
 
+// Home returns the Region the guard's caller named for every write ("" if
+// none): two guards of one table with the same home judge alike.
+func (g *Guard) Home() string { return g.home }
+
 // Check returns nil if client may make conditional writes to the table.
 //
 // With a home Region, Check makes no call: it refuses only a client whose

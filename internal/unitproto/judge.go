@@ -3,10 +3,8 @@ package unitproto
 import (
 	"context"
 	"fmt"
-	"sync"
-	"time"
 
-	"github.com/optimist-dynamo/optimist/internal/procmem"
+	"github.com/optimist-dynamo/optimist/internal/unitproto/seen"
 )
 
 // Action is what to do about the locks of a unit, as its record says.
@@ -39,6 +37,13 @@ type Verdict struct {
 	Changes int
 }
 
+// Settled reports that the unit's locks are to be rolled forward or back
+// (not waited for): what [Settle] did to the item it met.
+func (v Verdict) Settled() bool { return v.Action != Wait }
+
+// Committed reports that the unit committed: its items roll forward.
+func (v Verdict) Committed() bool { return v.Action == Forward }
+
 // AliveSince is the liveness rule of a party that watches a unit (Wait)
 // from the verdict first: its owner is alive once its counter was seen to
 // change twice since. Once is not enough: a heartbeat sent before its
@@ -70,8 +75,8 @@ func Fate(rec Record) Verdict {
 // (plain writers in [Settle], units meeting another's lock, and Recover):
 // [Fate] of the record rec (as just read), and for an active unit the
 // watch: a unit whose heartbeat counter stayed the same for a full lease,
-// watched on this process's clock across calls (the Coordinator's
-// [Memory]), is dead, and is marked
+// watched on the judge's clock across calls (the Coordinator's [Memory];
+// without one, never), is dead, and is marked
 // aborted (conditional on the counter watched, so a unit that beat in the
 // meantime is never touched) and rolled back. A unit that beat in the
 // meantime, or is not seen dead yet, waits. Cost: nothing, or for a dead
@@ -81,15 +86,15 @@ func (co Coordinator) Judge(ctx context.Context, id string, rec Record) (Verdict
 	if v.Action != Wait {
 		return v, nil
 	}
-	dead, changes := co.mem.watch(co.Table, id, rec.Beat, rec.Lease)
-	if v.Changes = changes; !dead {
+	unchanged, fresh, changes := co.mem.Watch(StateKey(co.Table, id), rec.Beat, rec.Lease)
+	if v.Changes = changes; fresh || unchanged < rec.Lease {
 		return v, nil
 	}
 	st, err := co.SetState(ctx, id, StateAborted, rec.Beat)
 	if err != nil {
 		return v, fmt.Errorf("unit: aborting dead unit %s: %w", id, err)
 	}
-	co.mem.forget(co.Table, id)
+	co.mem.Forget(StateKey(co.Table, id))
 	rec.State, rec.Found = st, st != ""
 	v = Fate(rec)
 	v.Revived = v.Action == Wait
@@ -106,86 +111,22 @@ func (co Coordinator) JudgeUnit(ctx context.Context, id string) (Verdict, error)
 	return co.Judge(ctx, id, rec)
 }
 
-// Memory is what a judge of units remembers across its judgements: since
-// when each unit's record was seen with its heartbeat counter unchanged. A
-// unit is dead once that lasted a full lease by the judge's own clock
-// (time.Now); no clocks of different machines are compared. A Memory
-// given to a Coordinator ([Coordinator.Remembering]) belongs to its
-// caller: two worlds in one process (two engines whose units may even
-// share ids) that judge with memories of their own never see each other's
-// sightings. The zero Memory is ready; it is safe for concurrent use.
-//
-// Every party of the library (units meeting a lock, Recover, plain
-// writers in [Settle]) still judges with processMemory, so that what one
-// party watched counts for the next (a unit found dead by a unit that
-// meets its lock after another waited a lease on it).
-type Memory struct {
-	mu   sync.Mutex
-	seen map[string]observed
-}
+// Memory is what a judge of units remembers across its judgements (see
+// package seen): since when each unit's record was seen with its heartbeat
+// counter unchanged. A unit is dead once that lasted a full lease by the
+// judge's own clock. A Memory belongs to the value that holds it: each
+// mapper.Table keeps one for the units whose locks its writes meet (in its
+// write constants, [plan.Table].Units), and so do a unit (for the tables
+// of raw ops) and a call of Recover; there is no memory of the process.
+type Memory = seen.Memory
 
-func init() {
-	procmem.Register(func() {
-		processMemory.mu.Lock()
-		processMemory.seen = nil
-		processMemory.mu.Unlock()
-	})
-}
+// StateReader reads the state of units' records: ids maps a coordinator
+// table to the unit ids wanted in it; the answer maps StateKey(table, id)
+// to the state ("" for a missing record).
+type StateReader func(ctx context.Context, ids map[string][]string) (map[string]string, error)
 
-type observed struct {
-	beat        string
-	since, last time.Time
-	lease       time.Duration
-	changes     int // how many times the counter was seen to change
-}
-
-// processMemory is the Memory of the Coordinators made by NewCoordinator.
-var processMemory Memory
-
-// pruneAt is the size from which a Memory drops, before it records a new
-// unit, the sightings that no judgement renewed for two leases: their
-// judge stopped watching them (a judge that watches a unit sees it at
-// least once a lease, or it could not find it dead).
-const pruneAt = 1024
-
-// watch records a sighting of unit id's record with counter beat and
-// reports whether the counter has stayed so for a full lease d or longer,
-// and how many times it was seen to change.
-func (m *Memory) watch(coord, id, beat string, d time.Duration) (dead bool, changes int) {
-	k := StateKey(coord, id)
-	now := time.Now()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	o, ok := m.seen[k]
-	if !ok && len(m.seen) >= pruneAt {
-		for k, o := range m.seen {
-			if now.Sub(o.last) > 2*o.lease {
-				delete(m.seen, k)
-			}
-		}
-	}
-	if m.seen == nil {
-		m.seen = map[string]observed{}
-	}
-	if !ok || o.beat != beat {
-		n := 0
-		if ok {
-			n = o.changes + 1
-		}
-		m.seen[k] = observed{beat: beat, since: now, last: now, lease: d, changes: n}
-		return false, n
-	}
-	o.last, o.lease = now, d
-	m.seen[k] = o
-	return now.Sub(o.since) >= d, o.changes
-}
-
-// forget drops what m saw of unit id.
-func (m *Memory) forget(coord, id string) {
-	m.mu.Lock()
-	delete(m.seen, StateKey(coord, id))
-	m.mu.Unlock()
-}
+// StateKey is the key of a unit's state in a StateReader's answer.
+func StateKey(table, id string) string { return table + "\x00" + id }
 
 // fateOf is [Fate] of a state a [StateReader] returned ("" for no
 // record): how readers judge the units whose locks they see.

@@ -64,7 +64,7 @@ func TestJudge(t *testing.T) {
 				ctx := t.Context()
 				c := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
 				cc := ddbtest.NewCounting(c)
-				co := unitproto.NewCoordinator(cc, ddbtest.CreateTable(t, c, unitproto.RecID, types.ScalarAttributeTypeS, "", ""))
+				co := unitproto.NewCoordinator(cc, ddbtest.CreateTable(t, c, unitproto.RecID, types.ScalarAttributeTypeS, "", ""), new(unitproto.Memory))
 				f(t, ctx, world{cc: cc, co: co,
 					begin: func() string {
 						id := newID(t)

@@ -128,7 +128,7 @@ func TestResolveReadsTheListOnlyWhenNeeded(t *testing.T) {
 	// and c, not on it, carry nothing of it.
 	a := item("a", "old")
 	lock := NewLock(unit, coord, "owner", false)
-	lock[FPrepared], lock[FKind], lock[FAfter] = avTrue, avS(KindPut), &types.AttributeValueMemberM{Value: item("a", "new")}
+	lock[FPrepared], lock[FKind], lock[FAfter] = avTrue(), avS(KindPut), &types.AttributeValueMemberM{Value: item("a", "new")}
 	a[Attr] = &types.AttributeValueMemberM{Value: lock}
 	for _, it := range []map[string]types.AttributeValue{a, item("b", "old"), item("c", "old")} {
 		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it})

@@ -1,12 +1,17 @@
 // Package unitproto is the protocol of units of work (package unit) that
 // package mapper, txn and pessimistic share: the lock a unit keeps inside
 // each item it holds (lock.go), the unit's record and the pages of its
-// item list, owned by [Coordinator] (record.go, refs.go), the one
-// judgement of a unit's state and what to do about its locks ([Fate],
-// [Coordinator.Judge]: judge.go), how anyone rolls one item forward or
-// back ([Finish]: finish.go), how a reader shows a locked item in its last
-// committed state ([Resolve], [Snapshot]: resolve.go), and the few
-// functions through which the other packages meet all this (seams.go).
+// item list, owned by [Coordinator] (record.go, refs.go), a unit's own
+// side of both, [Holder], through which package unit meets the protocol
+// (holder.go), the one judgement of a unit's state and what to do about
+// its locks ([Fate], [Coordinator.Judge] with a [Memory] its caller owns:
+// judge.go), how anyone rolls one item forward or back ([Finish]:
+// finish.go), recovery and the coordinator's scan ([Coordinator.Recover],
+// [Coordinator.Records]: recover.go), how a reader shows a locked item in
+// its last committed state ([Resolve], [Snapshot]: resolve.go), and the
+// few functions through which the other packages meet all this
+// (seams.go). It keeps no state of its own: what a party remembers is
+// held by a value of that party.
 //
 // A unit's lock is a map in the item's attribute [Attr]. It never changes
 // the item's own attributes until the unit is applied: a unit's write is
@@ -128,7 +133,7 @@ func Locked(table string, key, item map[string]types.AttributeValue, err error) 
 func NewLock(unit, coordinator, owner string, placeholder bool) map[string]types.AttributeValue {
 	m := map[string]types.AttributeValue{FUnit: avS(unit), FCoordinator: avS(coordinator), FOwner: avS(owner)}
 	if placeholder {
-		m[FPlaceholder] = avTrue
+		m[FPlaceholder] = avTrue()
 	}
 	return m
 }
@@ -137,7 +142,7 @@ func NewLock(unit, coordinator, owner string, placeholder bool) map[string]types
 // the new item of a put or the actions of an update (their values encoded
 // with the write's encoder).
 func Intent(w *plan.Write) (map[string]types.AttributeValue, error) {
-	m := map[string]types.AttributeValue{FPrepared: avTrue}
+	m := map[string]types.AttributeValue{FPrepared: avTrue()}
 	switch w.Kind {
 	case plan.WritePut:
 		m[FKind] = avS(KindPut)
@@ -253,7 +258,9 @@ func ItemID(table string, key map[string]types.AttributeValue) string {
 	return attrs.ItemID(table, key)
 }
 
-var avTrue = &types.AttributeValueMemberBOOL{Value: true}
+// avTrue is the BOOL true, made for each use: a value shared by requests
+// would be package state.
+func avTrue() types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: true} }
 
 func avS(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
 

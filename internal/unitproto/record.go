@@ -37,6 +37,7 @@ const (
 
 // Record is what a unit's record says.
 type Record struct {
+	ID      string // the unit's id, as a scan found it ([Coordinator.Records])
 	Found   bool
 	State   string
 	Beat    string // the heartbeat counter, as stored
@@ -84,16 +85,10 @@ type Coordinator struct {
 }
 
 // NewCoordinator returns the Coordinator of table, reached through c,
-// judging with the process's Memory (see [Coordinator.Remembering]).
-func NewCoordinator(c ddbapi.Items, table string) Coordinator {
-	return Coordinator{c: c, Table: table, mem: &processMemory}
-}
-
-// Remembering returns co judging with m, a memory its caller owns: what
-// it sees is not mixed with what other parties of the process saw.
-func (co Coordinator) Remembering(m *Memory) Coordinator {
-	co.mem = m
-	return co
+// judging with mem, a memory its caller owns (nil: none, and then no unit
+// is ever found dead by its judgements, only over).
+func NewCoordinator(c ddbapi.Items, table string, mem *Memory) Coordinator {
+	return Coordinator{c: c, Table: table, mem: mem}
 }
 
 // Create writes the record of a new unit id (one PutItem, conditional on
@@ -322,7 +317,7 @@ func (co Coordinator) Finish(ctx context.Context, id string, pages int) error {
 		UpdateExpression:         aws.String("SET #fin = :t, #ttl = :ttl"),
 		ConditionExpression:      aws.String("attribute_exists(#id)"),
 		ExpressionAttributeNames: map[string]string{"#fin": RecFinished, "#ttl": RecTTL, "#id": RecID},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":t": avTrue,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":t": avTrue(),
 			":ttl": attrs.N(time.Now().Add(RecordTTL).Unix())},
 	}}, func(item map[string]types.AttributeValue) bool { return len(item) == 0 || ParseRecord(item).Done })
 	switch {

@@ -15,14 +15,6 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/retry"
 )
 
-// StateReader reads the state of units' records: ids maps a coordinator
-// table to the unit ids wanted in it; the answer maps StateKey(table, id)
-// to the state ("" for a missing record).
-type StateReader func(ctx context.Context, ids map[string][]string) (map[string]string, error)
-
-// StateKey is the key of a unit's state in a StateReader's answer.
-func StateKey(table, id string) string { return table + "\x00" + id }
-
 // Resolve turns items (as stored; nil entries allowed) into what a reader
 // sees, in place: the last committed state of each, nil for "no item".
 //

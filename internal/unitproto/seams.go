@@ -30,26 +30,25 @@ func NotPlaceholder() expression.ConditionBuilder {
 	return expression.AttributeNotExists(lockField(FPlaceholder))
 }
 
-// Settle is what a plain write does when it meets the lock l of a unit on
-// the item with key in table: it judges the unit ([Coordinator.Judge]) and,
+// Settle is what a party does when it meets the lock l of a unit on the
+// item with key in table (a plain write, a transaction, another unit): it
+// judges the unit ([Coordinator.Judge], with mem, the party's memory) and,
 // when the unit is over (committed, aborted, or its record gone) or dead,
-// rolls the item forward or back, so that the write can be tried again. It
-// reports whether the item is free of that lock now, and whether the unit
-// had committed (the item was rolled forward). A live unit's lock is left
-// alone (false). Cost: one GetItem of the record, and for a unit that is
-// over or dead one write on the item (and for a dead one one on its
-// record).
-func Settle(ctx context.Context, c ddbapi.Items, table string, key map[string]types.AttributeValue, l *Lock) (free, committed bool, err error) {
+// rolls the item forward or back, so that the write can be tried again.
+// The verdict says which ([Verdict.Settled], [Verdict.Committed]); a live
+// unit's lock is left alone. Cost: one GetItem of the record, and for a
+// unit that is over or dead one write on the item (and for a dead one one
+// on its record).
+func Settle(ctx context.Context, c ddbapi.Items, mem *Memory, table string, key map[string]types.AttributeValue, l *Lock) (Verdict, error) {
 	if l.Coordinator == "" {
-		return false, false, nil
+		return Verdict{}, nil
 	}
-	v, err := NewCoordinator(c, l.Coordinator).JudgeUnit(ctx, l.Unit)
+	v, err := NewCoordinator(c, l.Coordinator, mem).JudgeUnit(ctx, l.Unit)
 	if err != nil || v.Action == Wait {
-		return false, false, err
+		return v, err
 	}
-	committed = v.Action == Forward
-	if _, err := Finish(ctx, c, table, key, l.Unit, committed, nil); err != nil {
-		return false, false, err
+	if _, err := Finish(ctx, c, table, key, l.Unit, v.Action == Forward, nil); err != nil {
+		return Verdict{}, err
 	}
-	return true, committed, nil
+	return v, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
@@ -22,10 +23,12 @@ func TestTwoWorlds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const lease = time.Second
 		ctx := t.Context()
+		var clientB *dynamodb.Client
 		world := func() unitproto.Coordinator {
 			c := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
+			clientB = c
 			require.NoError(t, unit.CreateTable(ctx, c, "coord"))
-			co := unitproto.NewCoordinator(c, "coord").Remembering(new(unitproto.Memory))
+			co := unitproto.NewCoordinator(c, "coord", new(unitproto.Memory))
 			require.NoError(t, co.Create(ctx, "same-id", unitproto.Record{Owner: "o", Lease: lease, Started: 1}))
 			return co
 		}
@@ -49,11 +52,12 @@ func TestTwoWorlds(t *testing.T) {
 		// Within a world, each party judges with its memory: one party's
 		// copies share it, another party starts afresh.
 		var m unitproto.Memory
-		shared := b.Remembering(&m)
+		shared := unitproto.NewCoordinator(clientB, "coord", &m)
 		require.Equal(t, unitproto.Wait, judge(shared).Action)
 		time.Sleep(lease)
-		require.Equal(t, unitproto.Wait, judge(b.Remembering(new(unitproto.Memory))).Action, "another party's first sighting")
-		v = judge(b.Remembering(&m))
+		require.Equal(t, unitproto.Wait, judge(unitproto.NewCoordinator(clientB, "coord", new(unitproto.Memory))).Action, "another party's first sighting")
+		require.Equal(t, unitproto.Wait, judge(unitproto.NewCoordinator(clientB, "coord", nil)).Action, "no memory: never dead")
+		v = judge(unitproto.NewCoordinator(clientB, "coord", &m))
 		require.Equal(t, unitproto.Back, v.Action, "a copy with the same memory saw it for a lease")
 	})
 }
@@ -66,7 +70,7 @@ func TestJudgeAlive(t *testing.T) {
 		ctx := t.Context()
 		c := dynamolocal.NewEngine(t, dynamolocal.WithoutListener()).Client()
 		require.NoError(t, unit.CreateTable(ctx, c, "coord"))
-		co := unitproto.NewCoordinator(c, "coord").Remembering(new(unitproto.Memory))
+		co := unitproto.NewCoordinator(c, "coord", new(unitproto.Memory))
 		require.NoError(t, co.Create(ctx, "u", unitproto.Record{Owner: "o", Lease: time.Second, Started: 1}))
 		var first unitproto.Verdict
 		step := func(beat bool) bool {

@@ -1,13 +1,13 @@
-package unit
+package syncx
 
 import (
 	"context"
 	"sync"
 )
 
-// parallel runs fn(i) for i in [0, n) on up to workers goroutines, all of
+// Parallel runs fn(i) for i in [0, n) on up to workers goroutines, all of
 // them, and returns when they are done.
-func parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int)) {
+func Parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int)) {
 	if n == 0 {
 		return
 	}
