@@ -90,6 +90,9 @@ type fifoQueue struct {
 	waiting   map[int64]bool      // the tickets of this Locker's waiters
 	gone      holder              // the last entry removed without releasing, as the record says
 	heldBy    int64               // the ticket of the last release whose hold was taken as a sample
+	spread    time.Duration       // how far a hold is from hold, on average
+	oversleep time.Duration       // how much later than asked a waiter wakes, on average
+	rtt       time.Duration       // the round trip of this Locker's calls to the queue, a moving average
 }
 
 func newFIFOQueue() *fifoQueue {
@@ -122,6 +125,9 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 		lower = sent
 	}
 	changed := lower.Add(now.Sub(lower) / 2)
+	if rtt := now.Sub(sent); rtt >= 0 {
+		q.rtt = nextRTT(q.rtt, rtt)
+	}
 	// The observation of a record version starts when the answer arrives:
 	// it was written no later than that.
 	present := make(map[string]bool, len(es))
@@ -139,18 +145,22 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 	// The last holder's own measure of its hold, new since the last
 	// sample: the best sample there is (the midpoint below is off by up to
 	// half the time between reads, and a waiter far back reads seldom).
-	heldMs, _ := attrs.Int64(item[attrHeldMs])
+	heldUs, _ := attrs.Int64(item[attrHeld])
+	held := time.Duration(heldUs) * time.Microsecond
 	heldBy, _ := attrs.Int64(item[attrHeldBy])
-	reported := heldBy > q.heldBy && heldMs > 0
+	reported := heldBy > q.heldBy && held > 0
 	if reported {
 		q.heldBy = heldBy
 	}
-	if reported && q.head != 0 && len(es) > 0 && es[0].token > q.head {
-		// The heads since the one first seen at headSince held about
-		// that long each: a better guess of the change than the midpoint
-		// when reads are far apart (as they are, one per hand-over).
+	if !moved && q.head != 0 && len(es) > 0 && es[0].token > q.head {
+		// served heads changed since the old head was first seen, at
+		// about even intervals: the last one half an interval ago on
+		// average, a better guess than the midpoint since the last
+		// snapshot when reads are far apart (as they are, one per
+		// hand-over).
 		served := time.Duration(es[0].token - q.head)
-		if guess := q.headSince.Add(served * handOver(time.Duration(heldMs)*time.Millisecond)); guess.After(lower) && guess.Before(now) {
+		interval := now.Sub(q.headSince) * 2 / (2*served + 1)
+		if guess := now.Add(-interval / 2); guess.After(lower) {
 			changed = guess
 		}
 	}
@@ -160,18 +170,18 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 	case es[0].token > q.head:
 		switch {
 		case reported:
-			q.hold = nextHold(q.hold, time.Duration(heldMs)*time.Millisecond)
+			q.hold, q.spread = nextHold(q.hold, q.spread, held)
 		case q.head != 0:
 			// Tickets are handed out one by one, so every ticket between
 			// the old head and the new one was served (or given up) since
 			// the old head was first seen.
 			served := es[0].token - q.head
 			sample := max(changed.Sub(q.headSince), 0) / time.Duration(served)
-			q.hold = nextHold(q.hold, sample)
+			q.hold, q.spread = nextHold(q.hold, q.spread, sample)
 		}
 		q.head, q.headSince = es[0].token, changed
 	case reported && q.hold == 0:
-		q.hold = time.Duration(heldMs) * time.Millisecond // a first estimate, from a join or read
+		q.hold, q.spread = nextHold(0, 0, held) // a first estimate, from a join or read
 	}
 	q.entries, q.sent, q.at = es, sent, now
 	q.gone = holder{}
@@ -280,6 +290,7 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 		case <-sctx.Done():
 		}
 	}()
+	start := time.Now()
 	err := retry.Sleep(sctx, d)
 	select {
 	case <-woken:
@@ -289,5 +300,11 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 	if err != nil {
 		return false, ctx.Err()
 	}
+	// How much later than asked the waiter woke (a busy machine's
+	// scheduler): it delays every hand-over too.
+	over := max(time.Since(start)-d, 0)
+	q.mu.Lock()
+	q.oversleep = nextRTT(q.oversleep, over)
+	q.mu.Unlock()
 	return true, nil
 }
