@@ -19,10 +19,12 @@ import (
 	"github.com/optimist-dynamo/optimist/pessimistic"
 )
 
-// The lock benchmarks run against DynamoDB Local (started once per test
-// binary by dynamolocal, or DYNAMODB_ENDPOINT). The peer the issue compares
-// with, cirello-io/dynamolock/v2, is not among them: the Go module proxy
-// available here refuses it (403), so it cannot be added to go.mod.
+// The lock benchmarks run on the server dynamolocal.New gives (the
+// embedded engine by default; OPTIMIST_ENGINE=dynamodb-local or
+// DYNAMODB_ENDPOINT for another). The peer, cirello-io/dynamolock/v2,
+// cannot be added to go.mod: the Go module proxy available here refuses it
+// (403). BenchmarkLockContenders runs a model of its protocol instead
+// (lockmodel_test.go).
 
 // lockTable creates a lock table for one benchmark.
 func lockTable(b *testing.B) (*dynamolocal.Server, string) {

@@ -84,8 +84,8 @@ type fifoQueue struct {
 	news      chan struct{}
 	obs       map[string]observed // entry id → its record version, and since when
 	head      int64               // the head's ticket, as last seen
-	headSince time.Time           // when that head was first seen
-	hold      time.Duration       // how long a head holds, a low estimate (0: not known yet)
+	headSince time.Time           // when that head's turn began, as well as can be told
+	hold      time.Duration       // how long a head holds, a moving average (0: not known yet)
 	removing  bool                // a waiter is removing abandoned entries
 	waiting   map[int64]bool      // the tickets of this Locker's waiters
 	gone      holder              // the last entry removed without releasing, as the record says
@@ -143,8 +143,9 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 		}
 	}
 	// The last holder's own measure of its hold, new since the last
-	// sample: the best sample there is (the midpoint below is off by up to
-	// half the time between reads, and a waiter far back reads seldom).
+	// sample: the best sample there is (the time between changes of the
+	// head, as seen, is off by up to half the time between reads, and a
+	// waiter far back reads seldom).
 	heldUs, _ := attrs.Int64(item[attrHeld])
 	held := time.Duration(heldUs) * time.Microsecond
 	heldBy, _ := attrs.Int64(item[attrHeldBy])
@@ -153,11 +154,10 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 		q.heldBy = heldBy
 	}
 	if !moved && q.head != 0 && len(es) > 0 && es[0].token > q.head {
-		// served heads changed since the old head was first seen, at
-		// about even intervals: the last one half an interval ago on
-		// average, a better guess than the midpoint since the last
-		// snapshot when reads are far apart (as they are, one per
-		// hand-over).
+		// served heads changed since the old head's turn began, at about
+		// even intervals: the last one half an interval ago on average, a
+		// better guess than the midpoint since the last snapshot when
+		// reads are far apart (as they are, about one per hand-over).
 		served := time.Duration(es[0].token - q.head)
 		interval := now.Sub(q.headSince) * 2 / (2*served + 1)
 		if guess := now.Add(-interval / 2); guess.After(lower) {
