@@ -104,7 +104,7 @@
 // its sleeps wake, and the next one's delay in noticing its turn; before
 // any release was recorded, the waiter reads at doubling intervals, from
 // PollInterval, until the head changes. When the head is later than
-// expected, the next in line reads again every step (the spread of the
+// expected, the next in line reads again after a step (the spread of the
 // holds, at least an eighth of a hold), then at doubling intervals, never
 // longer than half of what the head has held so far. So a waiter makes
 // about two reads, a few more to learn the pace of a fresh lock or to wait

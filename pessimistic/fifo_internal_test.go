@@ -82,11 +82,11 @@ func testFIFOReadTiming(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 100*time.Millisecond, o.PollInterval)
 	q := newFIFOQueue()
-	const hold, spread, rtt = 20 * time.Millisecond, 4 * time.Millisecond, time.Millisecond
+	const hold, spread, rtt = 20 * time.Millisecond, 6 * time.Millisecond, time.Millisecond
 	q.hold, q.spread, q.rtt, q.headSince = hold, spread, rtt, time.Now()
-	step := spread // the spread: more than an eighth of the hold, a round trip, and the floor of PollInterval/50
+	step := spread // the spread: more than an eighth of the hold, a round trip, and the floor of PollInterval/20
 	per := hold + 2*rtt + step*3/2
-	require.Equal(t, per, q.handOver(o.PollInterval/50), "a hand-over: the hold, a round trip, the next one's delay in noticing and a margin")
+	require.Equal(t, per, q.handOver(o.PollInterval/20), "a hand-over: the hold, a round trip, the next one's delay in noticing and a margin")
 	around := func(want time.Duration, p place, mine int64, misses int, msg string) {
 		t.Helper()
 		for range 20 { // the pause has ±10% of jitter
@@ -108,8 +108,8 @@ func testFIFOReadTiming(t *testing.T) {
 
 	time.Sleep(5 * hold) // the head holds on, five times as long as expected
 	around(step, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every step")
-	around(step<<2, place{known: true, ahead: 1}, 9, 4, "after two reads that saw the same head, the pauses double")
-	around(5*hold/2, place{known: true, ahead: 1}, 9, 10, "but stay within half of what the head has held so far")
+	around(step<<2, place{known: true, ahead: 1}, 9, 2, "each read that saw the same head doubles the pause")
+	around(5*hold/2, place{known: true, ahead: 1}, 9, 4, "but it stays within half of what the head has held so far")
 	around(2*per, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
 
 	q.waiting[5] = true // another waiter of this Locker is ahead: its reads wake us

@@ -34,11 +34,11 @@ func nextHold(hold, spread, sample time.Duration) (time.Duration, time.Duration)
 // the estimate was right. A waiter further back whose expected turn has
 // passed, the head being slow, reads again when it could be next at the
 // earliest: were the head to change now, after p.ahead-1 hand-overs. The
-// next in line, late, reads every step (the spread of the holds, at least
-// an eighth of a hold and a round trip), and after two reads that saw the
-// same head each pause is twice the last, so that a slow holder does not
-// make it spin, but never longer than half of what the head has held so
-// far. Until a hold is known (no release seen, none recorded), each of
+// next in line, late, reads after a step (the spread of the holds, at
+// least an eighth of a hold, a round trip and a twentieth of
+// PollInterval), and each read that saw the same head doubles the next
+// pause, so that a slow holder does not make it spin, but never past half
+// of what the head has held so far. Until a hold is known (no release seen, none recorded), each of
 // those ahead is taken to hold as long again as the head has held so far
 // (at least PollInterval), from now: the reads come at doubling
 // intervals. A waiter behind another waiter of its Locker reads on its
@@ -57,7 +57,7 @@ func nextHold(hold, spread, sample time.Duration) (time.Duration, time.Duration)
 func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Duration {
 	now := time.Now()
 	q.mu.Lock()
-	floor := max(time.Millisecond, o.PollInterval/50)
+	floor := max(time.Millisecond, o.PollInterval/20)
 	hold, since, step := q.hold, q.headSince, q.step(floor)
 	per := q.handOver(floor)
 	behind := false // another waiter of this Locker is ahead: its reads wake us
@@ -82,12 +82,11 @@ func (q *fifoQueue) pause(p place, mine int64, misses int, o Options) time.Durat
 		if later := now.Add(others); later.After(turn) {
 			turn = later
 		}
-		// Late: reads every step, and after a few reads that saw the
-		// same head, at doubling intervals, but never longer than half
-		// the time the head has held: a waiter that slept long behind a
-		// slow head would, once the head went, keep everyone behind it
-		// waiting as long.
-		late := min(step<<min(max(misses-2, 0), 16), max(step, now.Sub(since)/2))
+		// Late: reads after a step, then at doubling intervals, but never
+		// longer than half the time the head has held: a waiter that
+		// slept long behind a slow head would, once the head went, keep
+		// everyone behind it waiting as long.
+		late := min(step<<min(misses, 16), max(step, now.Sub(since)/2))
 		d = max(turn.Sub(now), late) // (a jittered pause may wake just before the turn: no read for the rest)
 		if behind {
 			d = max(d, 4*o.PollInterval)
@@ -124,9 +123,11 @@ func (q *fifoQueue) handOver(floor time.Duration) time.Duration {
 	return q.hold + 2*q.rtt + q.step(floor)*3/2 + q.oversleep
 }
 
-// step is how often the next in line reads once its turn is due: every
-// spread of the holds, at least every eighth of a hold, every round trip
-// and every floor (q.mu held).
+// step is the next in line's pause once its turn is due (each read that
+// finds the head still there doubles it): the spread of the holds, at
+// least an eighth of a hold, a round trip and floor (a twentieth of
+// PollInterval: reading more often than that, when holds are as short as
+// a few calls, made reads, not hand-overs, most of the calls) (q.mu held).
 func (q *fifoQueue) step(floor time.Duration) time.Duration {
 	return max(q.spread, q.hold/8, q.rtt, floor)
 }
