@@ -301,10 +301,13 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 		return false, ctx.Err()
 	}
 	// How much later than asked the waiter woke (a busy machine's
-	// scheduler): it delays every hand-over too.
+	// scheduler): it delays every hand-over too. A sample is taken as at
+	// most twice the average and a millisecond: one long stall is not how
+	// late the waiters wake, and every waiter k places back would read k
+	// times that late.
 	over := max(time.Since(start)-d, 0)
 	q.mu.Lock()
-	q.oversleep = nextRTT(q.oversleep, over)
+	q.oversleep = nextRTT(q.oversleep, min(over, 2*q.oversleep+time.Millisecond))
 	q.mu.Unlock()
 	return true, nil
 }
