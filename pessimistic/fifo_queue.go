@@ -128,20 +128,7 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 	if rtt := now.Sub(sent); rtt >= 0 {
 		q.rtt = nextRTT(q.rtt, rtt)
 	}
-	// The observation of a record version starts when the answer arrives:
-	// it was written no later than that.
-	present := make(map[string]bool, len(es))
-	for _, e := range es {
-		present[e.id] = true
-		if ob, ok := q.obs[e.id]; !ok || ob.rvn != e.rvn {
-			q.obs[e.id] = observed{rvn: e.rvn, since: now, lease: e.lease}
-		}
-	}
-	for id := range q.obs {
-		if !present[id] {
-			delete(q.obs, id)
-		}
-	}
+	q.observe(es, now)
 	// The last holder's own measure of its hold, new since the last
 	// sample: the best sample there is (the time between changes of the
 	// head, as seen, is off by up to half the time between reads, and a
@@ -191,6 +178,24 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 	}
 	close(q.news)
 	q.news = make(chan struct{})
+}
+
+// observe notes each entry's record version, from now if it is new: the
+// observation starts when the answer arrives, since it was written no
+// later than that (q.mu held).
+func (q *fifoQueue) observe(es []entry, now time.Time) {
+	present := make(map[string]bool, len(es))
+	for _, e := range es {
+		present[e.id] = true
+		if ob, ok := q.obs[e.id]; !ok || ob.rvn != e.rvn {
+			q.obs[e.id] = observed{rvn: e.rvn, since: now, lease: e.lease}
+		}
+	}
+	for id := range q.obs {
+		if !present[id] {
+			delete(q.obs, id)
+		}
+	}
 }
 
 // place is where a waiter stands, by the last snapshot.
