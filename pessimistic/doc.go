@@ -94,17 +94,20 @@
 // fails with [ErrQueueFull]. Every waiter's heartbeat writes the queue's
 // item, so a long queue costs write capacity as its length squared.
 //
-// Waiters read the queue with one consistent GetItem, about once per
-// hand-over ahead of them: a waiter sleeps until its turn is expected, by
-// its place and the pace of the queue (a waiter ten places back sleeps
-// about ten holds), reads, and sleeps again by what it read. The pace is
-// the last holder's own measure of its hold, which its release leaves in
-// the record (a duration, not a time: no clocks are compared), or, before
-// any release was recorded, what the waiter sees: it then reads at
-// doubling intervals, from PollInterval, until the head changes. When the
-// head is later than expected, the next in line reads every eighth of a
-// hold, then at doubling intervals. So a waiter k places back makes about
-// k reads, and a few more to learn the pace of a fresh lock or to wait
+// Waiters read the queue with one consistent GetItem, about when their
+// turn is due: a waiter sleeps until its turn is expected, by its place
+// and the pace of the queue (a waiter ten places back sleeps about ten
+// hand-overs), reads, and sleeps again by what it read. A hand-over is
+// the last holders' own measure of their holds, which each release leaves
+// in the record (a duration, not a time: no clocks are compared), plus
+// what the waiter measures itself: a round trip of its calls, how late
+// its sleeps wake, and the next one's delay in noticing its turn; before
+// any release was recorded, the waiter reads at doubling intervals, from
+// PollInterval, until the head changes. When the head is later than
+// expected, the next in line reads again after a step (the spread of the
+// holds, at least an eighth of a hold), then at doubling intervals, never
+// longer than half of what the head has held so far. So a waiter makes
+// about two reads, a few more to learn the pace of a fresh lock or to wait
 // out a late holder; PollInterval does not bound the sleeps. Waiters share
 // what they read with the other waiters of their Locker: a release
 // answers with the queue as it left it, so the lock passes to a waiter of

@@ -32,9 +32,9 @@ const (
 	entryRvn         = "r"
 	entryLease       = "l"
 	entryData        = "d" // B: the waiter's Data, if any
-	// How long the last holder to release held the lock (ms, on its own
+	// How long the last holder to release held the lock (µs, on its own
 	// clock), and its ticket: the pace of the queue, for the waiters.
-	attrHeldMs = "heldMs"
+	attrHeld   = "heldUs"
 	attrHeldBy = "heldBy"
 )
 

@@ -83,9 +83,11 @@ func testFIFOReadTiming(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 100*time.Millisecond, o.PollInterval)
 	q := newFIFOQueue()
-	const hold = 20 * time.Millisecond
-	per := handOver(hold) // the hold, and the next one's delay in noticing
-	q.hold, q.headSince = hold, time.Now()
+	const hold, spread, rtt = 20 * time.Millisecond, 6 * time.Millisecond, time.Millisecond
+	q.hold, q.spread, q.rtt, q.headSince = hold, spread, rtt, time.Now()
+	step := spread // the spread: more than an eighth of the hold, a round trip, and the floor of PollInterval/20
+	per := hold + 2*rtt + step*3/2
+	require.Equal(t, per, q.handOver(o.PollInterval/20), "a hand-over: the hold, a round trip, the next one's delay in noticing and a margin")
 	around := func(want time.Duration, p place, mine int64, misses int, msg string) {
 		t.Helper()
 		for range 20 { // the pause has ±10% of jitter
@@ -100,10 +102,15 @@ func testFIFOReadTiming(t *testing.T) {
 	around(o.LeaseDuration, place{known: true, ahead: 5000}, 9, 0, "but no pause is longer than the lease")
 	around(5*time.Millisecond, place{known: true, ahead: 3, due: time.Now().Add(5 * time.Millisecond)}, 9, 0,
 		"an entry ahead may be seen abandoned sooner: read then")
+	for range 20 {
+		got := q.pause(place{known: true, ahead: 11}, 9, 0, o)
+		require.InDelta(t, float64(11*per), float64(got), float64(step/2)+1, "a long pause's jitter is at most half a step")
+	}
 
 	time.Sleep(5 * hold) // the head holds on, five times as long as expected
-	around(hold/8, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every eighth of a hold")
-	around(hold/8<<2, place{known: true, ahead: 1}, 9, 4, "after two reads that saw the same head, the pauses double")
+	around(step, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every step")
+	around(step<<2, place{known: true, ahead: 1}, 9, 2, "each read that saw the same head doubles the pause")
+	around(5*hold/2, place{known: true, ahead: 1}, 9, 4, "but it stays within half of what the head has held so far")
 	around(2*per, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
 
 	q.waiting[5] = true // another waiter of this Locker is ahead: its reads wake us
@@ -118,7 +125,8 @@ func testFIFOReadTiming(t *testing.T) {
 	q.headSince = time.Now()
 	around(o.PollInterval, place{known: true, ahead: 1}, 9, 0, "unknown hold, head just seen: PollInterval")
 
-	assert.Equal(t, 10*time.Millisecond, nextHold(0, 10*time.Millisecond), "the first sample")
-	assert.Equal(t, 6*time.Millisecond, nextHold(10*time.Millisecond, 2*time.Millisecond), "a shorter sample: half-way down at once")
-	assert.Equal(t, 15*time.Millisecond, nextHold(10*time.Millisecond, 50*time.Millisecond), "a longer one: an eighth of the way up")
+	h, sp := nextHold(0, 0, 8*time.Millisecond)
+	assert.Equal(t, []time.Duration{8 * time.Millisecond, 2 * time.Millisecond}, []time.Duration{h, sp}, "the first sample")
+	h, sp = nextHold(h, sp, 12*time.Millisecond)
+	assert.Equal(t, []time.Duration{9 * time.Millisecond, 2500 * time.Microsecond}, []time.Duration{h, sp}, "a moving average of holds and of their distance from it")
 }

@@ -84,12 +84,15 @@ type fifoQueue struct {
 	news      chan struct{}
 	obs       map[string]observed // entry id → its record version, and since when
 	head      int64               // the head's ticket, as last seen
-	headSince time.Time           // when that head was first seen
-	hold      time.Duration       // how long a head holds, a low estimate (0: not known yet)
+	headSince time.Time           // when that head's turn began, as well as can be told
+	hold      time.Duration       // how long a head holds, a moving average (0: not known yet)
 	removing  bool                // a waiter is removing abandoned entries
 	waiting   map[int64]bool      // the tickets of this Locker's waiters
 	gone      holder              // the last entry removed without releasing, as the record says
 	heldBy    int64               // the ticket of the last release whose hold was taken as a sample
+	spread    time.Duration       // how far a hold is from hold, on average
+	oversleep time.Duration       // how much later than asked a waiter wakes, on average
+	rtt       time.Duration       // the round trip of this Locker's calls to the queue, a moving average
 }
 
 func newFIFOQueue() *fifoQueue {
@@ -122,8 +125,65 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 		lower = sent
 	}
 	changed := lower.Add(now.Sub(lower) / 2)
-	// The observation of a record version starts when the answer arrives:
-	// it was written no later than that.
+	if rtt := now.Sub(sent); rtt >= 0 {
+		q.rtt = nextRTT(q.rtt, rtt)
+	}
+	q.observe(es, now)
+	// The last holder's own measure of its hold, new since the last
+	// sample: the best sample there is (the time between changes of the
+	// head, as seen, is off by up to half the time between reads, and a
+	// waiter far back reads seldom).
+	heldUs, _ := attrs.Int64(item[attrHeld])
+	held := time.Duration(heldUs) * time.Microsecond
+	heldBy, _ := attrs.Int64(item[attrHeldBy])
+	reported := heldBy > q.heldBy && held > 0
+	if reported {
+		q.heldBy = heldBy
+	}
+	if !moved && q.head != 0 && len(es) > 0 && es[0].token > q.head {
+		// served heads changed since the old head's turn began, at about
+		// even intervals: the last one half an interval ago on average, a
+		// better guess than the midpoint since the last snapshot when
+		// reads are far apart (as they are, about one per hand-over).
+		served := time.Duration(es[0].token - q.head)
+		interval := now.Sub(q.headSince) * 2 / (2*served + 1)
+		if guess := now.Add(-interval / 2); guess.After(lower) {
+			changed = guess
+		}
+	}
+	switch {
+	case len(es) == 0:
+		q.head, q.headSince = 0, changed
+	case es[0].token > q.head:
+		switch {
+		case reported:
+			q.hold, q.spread = nextHold(q.hold, q.spread, held)
+		case q.head != 0:
+			// Tickets are handed out one by one, so every ticket between
+			// the old head and the new one was served (or given up) since
+			// the old head was first seen.
+			served := es[0].token - q.head
+			sample := max(changed.Sub(q.headSince), 0) / time.Duration(served)
+			q.hold, q.spread = nextHold(q.hold, q.spread, sample)
+		}
+		q.head, q.headSince = es[0].token, changed
+	case reported && q.hold == 0:
+		q.hold, q.spread = nextHold(0, 0, held) // a first estimate, from a join or read
+	}
+	q.entries, q.sent, q.at = es, sent, now
+	q.gone = holder{}
+	if v, ok := item[attrGoneOwner].(*types.AttributeValueMemberS); ok {
+		q.gone.owner = v.Value
+		q.gone.token, _ = attrs.Int64(item[attrGoneToken])
+	}
+	close(q.news)
+	q.news = make(chan struct{})
+}
+
+// observe notes each entry's record version, from now if it is new: the
+// observation starts when the answer arrives, since it was written no
+// later than that (q.mu held).
+func (q *fifoQueue) observe(es []entry, now time.Time) {
 	present := make(map[string]bool, len(es))
 	for _, e := range es {
 		present[e.id] = true
@@ -136,51 +196,6 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 			delete(q.obs, id)
 		}
 	}
-	// The last holder's own measure of its hold, new since the last
-	// sample: the best sample there is (the midpoint below is off by up to
-	// half the time between reads, and a waiter far back reads seldom).
-	heldMs, _ := attrs.Int64(item[attrHeldMs])
-	heldBy, _ := attrs.Int64(item[attrHeldBy])
-	reported := heldBy > q.heldBy && heldMs > 0
-	if reported {
-		q.heldBy = heldBy
-	}
-	if reported && q.head != 0 && len(es) > 0 && es[0].token > q.head {
-		// The heads since the one first seen at headSince held about
-		// that long each: a better guess of the change than the midpoint
-		// when reads are far apart (as they are, one per hand-over).
-		served := time.Duration(es[0].token - q.head)
-		if guess := q.headSince.Add(served * handOver(time.Duration(heldMs)*time.Millisecond)); guess.After(lower) && guess.Before(now) {
-			changed = guess
-		}
-	}
-	switch {
-	case len(es) == 0:
-		q.head, q.headSince = 0, changed
-	case es[0].token > q.head:
-		switch {
-		case reported:
-			q.hold = nextHold(q.hold, time.Duration(heldMs)*time.Millisecond)
-		case q.head != 0:
-			// Tickets are handed out one by one, so every ticket between
-			// the old head and the new one was served (or given up) since
-			// the old head was first seen.
-			served := es[0].token - q.head
-			sample := max(changed.Sub(q.headSince), 0) / time.Duration(served)
-			q.hold = nextHold(q.hold, sample)
-		}
-		q.head, q.headSince = es[0].token, changed
-	case reported && q.hold == 0:
-		q.hold = time.Duration(heldMs) * time.Millisecond // a first estimate, from a join or read
-	}
-	q.entries, q.sent, q.at = es, sent, now
-	q.gone = holder{}
-	if v, ok := item[attrGoneOwner].(*types.AttributeValueMemberS); ok {
-		q.gone.owner = v.Value
-		q.gone.token, _ = attrs.Int64(item[attrGoneToken])
-	}
-	close(q.news)
-	q.news = make(chan struct{})
 }
 
 // place is where a waiter stands, by the last snapshot.
@@ -280,6 +295,7 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 		case <-sctx.Done():
 		}
 	}()
+	start := time.Now()
 	err := retry.Sleep(sctx, d)
 	select {
 	case <-woken:
@@ -289,5 +305,14 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 	if err != nil {
 		return false, ctx.Err()
 	}
+	// How much later than asked the waiter woke (a busy machine's
+	// scheduler): it delays every hand-over too. A sample is taken as at
+	// most twice the average and a millisecond: one long stall is not how
+	// late the waiters wake, and every waiter k places back would read k
+	// times that late.
+	over := max(time.Since(start)-d, 0)
+	q.mu.Lock()
+	q.oversleep = nextRTT(q.oversleep, min(over, 2*q.oversleep+time.Millisecond))
+	q.mu.Unlock()
 	return true, nil
 }

@@ -557,7 +557,7 @@ func (s *Lease) releaseWrite(cur string) *plan.Write {
 		// clock, not a time: no clocks are compared) and its ticket, for
 		// the waiters to time their reads by.
 		w.Actions = append(w.Actions,
-			set(plan.Top(attrHeldMs), attrs.N(max(time.Since(s.headAt), 0).Milliseconds())),
+			set(plan.Top(attrHeld), attrs.N(max(time.Since(s.headAt), 0).Microseconds())),
 			set(plan.Top(attrHeldBy), attrs.N(s.token)))
 	}
 	return w
