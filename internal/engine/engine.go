@@ -260,11 +260,16 @@ func scopeOf(h http.Header) string {
 	if j := strings.IndexAny(cred, ", "); j >= 0 {
 		cred = cred[:j]
 	}
-	parts := strings.Split(cred, "/")
-	if len(parts) < 3 {
+	// key/date/region/...: the key and the region.
+	key, rest, ok := strings.Cut(cred, "/")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "/")
+	}
+	if !ok {
 		return cred
 	}
-	return parts[0] + "/" + parts[2]
+	region, _, _ := strings.Cut(rest, "/")
+	return key + "/" + region
 }
 
 func (e *Engine) scopeFor(name string) *scope {

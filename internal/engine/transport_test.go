@@ -32,3 +32,20 @@ func TestAnswerHeaders(t *testing.T) {
 		assert.Equal(t, strconv.Itoa(status)+" "+http.StatusText(status), statusLine(status))
 	}
 }
+
+// TestScopeOf: a request's scope is the access key and the region of its
+// credential, the whole credential when it has fewer than three parts.
+func TestScopeOf(t *testing.T) {
+	for cred, want := range map[string]string{
+		"AKID/20261126/us-east-1/dynamodb/aws4_request": "AKID/us-east-1",
+		"AKID/20261126/eu-west-1":                       "AKID/eu-west-1",
+		"AKID/20261126":                                 "AKID/20261126",
+		"AKID":                                          "AKID",
+		"":                                              "",
+	} {
+		h := http.Header{}
+		h.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+cred+", SignedHeaders=host, Signature=x")
+		assert.Equal(t, want, scopeOf(h), cred)
+	}
+	assert.Empty(t, scopeOf(http.Header{}))
+}
