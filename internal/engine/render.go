@@ -46,15 +46,22 @@ func writeOut(buf *bytes.Buffer, it outItem) {
 	writeStored(buf, it.data, it.keep)
 }
 
+// writeStored writes the item encoded in s as appendStored does, appended
+// to the buffer's free space, which answerSize made room for: a
+// bytes.Buffer's WriteByte checks its room at every byte.
+func writeStored(buf *bytes.Buffer, s string, keep map[string]bool) {
+	buf.Write(appendStored(buf.AvailableBuffer(), s, keep))
+}
+
 // storedAttr is where an attribute of an encoded item lies in it.
 type storedAttr struct {
 	name       string
 	start, end int // its value
 }
 
-// writeStored writes the item encoded in s, its attributes sorted by name,
-// those keep lets through (all when keep is nil).
-func writeStored(buf *bytes.Buffer, s string, keep map[string]bool) {
+// appendStored appends the JSON of the item encoded in s, its attributes
+// sorted by name, those keep lets through (all when keep is nil).
+func appendStored(b []byte, s string, keep map[string]bool) []byte {
 	d := decoder{s: s}
 	n := d.uvarint()
 	var arr [16]storedAttr
@@ -67,75 +74,85 @@ func writeStored(buf *bytes.Buffer, s string, keep map[string]bool) {
 			attrs = append(attrs, storedAttr{name, start, d.i})
 		}
 	}
-	if len(attrs) > 1 {
-		slices.SortFunc(attrs, func(a, b storedAttr) int { return strings.Compare(a.name, b.name) })
-	}
-	buf.WriteByte('{')
+	sortAttrs(attrs)
+	b = append(b, '{')
 	for i, a := range attrs {
 		if i > 0 {
-			buf.WriteByte(',')
+			b = append(b, ',')
 		}
-		writeText(buf, a.name)
-		buf.WriteByte(':')
+		b = appendJSONText(b, a.name)
+		b = append(b, ':')
 		v := decoder{s: s[:a.end], i: a.start}
-		writeStoredValue(buf, &v)
+		b = appendStoredValue(b, &v)
 	}
-	buf.WriteByte('}')
+	return append(b, '}')
 }
 
-// writeStoredValue writes the value d is at, as writeValue writes it
-// decoded, and moves d past it.
-func writeStoredValue(buf *bytes.Buffer, d *decoder) {
+// sortAttrs sorts attributes by name: by insertion for an item's few,
+// which a sort through a comparison function would spend most of its time
+// calling.
+func sortAttrs(attrs []storedAttr) {
+	if len(attrs) > 16 {
+		slices.SortFunc(attrs, func(a, b storedAttr) int { return strings.Compare(a.name, b.name) })
+		return
+	}
+	for i := 1; i < len(attrs); i++ {
+		for j := i; j > 0 && attrs[j].name < attrs[j-1].name; j-- {
+			attrs[j], attrs[j-1] = attrs[j-1], attrs[j]
+		}
+	}
+}
+
+// appendStoredValue appends the JSON of the value d is at, as writeValue
+// writes it decoded, and moves d past it.
+func appendStoredValue(b []byte, d *decoder) []byte {
 	tag := d.s[d.i]
 	d.i++
 	switch tag {
 	case tagS:
-		buf.WriteString(`{"S":`)
-		writeText(buf, d.text())
+		b = appendJSONText(append(b, `{"S":`...), d.text())
 	case tagN:
-		buf.WriteString(`{"N":`)
-		writeText(buf, d.text())
+		b = appendJSONText(append(b, `{"N":`...), d.text())
 	case tagB:
-		buf.WriteString(`{"B":`)
-		writeBase64(buf, d.text())
+		b = appendBase64(append(b, `{"B":`...), d.text())
 	case tagTrue:
-		buf.WriteString(`{"BOOL":true`)
+		b = append(b, `{"BOOL":true`...)
 	case tagFalse:
-		buf.WriteString(`{"BOOL":false`)
+		b = append(b, `{"BOOL":false`...)
 	case tagNull:
-		buf.WriteString(`{"NULL":true`)
+		b = append(b, `{"NULL":true`...)
 	case tagSS, tagNS, tagBS:
-		buf.WriteString(setOpen(tag))
+		b = append(b, setOpen(tag)...)
 		for i := range d.uvarint() {
 			if i > 0 {
-				buf.WriteByte(',')
+				b = append(b, ',')
 			}
 			if tag == tagBS {
-				writeBase64(buf, d.text())
+				b = appendBase64(b, d.text())
 			} else {
-				writeText(buf, d.text())
+				b = appendJSONText(b, d.text())
 			}
 		}
-		buf.WriteByte(']')
+		b = append(b, ']')
 	case tagL:
-		buf.WriteString(`{"L":[`)
+		b = append(b, `{"L":[`...)
 		for i := range d.uvarint() {
 			if i > 0 {
-				buf.WriteByte(',')
+				b = append(b, ',')
 			}
-			writeStoredValue(buf, d)
+			b = appendStoredValue(b, d)
 		}
-		buf.WriteByte(']')
+		b = append(b, ']')
 	case tagM:
-		buf.WriteString(`{"M":`)
+		b = append(b, `{"M":`...)
 		start := d.i
 		d.i--
 		d.skip() // past the map, to know where it ends
-		writeStored(buf, d.s[start:d.i], nil)
+		b = appendStored(b, d.s[start:d.i], nil)
 	default:
 		panic("engine: corrupt stored item")
 	}
-	buf.WriteByte('}')
+	return append(b, '}')
 }
 
 // setOpen is how a set of the tag opens.
@@ -149,10 +166,10 @@ func setOpen(tag byte) string {
 	return `{"BS":[`
 }
 
-// writeBase64 writes b as a JSON string of its standard base64, as
+// appendBase64 appends b as a JSON string of its standard base64, as
 // encoding/json writes a []byte.
-func writeBase64(buf *bytes.Buffer, b string) {
-	buf.WriteByte('"')
-	buf.Write(base64.StdEncoding.AppendEncode(buf.AvailableBuffer(), []byte(b)))
-	buf.WriteByte('"')
+func appendBase64(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, []byte(s))
+	return append(b, '"')
 }
