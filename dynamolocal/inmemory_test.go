@@ -24,19 +24,10 @@ func TestEmbeddedClientScope(t *testing.T) {
 	ctx := context.Background()
 	s := dynamolocal.NewEngine(t)
 	var auth string
-	c := s.NewClient(func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
-			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("peek", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				auth = in.Request.(*smithyhttp.Request).Header.Get("Authorization")
-				return next.HandleFinalize(ctx, in)
-			}), middleware.After)
-		})
-	})
+	c := s.NewClient(peekAuth(&auth))
 	_, err := c.CreateTable(ctx, hashTableInput("scoped"))
 	require.NoError(t, err)
-	require.Contains(t, auth, "Credential="+dynamolocal.AccessKeyID+"/")
-	require.Contains(t, auth, "/"+dynamolocal.Region+"/dynamodb/aws4_request")
-	require.True(t, strings.HasSuffix(auth, "Signature=unsigned"), auth)
+	requireUnsigned(t, auth)
 
 	signing := func(key string) *dynamodb.Client {
 		return dynamodb.New(dynamodb.Options{Region: dynamolocal.Region, BaseEndpoint: aws.String(s.Endpoint()), HTTPClient: http.DefaultClient,
@@ -58,6 +49,43 @@ func TestEmbeddedClientScope(t *testing.T) {
 	}).ListTables(ctx, &dynamodb.ListTablesInput{})
 	require.NoError(t, err)
 	require.Empty(t, out.TableNames)
+}
+
+// peekAuth is a client option that keeps the Authorization header of the
+// request last sent in auth.
+func peekAuth(auth *string) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("peek", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				*auth = in.Request.(*smithyhttp.Request).Header.Get("Authorization")
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
+		})
+	}
+}
+
+// requireUnsigned wants auth to be the credential scope of the clients'
+// key and region, with no signature.
+func requireUnsigned(t *testing.T, auth string) {
+	t.Helper()
+	require.Contains(t, auth, "Credential="+dynamolocal.AccessKeyID+"/")
+	require.Contains(t, auth, "/"+dynamolocal.Region+"/dynamodb/aws4_request")
+	require.True(t, strings.HasSuffix(auth, "Signature=unsigned"), auth)
+}
+
+// TestSimClientUnsigned: a simulation's clients are in memory too, and as
+// unsigned as the others.
+func TestSimClientUnsigned(t *testing.T) {
+	var auth string
+	dynamolocal.Simulate(t, 1, func(s *dynamolocal.Sim) {
+		s.Go("a", func(ctx context.Context, c *dynamodb.Client) {
+			_, err := c.CreateTable(ctx, hashTableInput("unsigned"), peekAuth(&auth))
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	})
+	requireUnsigned(t, auth)
 }
 
 // TestEmbeddedClientBaseEndpoint: a BaseEndpoint given to NewClient is

@@ -264,7 +264,7 @@ func (s *Sim) clientLocked(name string) *simClient {
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey, Source: "dynamolocal"}, nil
 		}),
-	})
+	}, engine.ClientOptions(inMemoryEndpoint)) // unsigned, as every in-memory client
 	s.clients[name] = c
 	return c
 }

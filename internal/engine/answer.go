@@ -14,11 +14,39 @@ import (
 // the handlers build (maps of any, slices of them, items, strings, numbers
 // and booleans) are written here; any other value goes to json.Marshal.
 func encodeAnswer(out any) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, 512))
+	buf := bytes.NewBuffer(make([]byte, 0, answerSize(out)))
 	if err := writeAny(buf, out); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// answerSize is about the size of an answer's JSON, for its buffer: a
+// page of items rendered from storage would otherwise grow it by copies.
+func answerSize(out any) int {
+	n := 512
+	m, ok := out.(map[string]any)
+	if !ok {
+		return n
+	}
+	items, _ := m["Items"].([]outItem)
+	if it, ok := m["Item"].(outItem); ok {
+		items = []outItem{it}
+	}
+	for _, it := range items {
+		n += jsonSize(it.data)
+	}
+	return n
+}
+
+// jsonSize is about the size of the JSON of the item stored as s: its
+// bytes and a dozen per attribute for the JSON around each.
+func jsonSize(s string) int {
+	if s == "" {
+		return 0
+	}
+	d := decoder{s: s}
+	return len(s) + 12*d.uvarint() + 2
 }
 
 // writeAny writes v as json.Marshal would.
@@ -50,6 +78,10 @@ func writeAny(buf *bytes.Buffer, v any) error {
 		writeReadItem(buf, v)
 	case []readItem:
 		return writeSlice(buf, v, v == nil, func(buf *bytes.Buffer, m readItem) error { writeReadItem(buf, m); return nil })
+	case outItem:
+		writeOut(buf, v)
+	case []outItem:
+		return writeSlice(buf, v, v == nil, func(buf *bytes.Buffer, it outItem) error { writeOut(buf, it); return nil })
 	case av:
 		writeValue(buf, v.v)
 	default:

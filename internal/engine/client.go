@@ -42,8 +42,15 @@ func ClientOptions(endpoint string) func(*dynamodb.Options) {
 type scopeSigner struct{}
 
 func (scopeSigner) SignHTTP(_ context.Context, creds aws.Credentials, r *http.Request, _, service, region string, t time.Time, _ ...func(*v4.SignerOptions)) error {
-	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+creds.AccessKeyID+"/"+t.UTC().Format("20060102")+"/"+region+"/"+service+
-		"/aws4_request, SignedHeaders=host, Signature=unsigned")
+	// One string built in one buffer: this runs at every request.
+	b := make([]byte, 0, 128)
+	b = append(b, "AWS4-HMAC-SHA256 Credential="...)
+	b = append(b, creds.AccessKeyID...)
+	b = t.UTC().AppendFormat(append(b, '/'), "20060102")
+	b = append(append(b, '/'), region...)
+	b = append(append(b, '/'), service...)
+	b = append(b, "/aws4_request, SignedHeaders=host, Signature=unsigned"...)
+	r.Header["Authorization"] = []string{string(b)}
 	if creds.SessionToken != "" {
 		r.Header.Set("X-Amz-Security-Token", creds.SessionToken)
 	}

@@ -17,14 +17,10 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"hash/crc32"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,28 +187,19 @@ func (e *Engine) do(req *http.Request, extra *Faults) (*http.Response, Fault, er
 	if drop {
 		return nil, fault, ErrConnectionLost
 	}
-	h := http.Header{}
+	h := make(http.Header, 4)
 	writeHeaders(h, resp, e.reqSeq.Add(1))
 	return &http.Response{
-		Status:        strconv.Itoa(resp.status) + " " + http.StatusText(resp.status),
+		Status:        statusLine(resp.status),
 		StatusCode:    resp.status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        h,
-		Body:          io.NopCloser(bytes.NewReader(resp.body)),
+		Body:          newAnswerBody(resp.body),
 		ContentLength: int64(len(resp.body)),
 		Request:       req,
 	}, fault, nil
-}
-
-func writeHeaders(h http.Header, resp response, seq uint64) {
-	h.Set("Content-Type", "application/x-amz-json-1.0")
-	h.Set("x-amzn-RequestId", fmt.Sprintf("00000000-0000-4000-8000-%012x", seq))
-	if resp.status == http.StatusOK {
-		h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(resp.body)), 10))
-	}
-	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
 }
 
 // serve runs one request, with faults, and reports whether the answer is
@@ -273,11 +260,16 @@ func scopeOf(h http.Header) string {
 	if j := strings.IndexAny(cred, ", "); j >= 0 {
 		cred = cred[:j]
 	}
-	parts := strings.Split(cred, "/")
-	if len(parts) < 3 {
+	// key/date/region/...: the key and the region.
+	key, rest, ok := strings.Cut(cred, "/")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "/")
+	}
+	if !ok {
 		return cred
 	}
-	return parts[0] + "/" + parts[2]
+	region, _, _ := strings.Cut(rest, "/")
+	return key + "/" + region
 }
 
 func (e *Engine) scopeFor(name string) *scope {

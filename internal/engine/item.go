@@ -80,7 +80,7 @@ func (e *Engine) getItem(s *scope, in *getItemInput) (any, error) {
 	size := 0
 	if en := t.items.get(hash, rng); en != nil {
 		size = en.size()
-		out["Item"] = wireItem(proj.apply(en.item()))
+		out["Item"] = storedOut(en.data(), proj)
 	}
 	if c := consumed(in.ReturnConsumedCapacity, t.name, readUnits(size, in.ConsistentRead), nil); c != nil {
 		if in.ReturnConsumedCapacity == "INDEXES" {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -59,13 +60,40 @@ func writeItemValue(buf *bytes.Buffer, v types.AttributeValue) {
 // encoding/json would write it so (printable ASCII it does not escape),
 // else by writeString.
 func writeText(buf *bytes.Buffer, s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			writeString(buf, s)
-			return
-		}
+	if !plainText(s) {
+		writeString(buf, s)
+		return
 	}
 	buf.WriteByte('"')
 	buf.WriteString(s)
 	buf.WriteByte('"')
 }
+
+// appendJSONText appends s as writeText writes it.
+func appendJSONText(b []byte, s string) []byte {
+	if !plainText(s) {
+		j, _ := json.Marshal(s) // a string always marshals
+		return append(b, j...)
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// plainText reports whether encoding/json writes s as it is: printable
+// ASCII but for '"', '\\', '<', '>' and '&'.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()

@@ -83,8 +83,7 @@ func (r *read) queryTable(hv types.AttributeValue, rc *keyCond, esk map[string]t
 		if !ok {
 			return row{}, false
 		}
-		m := en.item()
-		return row{item: m, full: m, en: en, size: en.size()}, true
+		return row{en: en, size: en.size()}, true // decoded when needed: see readPage
 	}
 }
 

@@ -56,8 +56,8 @@ const pageBytes = 1 << 20
 
 // row is one item as the table or index read holds it.
 type row struct {
-	item map[string]types.AttributeValue // the table's item or the index's projection of it
-	full map[string]types.AttributeValue // the table's item
+	item map[string]types.AttributeValue // the table's item or the index's projection of it; nil until decoded (a table's row)
+	full map[string]types.AttributeValue // the table's item; nil until decoded
 	en   entry                           // the table's entry
 	size int                             // size of item
 }
@@ -400,17 +400,18 @@ func (r *read) page(next func() (row, bool)) (map[string]any, error) {
 
 // pageScan is what reading one page met.
 type pageScan struct {
-	items                 []readItem // those kept, projected (none for a count)
-	count, scanned, bytes int        // rows kept, rows read, their bytes
-	fetched               float64    // read units of the table items an index read fetched
-	last                  *row       // the last row read
-	more                  bool       // stopped at the limit or the page's size
+	items                 []outItem // those kept, projected (none for a count)
+	count, scanned, bytes int       // rows kept, rows read, their bytes
+	fetched               float64   // read units of the table items an index read fetched
+	last                  row       // the last row read, if hasLast
+	hasLast               bool
+	more                  bool // stopped at the limit or the page's size
 }
 
 // readPage reads rows from next until none is left, the limit or the
 // page's size, keeping those the filter passes.
 func (r *read) readPage(next func() (row, bool)) (*pageScan, error) {
-	ps := &pageScan{items: []readItem{}}
+	ps := &pageScan{items: []outItem{}}
 	for {
 		if (r.limit > 0 && ps.scanned >= r.limit) || ps.bytes >= pageBytes {
 			ps.more = true // DynamoDB returns a LastEvaluatedKey when it stops, even at the end
@@ -422,7 +423,13 @@ func (r *read) readPage(next func() (row, bool)) (*pageScan, error) {
 		}
 		ps.scanned++
 		ps.bytes += rw.size
-		ps.last = &rw
+		// A table's row comes undecoded: it is decoded for a filter, and
+		// rendered from storage unless a projection of paths needs it.
+		stored := rw.full == nil
+		if stored && r.filter != nil {
+			rw.item = rw.en.item()
+			rw.full = rw.item
+		}
 		it := rw.item
 		if r.fetch {
 			it = rw.full
@@ -430,6 +437,7 @@ func (r *read) readPage(next func() (row, bool)) (*pageScan, error) {
 				ps.fetched += readUnits(rw.en.size(), r.consist)
 			}
 		}
+		ps.last, ps.hasLast = rw, true
 		keep, err := r.passes(rw, it)
 		if err != nil {
 			return nil, err
@@ -438,8 +446,12 @@ func (r *read) readPage(next func() (row, bool)) (*pageScan, error) {
 			continue
 		}
 		ps.count++
-		if !r.count {
-			ps.items = append(ps.items, readItem(r.proj.apply(it)))
+		switch {
+		case r.count:
+		case stored:
+			ps.items = append(ps.items, storedOut(rw.en.data(), r.proj))
+		default:
+			ps.items = append(ps.items, outItem{m: r.proj.apply(it)})
 		}
 	}
 	return ps, nil
@@ -462,7 +474,16 @@ func (r *read) passes(rw row, it map[string]types.AttributeValue) (bool, error) 
 // more row from next to tell whether any follows the range's end.
 func (r *read) lastKey(ps *pageScan, next func() (row, bool)) map[string]types.AttributeValue {
 	more, last := ps.more, ps.last
-	if more && last != nil && r.endBound != nil && onBound(last.full[r.endKey], r.endBound) {
+	// attr reads an attribute of the last row, from storage for a row
+	// not decoded: only the key's attributes are needed.
+	attr := func(name string) types.AttributeValue {
+		if last.full != nil {
+			return last.full[name]
+		}
+		v, _ := attrOf(last.en.data(), name)
+		return v
+	}
+	if more && ps.hasLast && r.endBound != nil && onBound(attr(r.endKey), r.endBound) {
 		// DynamoDB Local returns no LastEvaluatedKey when the table's range
 		// key of the last item read equals the inclusive bound where the
 		// range ends (on an index too, where that key is not the index's):
@@ -473,12 +494,12 @@ func (r *read) lastKey(ps *pageScan, next func() (row, bool)) map[string]types.A
 			more = false
 		}
 	}
-	if !more || last == nil || r.single {
+	if !more || !ps.hasLast || r.single {
 		return nil
 	}
 	lek := map[string]types.AttributeValue{}
 	for _, n := range r.lekNames() {
-		lek[n] = last.full[n]
+		lek[n] = attr(n)
 	}
 	return copyItem(lek)
 }

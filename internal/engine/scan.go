@@ -73,8 +73,7 @@ func (r *read) scanTable(esk map[string]types.AttributeValue, seg, total int) fu
 		if !ok {
 			return row{}, false
 		}
-		m := en.item()
-		return row{item: m, full: m, en: en, size: en.size()}, true
+		return row{en: en, size: en.size()}, true // decoded when needed: see readPage
 	}
 }
 
