@@ -177,7 +177,7 @@
 // ([EnvDir]; by default under [os.UserCacheDir]), the jar's SHA-256 is
 // checked against [JarSHA256], and the install is atomic and locked, so
 // parallel test binaries download it once. Start runs it with java (17 or
-// later) in memory on a free port, waits up to 30 s for it to answer, and
+// later) in memory on a free port, waits up to 2 minutes for it to answer, and
 // on Linux has the kernel kill it when the test binary exits; an error
 // includes the end of its output.
 //
