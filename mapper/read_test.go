@@ -279,8 +279,9 @@ func TestBuildQuery(t *testing.T) {
 		Filter(expression.Name("text").AttributeExists()), Filter(expression.Name("at").AttributeExists()),
 	})
 	require.NoError(t, err)
-	in, err := tb.buildQuery(&c, expression.Key("status").Equal(expression.Value("open")))
+	p, err := tb.queryPager(&c, expression.Key("status").Equal(expression.Value("open")))
 	require.NoError(t, err)
+	in := p.query
 	assert.Equal(t, &dynamodb.QueryInput{
 		TableName:              aws.String("events"),
 		IndexName:              aws.String("by-status"),
@@ -293,6 +294,6 @@ func TestBuildQuery(t *testing.T) {
 		ScanIndexForward:          aws.Bool(false),
 	}, in)
 
-	_, err = tb.buildQuery(&c, expression.KeyConditionBuilder{})
+	_, err = tb.queryPager(&c, expression.KeyConditionBuilder{})
 	assert.ErrorIs(t, err, ErrInvalidOption, "no key condition")
 }
