@@ -369,20 +369,8 @@ func Copy(v types.AttributeValue) types.AttributeValue {
 			out[i] = bytes.Clone(b)
 		}
 		return &types.AttributeValueMemberBS{Value: out}
-	case *types.AttributeValueMemberL:
-		out := make([]types.AttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			out[i] = Copy(e)
-		}
-		return &types.AttributeValueMemberL{Value: out}
-	case *types.AttributeValueMemberM:
-		out := make(map[string]types.AttributeValue, len(v.Value))
-		for k, e := range v.Value {
-			out[k] = Copy(e)
-		}
-		return &types.AttributeValueMemberM{Value: out}
 	}
-	return v
+	return mapElements(v, Copy)
 }
 
 // asStored returns v as DynamoDB Local stores a value of
@@ -397,16 +385,24 @@ func asStored(v types.AttributeValue) types.AttributeValue {
 			out[i] = javaString(n)
 		}
 		return &types.AttributeValueMemberNS{Value: out}
+	}
+	return mapElements(v, asStored)
+}
+
+// mapElements returns a new list or map of f of each element of v, a list
+// or a map; any other v as it is.
+func mapElements(v types.AttributeValue, f func(types.AttributeValue) types.AttributeValue) types.AttributeValue {
+	switch v := v.(type) {
 	case *types.AttributeValueMemberL:
 		out := make([]types.AttributeValue, len(v.Value))
 		for i, e := range v.Value {
-			out[i] = asStored(e)
+			out[i] = f(e)
 		}
 		return &types.AttributeValueMemberL{Value: out}
 	case *types.AttributeValueMemberM:
 		out := make(map[string]types.AttributeValue, len(v.Value))
 		for k, e := range v.Value {
-			out[k] = asStored(e)
+			out[k] = f(e)
 		}
 		return &types.AttributeValueMemberM{Value: out}
 	}

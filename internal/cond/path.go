@@ -69,12 +69,32 @@ func resolvePath(path []elem, names map[string]string) (Path, error) {
 	return p, nil
 }
 
-// cursor walks the tokens of an expression, for the parsers of update and
-// projection expressions, which report errors as DynamoDB does.
+// cursor walks the tokens of an expression, for the parsers of condition,
+// update and projection expressions, which report errors as DynamoDB does.
 type cursor struct {
 	src  string
 	toks []token
 	i    int
+}
+
+// newCursor checks what every expression must be before it is parsed (at
+// most maxExprBytes long, not blank) and lexes it. DynamoDB gives the size
+// in its message for a condition expression (sized), not for the others.
+func newCursor(expr string, sized bool) (*cursor, error) {
+	if len(expr) > maxExprBytes {
+		if sized {
+			return nil, invalid(msgExpressionTooLargeSize, len(expr))
+		}
+		return nil, invalid(msgExpressionTooLarge)
+	}
+	if strings.Trim(expr, " \t\r\n") == "" {
+		return nil, blankError(expr)
+	}
+	toks, err := lex(expr)
+	if err != nil {
+		return nil, err
+	}
+	return &cursor{src: expr, toks: toks}, nil
 }
 
 func (c *cursor) peek() token { return c.toks[c.i] }

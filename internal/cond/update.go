@@ -87,17 +87,10 @@ func ParseUpdate(expr string) (*Update, error) {
 }
 
 func parseUpdate(expr string) (*Update, error) {
-	if len(expr) > maxExprBytes {
-		return nil, invalid(msgExpressionTooLarge)
-	}
-	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, blankError(expr)
-	}
-	toks, err := lex(expr)
+	c, err := newCursor(expr, false)
 	if err != nil {
 		return nil, err
 	}
-	c := &cursor{src: expr, toks: toks}
 	u := &Update{src: expr}
 	var clauses [4][]*action
 	seen := [4]bool{}
