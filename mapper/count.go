@@ -21,17 +21,11 @@ import (
 // It is meant for lookups that must be unique, such as an item found by a
 // unique attribute through a global secondary index.
 func (t *Table[T]) One(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) (*T, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	c, err := newReadConfig(callOne, opts)
+	p, err := t.readPager(callOne, opts, &key, false)
 	if err != nil {
 		return nil, err
 	}
-	p, err := t.queryPager(&c, key)
-	if err != nil {
-		return nil, err
-	}
+	c := p.c
 	c.limit = 2 // stop reading at the second item
 	var items []*T
 	iterate(ctx, p, t.decode, func(v *T, e error) bool {
@@ -61,15 +55,7 @@ func (t *Table[T]) One(ctx context.Context, key expression.KeyConditionBuilder, 
 // Options: [Index], [Filter], [PageSize], [StartAfter], [ConsistentRead],
 // [ReadCapacity].
 func (t *Table[T]) Count(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) (int, error) {
-	if err := t.usable(); err != nil {
-		return 0, err
-	}
-	c, err := newReadConfig(callCount, opts)
-	if err != nil {
-		return 0, err
-	}
-	c.count = true
-	p, err := t.queryPager(&c, key)
+	p, err := t.readPager(callCount, opts, &key, true)
 	if err != nil {
 		return 0, err
 	}
@@ -84,20 +70,11 @@ func (t *Table[T]) Count(ctx context.Context, key expression.KeyConditionBuilder
 // about every six hours.) Options: [Index], [Filter], [PageSize],
 // [StartAfter], [Segments], [ConsistentRead], [ReadCapacity].
 func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, error) {
-	if err := t.usable(); err != nil {
-		return 0, err
-	}
-	c, err := newReadConfig(callScanCount, opts)
+	base, err := t.readPager(callScanCount, opts, nil, true)
 	if err != nil {
 		return 0, err
 	}
-	c.count = true
-	t.s.ent.typed(&c)
-	base, err := t.pager(&c, nil)
-	if err != nil {
-		return 0, err
-	}
-	segments := max(c.segments, 1)
+	segments := max(base.c.segments, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	counts := make([]int, segments)

@@ -31,15 +31,7 @@ import (
 // iteration ends; breaking out of the loop makes no further call.
 func (t *Table[T]) Query(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
-		if err := t.usable(); err != nil {
-			yield(nil, err)
-			return
-		}
-		c, err := newReadConfig(callQuery, opts)
-		var p *pager
-		if err == nil {
-			p, err = t.queryPager(&c, key)
-		}
+		p, err := t.readPager(callQuery, opts, &key, false)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -48,13 +40,23 @@ func (t *Table[T]) Query(ctx context.Context, key expression.KeyConditionBuilder
 	}
 }
 
-// queryPager returns the pager of a Query of the items of key.
-func (t *Table[T]) queryPager(c *readConfig, key expression.KeyConditionBuilder) (*pager, error) {
-	if !key.IsSet() {
+// readPager begins a read of call: a Query of key, or a Scan with key nil
+// (count: a count by either). It checks the Table and the options, and
+// returns the pager that makes the read.
+func (t *Table[T]) readPager(call readCall, opts []ReadOption, key *expression.KeyConditionBuilder, count bool) (*pager, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	c, err := newReadConfig(call, opts)
+	if err != nil {
+		return nil, err
+	}
+	if key != nil && !key.IsSet() {
 		return nil, fmt.Errorf("%w: Query needs a key condition, such as expression.Key(%q).Equal(expression.Value(v))", ErrInvalidOption, t.s.hash.name)
 	}
-	t.s.ent.typed(c)
-	return t.pager(c, &key)
+	c.count = count
+	t.s.ent.typed(&c)
+	return t.pager(&c, key)
 }
 
 // decode decodes an item of a page.

@@ -25,21 +25,12 @@ import (
 // iteration ends; breaking out of the loop makes no further call.
 func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
-		if err := t.usable(); err != nil {
-			yield(nil, err)
-			return
-		}
-		c, err := newReadConfig(callScan, opts)
-		var p *pager
-		if err == nil {
-			t.s.ent.typed(&c)
-			p, err = t.pager(&c, nil)
-		}
+		p, err := t.readPager(callScan, opts, nil, false)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if c.segments > 0 {
+		if p.c.segments > 0 {
 			t.parallelScan(ctx, p, yield)
 			return
 		}
