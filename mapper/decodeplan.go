@@ -198,7 +198,8 @@ func (f *planField) slow(av types.AttributeValue, fv reflect.Value) error {
 }
 
 // fieldForDecode follows index through embedded structs, allocating nil
-// embedded pointers on the way, as attributevalue does.
+// embedded pointers on the way, as attributevalue does, to the field to
+// set.
 func fieldForDecode(v reflect.Value, index []int) reflect.Value {
 	for i, x := range index {
 		if i > 0 && v.Kind() == reflect.Pointer {
