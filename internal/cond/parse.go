@@ -2,7 +2,6 @@ package cond
 
 import (
 	"errors"
-	"strconv"
 )
 
 // ErrInvalid is matched (with errors.Is) by every error of [Parse] and of
@@ -129,12 +128,21 @@ func Parse(expr string) (*Expr, error) { return ParseAs(expr, "ConditionExpressi
 // ("Invalid FilterExpression: Syntax error; ..."). ParseAs knows nothing of
 // names and values; [Expr.Eval] checks those.
 func ParseAs(expr, param string) (*Expr, error) {
-	e, err := parse(expr)
+	e, err := parseParam(expr, param, parse)
+	if err == nil {
+		e.param = param
+	}
+	return e, err
+}
+
+// parseParam parses expr, the request's parameter param, with parse: its
+// errors name param, as DynamoDB's do.
+func parseParam[T any](expr, param string, parse func(string) (*T, error)) (*T, error) {
+	v, err := parse(expr)
 	if err != nil {
 		return nil, prefixed(err, param)
 	}
-	e.param = param
-	return e, nil
+	return v, nil
 }
 
 func parse(expr string) (*Expr, error) {
@@ -463,16 +471,9 @@ func (p *parser) parsePath() (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			i, err := strconv.Atoi(t.text)
-			switch {
-			case len(t.text) > 1 && t.text[0] == '0':
-				end := t.pos + len(t.text)
-				if n := p.toks[p.i]; n.kind != tokEOF {
-					end = n.pos + len(n.text)
-				}
-				return nil, invalid(msgSyntaxErrorTokenNear, t.text[1:], p.src[t.pos:end])
-			case err != nil || i > maxListIndex:
-				return nil, invalid(msgListIndexOutRangeIndex, t.text)
+			i, err := p.listIndex(t, p.peek())
+			if err != nil {
+				return nil, err
 			}
 			if _, err := p.expect(tokRBrack, `"]"`); err != nil {
 				return nil, err

@@ -146,18 +146,9 @@ func (c *cursor) path() ([]elem, error) {
 			if t.kind != tokInt {
 				return nil, c.fail()
 			}
-			if len(t.text) > 1 && t.text[0] == '0' {
-				// DynamoDB reads "0" as an index of its own, and fails
-				// on the digits after it.
-				end := t.pos + len(t.text)
-				if n := c.toks[c.i+1]; n.kind != tokEOF {
-					end = n.pos + len(n.text)
-				}
-				return nil, invalid(msgSyntaxErrorTokenNear, t.text[1:], c.src[t.pos:end])
-			}
-			i, err := strconv.Atoi(t.text)
-			if err != nil || i > maxListIndex {
-				return nil, invalid(msgListIndexOutRangeIndex, t.text)
+			i, err := c.listIndex(t, c.toks[c.i+1])
+			if err != nil {
+				return nil, err
 			}
 			c.next()
 			if err := c.expect(tokRBrack); err != nil {
@@ -170,6 +161,24 @@ func (c *cursor) path() ([]elem, error) {
 		}
 		c.next()
 	}
+}
+
+// listIndex reads the list index t, a tokInt followed by the token next.
+func (c *cursor) listIndex(t, next token) (int, error) {
+	if len(t.text) > 1 && t.text[0] == '0' {
+		// DynamoDB reads "0" as an index of its own, and fails on the
+		// digits after it.
+		end := t.pos + len(t.text)
+		if next.kind != tokEOF {
+			end = next.pos + len(next.text)
+		}
+		return 0, invalid(msgSyntaxErrorTokenNear, t.text[1:], c.src[t.pos:end])
+	}
+	i, err := strconv.Atoi(t.text)
+	if err != nil || i > maxListIndex {
+		return 0, invalid(msgListIndexOutRangeIndex, t.text)
+	}
+	return i, nil
 }
 
 // placeholders collects the distinct #names and :values of paths and value

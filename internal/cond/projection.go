@@ -20,11 +20,7 @@ func (p *Projection) String() string { return p.src }
 // ParseProjection parses a projection expression. Errors are [*Error]s
 // with DynamoDB's message ("Invalid ProjectionExpression: ...").
 func ParseProjection(expr string) (*Projection, error) {
-	p, err := parseProjection(expr)
-	if err != nil {
-		return nil, prefixed(err, "ProjectionExpression")
-	}
-	return p, nil
+	return parseParam(expr, "ProjectionExpression", parseProjection)
 }
 
 func parseProjection(expr string) (*Projection, error) {

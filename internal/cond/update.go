@@ -79,11 +79,7 @@ type operand struct {
 // REMOVE takes paths; ADD and DELETE take path :value. Errors are [*Error]s
 // carrying DynamoDB's message.
 func ParseUpdate(expr string) (*Update, error) {
-	u, err := parseUpdate(expr)
-	if err != nil {
-		return nil, prefixed(err, "UpdateExpression")
-	}
-	return u, nil
+	return parseParam(expr, "UpdateExpression", parseUpdate)
 }
 
 func parseUpdate(expr string) (*Update, error) {
