@@ -2,15 +2,11 @@ package mapper
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"reflect"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -54,16 +50,12 @@ type Member interface {
 // member is what a Collection needs of one entity's Table, bound to it.
 type member struct {
 	ent    *entity
-	name   string
-	client Client
 	goType reflect.Type // *T
 	decode func(item map[string]types.AttributeValue) (any, error)
 	cursor func(item any, opts []ReadOption) (Cursor, error)
-	expr   func(c *readConfig, key *expression.KeyConditionBuilder) (expression.Expression, bool, error)
-	start  func(c *readConfig) (map[string]types.AttributeValue, error)
-	// visible shows items a unit of work holds in their committed state,
-	// as the Table's own reads do.
-	visible func(ctx context.Context, items []map[string]types.AttributeValue, checks ...*recheck) ([]map[string]types.AttributeValue, error)
+	// pager reads as the Table's own reads do, showing items a unit of
+	// work holds in their committed state.
+	pager func(c *readConfig, key *expression.KeyConditionBuilder) (*pager, error)
 }
 
 func (t *Table[T]) collectionMember() *member {
@@ -71,15 +63,13 @@ func (t *Table[T]) collectionMember() *member {
 		return nil
 	}
 	return &member{
-		ent: t.s.ent, name: t.name, client: t.client, goType: reflect.TypeOf((*T)(nil)),
+		ent: t.s.ent, goType: reflect.TypeOf((*T)(nil)),
 		decode: func(item map[string]types.AttributeValue) (any, error) { return decodeItem[T](t.c, item) },
 		cursor: func(item any, opts []ReadOption) (Cursor, error) {
 			p, _ := item.(*T)
 			return t.CursorAfter(p, opts...)
 		},
-		expr:    t.readExpression,
-		start:   t.startKey,
-		visible: t.visibleAll,
+		pager: t.pager,
 	}
 }
 
@@ -189,53 +179,23 @@ var callCollection = readCall{"Collection.Query", optConsistent | optIndex | opt
 // the Table's reads. Each range over the iterator runs the query anew.
 func (c *Collection) Query(ctx context.Context, key KeyCond, opts ...ReadOption) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
-		in, cfg, err := c.buildQuery(key, opts)
+		p, err := c.pager(key, opts)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		n := 0
-		for {
-			in.Limit = pageLimit(cfg, n)
-			out, err := c.first.client.Query(ctx, in)
-			if err != nil {
-				yield(nil, fmt.Errorf("mapper: Query on %s: %w", describe(c.d.Table, cfg.index), err))
-				return
-			}
-			cfg.capacity.add(out.ConsumedCapacity, false)
-			items, err := c.first.visible(ctx, out.Items, cfg.filterCheck, cfg.keyCheck)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, it := range items {
-				v, err := c.decode(it)
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				if !yield(v, nil) {
-					return
-				}
-				if n++; cfg.limit > 0 && n >= cfg.limit {
-					return
-				}
-			}
-			if len(out.LastEvaluatedKey) == 0 {
-				return
-			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
-		}
+		iterate(ctx, p, c.decode, yield)
 	}
 }
 
-func (c *Collection) buildQuery(key KeyCond, opts []ReadOption) (*dynamodb.QueryInput, *readConfig, error) {
+// pager returns the pager of a Query of key.
+func (c *Collection) pager(key KeyCond, opts []ReadOption) (*pager, error) {
 	if c == nil || c.first == nil {
-		return nil, nil, fmt.Errorf("%w: a nil or zero Collection; use NewCollection", ErrInvalidOption)
+		return nil, fmt.Errorf("%w: a nil or zero Collection; use NewCollection", ErrInvalidOption)
 	}
 	cfg, err := newReadConfig(callCollection, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pkAttr, skAttr := c.d.PK, c.d.SK
 	if cfg.index != "" {
@@ -246,16 +206,16 @@ func (c *Collection) buildQuery(key KeyCond, opts []ReadOption) (*dynamodb.Query
 			}
 		}
 		if !found {
-			return nil, nil, fmt.Errorf("%w: Collection.Query: index %q is not one of the design's", ErrInvalidOption, cfg.index)
+			return nil, fmt.Errorf("%w: Collection.Query: index %q is not one of the design's", ErrInvalidOption, cfg.index)
 		}
 		c.first.ent.indexKeys(&cfg)
 	}
 	if key.pk == "" {
-		return nil, nil, fmt.Errorf("%w: Collection.Query needs a partition (InPartition of a non-empty PK)", ErrInvalidOption)
+		return nil, fmt.Errorf("%w: Collection.Query needs a partition (InPartition of a non-empty PK)", ErrInvalidOption)
 	}
 	kc := expression.Key(pkAttr).Equal(expression.Value(key.pk))
 	if key.op != sortNone && skAttr == "" {
-		return nil, nil, fmt.Errorf("%w: Collection.Query: a sort key condition on %s, which has no sort key", ErrInvalidOption, describe(c.d.Table, cfg.index))
+		return nil, fmt.Errorf("%w: Collection.Query: a sort key condition on %s, which has no sort key", ErrInvalidOption, describe(c.d.Table, cfg.index))
 	}
 	switch key.op {
 	case sortBegins:
@@ -263,33 +223,7 @@ func (c *Collection) buildQuery(key KeyCond, opts []ReadOption) (*dynamodb.Query
 	case sortBetween:
 		kc = kc.And(expression.Key(skAttr).Between(expression.Value(key.lo), expression.Value(key.hi)))
 	}
-	start, err := c.first.start(&cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	e, _, err := c.first.expr(&cfg, &kc)
-	if err != nil {
-		return nil, nil, err
-	}
-	in := &dynamodb.QueryInput{
-		ReturnConsumedCapacity:    cfg.capacity.returnCapacity(),
-		TableName:                 aws.String(c.d.Table),
-		KeyConditionExpression:    e.KeyCondition(),
-		FilterExpression:          e.Filter(),
-		ExpressionAttributeNames:  e.Names(),
-		ExpressionAttributeValues: e.Values(),
-		ExclusiveStartKey:         start,
-	}
-	if cfg.index != "" {
-		in.IndexName = aws.String(cfg.index)
-	}
-	if cfg.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	if cfg.descending {
-		in.ScanIndexForward = aws.Bool(false)
-	}
-	return in, &cfg, nil
+	return c.first.pager(&cfg, &kc)
 }
 
 // decode decodes an item into its member's struct, or wraps it as an
@@ -341,30 +275,6 @@ func (c *Collection) CursorAfter(item any, opts ...ReadOption) (Cursor, error) {
 		return "", fmt.Errorf("%w: CursorAfter of a %T, which is no member's item", ErrInvalidOption, item)
 	}
 	return m.cursor(item, opts)
-}
-
-// encodeCursor is the Cursor of key on table (and index).
-func encodeCursor(table, index string, key map[string]types.AttributeValue) (Cursor, error) {
-	doc := cursorDoc{Table: table, Index: index, Key: make(map[string]cursorValue, len(key))}
-	for name, av := range key {
-		var cv cursorValue
-		switch av := av.(type) {
-		case *types.AttributeValueMemberS:
-			cv.S = av.Value
-		case *types.AttributeValueMemberN:
-			cv.N = av.Value
-		case *types.AttributeValueMemberB:
-			cv.B = av.Value
-		default:
-			return "", fmt.Errorf("%w: CursorAfter: key attribute %q is a %T", ErrInvalidItem, name, av)
-		}
-		doc.Key[name] = cv
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return "", fmt.Errorf("mapper: CursorAfter: %w", err)
-	}
-	return Cursor(base64.RawURLEncoding.EncodeToString(b)), nil
 }
 
 // Partition returns the rendered table PK of key (only the fields its PK

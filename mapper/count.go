@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // One returns the only item matching the key condition key (a Query, see
@@ -24,20 +21,14 @@ import (
 // It is meant for lookups that must be unique, such as an item found by a
 // unique attribute through a global secondary index.
 func (t *Table[T]) One(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) (*T, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	c, err := newReadConfig(callOne, opts)
+	p, err := t.readPager(callOne, opts, &key, false)
 	if err != nil {
 		return nil, err
 	}
-	in, err := t.buildQuery(&c, key)
-	if err != nil {
-		return nil, err
-	}
+	c := p.c
 	c.limit = 2 // stop reading at the second item
 	var items []*T
-	t.iterate(&c, t.queryPages(ctx, &c, in), func(v *T, e error) bool {
+	iterate(ctx, p, t.decode, func(v *T, e error) bool {
 		if e != nil {
 			err = e
 			return false
@@ -64,33 +55,11 @@ func (t *Table[T]) One(ctx context.Context, key expression.KeyConditionBuilder, 
 // Options: [Index], [Filter], [PageSize], [StartAfter], [ConsistentRead],
 // [ReadCapacity].
 func (t *Table[T]) Count(ctx context.Context, key expression.KeyConditionBuilder, opts ...ReadOption) (int, error) {
-	if err := t.usable(); err != nil {
-		return 0, err
-	}
-	c, err := newReadConfig(callCount, opts)
+	p, err := t.readPager(callCount, opts, &key, true)
 	if err != nil {
 		return 0, err
 	}
-	c.count = true
-	in, err := t.buildQuery(&c, key)
-	if err != nil {
-		return 0, err
-	}
-	in.Select = types.SelectCount
-	n := 0
-	for {
-		in.Limit = pageLimit(&c, 0)
-		out, err := t.client.Query(ctx, in)
-		if err != nil {
-			return 0, fmt.Errorf("mapper: Query (count) on %s: %w", describe(t.name, c.index), err)
-		}
-		c.capacity.add(out.ConsumedCapacity, false)
-		n += int(out.Count)
-		if len(out.LastEvaluatedKey) == 0 {
-			return n, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	return p.countAll(ctx)
 }
 
 // ScanCount returns how many items the table (or the index given with
@@ -101,20 +70,11 @@ func (t *Table[T]) Count(ctx context.Context, key expression.KeyConditionBuilder
 // about every six hours.) Options: [Index], [Filter], [PageSize],
 // [StartAfter], [Segments], [ConsistentRead], [ReadCapacity].
 func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, error) {
-	if err := t.usable(); err != nil {
-		return 0, err
-	}
-	c, err := newReadConfig(callScanCount, opts)
+	base, err := t.readPager(callScanCount, opts, nil, true)
 	if err != nil {
 		return 0, err
 	}
-	c.count = true
-	base, err := t.buildScan(&c)
-	if err != nil {
-		return 0, err
-	}
-	base.Select = types.SelectCount
-	segments := max(c.segments, 1)
+	segments := max(base.c.segments, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	counts := make([]int, segments)
@@ -124,11 +84,7 @@ func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, erro
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in := *base
-			if c.segments > 0 {
-				in.Segment, in.TotalSegments = aws.Int32(int32(seg)), aws.Int32(int32(c.segments))
-			}
-			counts[seg], errs[seg] = t.scanCount(ctx, &c, &in)
+			counts[seg], errs[seg] = base.segment(seg).countAll(ctx)
 			if errs[seg] != nil {
 				cancel() // the count is lost anyway: stop the other segments
 			}
@@ -146,22 +102,4 @@ func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, erro
 		return 0, err
 	}
 	return n, nil
-}
-
-// scanCount counts the items of one segment (or of the whole scan).
-func (t *Table[T]) scanCount(ctx context.Context, c *readConfig, in *dynamodb.ScanInput) (int, error) {
-	n := 0
-	for {
-		in.Limit = pageLimit(c, 0)
-		out, err := t.client.Scan(ctx, in)
-		if err != nil {
-			return 0, fmt.Errorf("mapper: Scan (count) on %s: %w", describe(t.name, c.index), err)
-		}
-		c.capacity.add(out.ConsumedCapacity, false)
-		n += int(out.Count)
-		if len(out.LastEvaluatedKey) == 0 {
-			return n, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
 }

@@ -222,12 +222,9 @@ func CreateTable[T any](ctx context.Context, c TableClient, name string, opts ..
 	if isNil(c) || name == "" {
 		return fmt.Errorf("%w: CreateTable needs a client and a table name", ErrInvalidOption)
 	}
-	var o CreateOptions
-	for i, fn := range opts {
-		if fn == nil {
-			return fmt.Errorf("%w: CreateTable's option %d is nil", ErrInvalidOption, i+1)
-		}
-		fn(&o)
+	o, err := createOptions(opts)
+	if err != nil {
+		return err
 	}
 	d, err := s.tableDef(name, &o)
 	if err != nil {
@@ -238,6 +235,18 @@ func CreateTable[T any](ctx context.Context, c TableClient, name string, opts ..
 		return fmt.Errorf("mapper: CreateTable %s: %w", name, err)
 	}
 	return s.mismatch(name, diffs)
+}
+
+// createOptions applies opts, refusing a nil one.
+func createOptions(opts []CreateOption) (CreateOptions, error) {
+	var o CreateOptions
+	for i, fn := range opts {
+		if fn == nil {
+			return o, fmt.Errorf("%w: CreateTable's option %d is nil", ErrInvalidOption, i+1)
+		}
+		fn(&o)
+	}
+	return o, nil
 }
 
 // tableDef returns the definition of a table for s, with the options o

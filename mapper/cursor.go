@@ -87,7 +87,12 @@ func (t *Table[T]) CursorAfter(item *T, opts ...ReadOption) (Cursor, error) {
 			return "", err
 		}
 	}
-	doc := cursorDoc{Table: t.name, Index: c.index, Key: make(map[string]cursorValue, len(key))}
+	return encodeCursor(t.name, c.index, key)
+}
+
+// encodeCursor is the Cursor of key on table (and index).
+func encodeCursor(table, index string, key map[string]types.AttributeValue) (Cursor, error) {
+	doc := cursorDoc{Table: table, Index: index, Key: make(map[string]cursorValue, len(key))}
 	for name, av := range key {
 		var cv cursorValue
 		switch av := av.(type) {
@@ -97,6 +102,8 @@ func (t *Table[T]) CursorAfter(item *T, opts ...ReadOption) (Cursor, error) {
 			cv.N = av.Value
 		case *types.AttributeValueMemberB:
 			cv.B = av.Value
+		default:
+			return "", fmt.Errorf("%w: CursorAfter: key attribute %q is a %T", ErrInvalidItem, name, av)
 		}
 		doc.Key[name] = cv
 	}

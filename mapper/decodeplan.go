@@ -2,7 +2,6 @@ package mapper
 
 import (
 	"reflect"
-	"sort"
 	"unicode"
 	"unicode/utf8"
 
@@ -128,25 +127,14 @@ func nestedPlan(t reflect.Type) *structPlan {
 		return nil
 	}
 	// The shallowest field of each name wins, as in visibleFields.
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].name != all[j].name {
-			return all[i].name < all[j].name
-		}
-		return all[i].depth < all[j].depth
-	})
 	var visible []*field
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j].name == all[i].name {
-			j++
-		}
-		if j-i > 1 && all[i+1].depth == all[i].depth {
+	for _, group := range nameGroups(all) {
+		if len(group) > 1 && group[1].depth == group[0].depth {
 			return nil // attributevalue would pick by tags, or drop both
 		}
-		visible = append(visible, all[i])
-		i = j
+		visible = append(visible, group[0])
 	}
-	sort.Slice(visible, func(i, j int) bool { return lessIndex(visible[i].index, visible[j].index) })
+	inDeclarationOrder(visible)
 	return newStructPlan(visible)
 }
 
@@ -210,7 +198,8 @@ func (f *planField) slow(av types.AttributeValue, fv reflect.Value) error {
 }
 
 // fieldForDecode follows index through embedded structs, allocating nil
-// embedded pointers on the way, as attributevalue does.
+// embedded pointers on the way, as attributevalue does, to the field to
+// set.
 func fieldForDecode(v reflect.Value, index []int) reflect.Value {
 	for i, x := range index {
 		if i > 0 && v.Kind() == reflect.Pointer {

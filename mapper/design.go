@@ -30,12 +30,9 @@ func (d Design) CreateTable(ctx context.Context, c TableClient, opts ...CreateOp
 	if isNil(c) {
 		return fmt.Errorf("%w: CreateTable needs a client", ErrInvalidOption)
 	}
-	var o CreateOptions
-	for i, fn := range opts {
-		if fn == nil {
-			return fmt.Errorf("%w: CreateTable's option %d is nil", ErrInvalidOption, i+1)
-		}
-		fn(&o)
+	o, err := createOptions(opts)
+	if err != nil {
+		return err
 	}
 	typeAttr := d.TypeAttr
 	if typeAttr == "" {

@@ -28,22 +28,24 @@ func (c *codec) newArena(extraS, extraN int) arena {
 }
 
 func (a *arena) S(v string) *types.AttributeValueMemberS {
-	if len(a.s) == 0 {
-		return &types.AttributeValueMemberS{Value: v}
-	}
-	p := &a.s[0]
-	a.s = a.s[1:]
+	p := take(&a.s)
 	p.Value = v
 	return p
 }
 
 func (a *arena) N(v string) *types.AttributeValueMemberN {
-	if len(a.n) == 0 {
-		return &types.AttributeValueMemberN{Value: v}
-	}
-	p := &a.n[0]
-	a.n = a.n[1:]
+	p := take(&a.n)
 	p.Value = v
+	return p
+}
+
+// take returns the next value of pool, or a new one when it is used up.
+func take[V any](pool *[]V) *V {
+	if len(*pool) == 0 {
+		return new(V)
+	}
+	p := &(*pool)[0]
+	*pool = (*pool)[1:]
 	return p
 }
 
@@ -91,15 +93,8 @@ func (c *codec) encodeItem(v reflect.Value, a *arena, extra int, skip *field) (m
 // emptyIndexKey reports whether av is a value DynamoDB refuses in an index
 // key attribute for being empty.
 func emptyIndexKey(av types.AttributeValue) bool {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return v.Value == ""
-	case *types.AttributeValueMemberB:
-		return len(v.Value) == 0
-	case *types.AttributeValueMemberNULL:
-		return true
-	}
-	return false
+	_, null := av.(*types.AttributeValueMemberNULL)
+	return null || emptyKeyValue(av)
 }
 
 // encodeField encodes one field; nil means the attribute is not stored.

@@ -173,24 +173,9 @@ func (e *entity) indexAttrs(ix entIndex, s *schema, v reflect.Value, m map[strin
 func (e *entity) withKey(kv, out reflect.Value) {
 	for _, f := range e.keyFields {
 		if src, ok := fieldByIndex(kv, f.index); ok {
-			setField(out, f.index, src)
+			fieldForDecode(out, f.index).Set(src)
 		}
 	}
-}
-
-// setField sets the field at index of v, allocating embedded pointers on
-// the way.
-func setField(v reflect.Value, index []int, x reflect.Value) {
-	for i, n := range index {
-		if i > 0 && v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				v.Set(reflect.New(v.Type().Elem()))
-			}
-			v = v.Elem()
-		}
-		v = v.Field(n)
-	}
-	v.Set(x)
 }
 
 // checkType refuses an item of another type.

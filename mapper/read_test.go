@@ -274,13 +274,14 @@ func TestProjectionAddsKeys(t *testing.T) {
 
 func TestBuildQuery(t *testing.T) {
 	tb := newTestTable[cursorItem](t, "events")
-	c, err := newReadConfig(callQuery, []ReadOption{
+	opts := []ReadOption{
 		Index("by-status", "status"), Descending(),
 		Filter(expression.Name("text").AttributeExists()), Filter(expression.Name("at").AttributeExists()),
-	})
+	}
+	key := expression.Key("status").Equal(expression.Value("open"))
+	p, err := tb.readPager(callQuery, opts, &key, false)
 	require.NoError(t, err)
-	in, err := tb.buildQuery(&c, expression.Key("status").Equal(expression.Value("open")))
-	require.NoError(t, err)
+	in := p.query
 	assert.Equal(t, &dynamodb.QueryInput{
 		TableName:              aws.String("events"),
 		IndexName:              aws.String("by-status"),
@@ -293,6 +294,6 @@ func TestBuildQuery(t *testing.T) {
 		ScanIndexForward:          aws.Bool(false),
 	}, in)
 
-	_, err = tb.buildQuery(&c, expression.KeyConditionBuilder{})
+	_, err = tb.readPager(callQuery, opts, &expression.KeyConditionBuilder{}, false)
 	assert.ErrorIs(t, err, ErrInvalidOption, "no key condition")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
@@ -29,23 +28,8 @@ func (t *Table[T]) Save(ctx context.Context, item *T, opts ...SaveOption) error 
 	if err != nil {
 		return err
 	}
-	v := reflect.ValueOf(item).Elem()
-	w, next, err := t.planSave(v, o, toSingle)
-	if err != nil {
-		return err
-	}
-	r, err := t.render(w)
-	if err != nil {
-		return err
-	}
-	s, err := t.send(ctx, r, o, types.ReturnValueNone)
-	if err != nil {
-		return err
-	}
-	if vf := t.s.version; vf != nil {
-		setVersion(v.FieldByIndex(vf.index), next)
-	}
-	return t.returned(o, s.out)
+	_, err = t.writeItem(ctx, reflect.ValueOf(item).Elem(), o, t.planSave)
+	return err
 }
 
 // planSave builds Save's UpdateItem: a SET of every attribute the struct v

@@ -2,12 +2,9 @@ package mapper
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -28,63 +25,17 @@ import (
 // iteration ends; breaking out of the loop makes no further call.
 func (t *Table[T]) Scan(ctx context.Context, opts ...ReadOption) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
-		if err := t.usable(); err != nil {
-			yield(nil, err)
-			return
-		}
-		c, err := newReadConfig(callScan, opts)
-		var in *dynamodb.ScanInput
-		if err == nil {
-			in, err = t.buildScan(&c)
-		}
+		p, err := t.readPager(callScan, opts, nil, false)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if c.segments > 0 {
-			t.parallelScan(ctx, &c, in, yield)
+		if p.c.segments > 0 {
+			t.parallelScan(ctx, p, yield)
 			return
 		}
-		t.iterate(&c, func(limit *int32) ([]map[string]types.AttributeValue, bool, error) {
-			in.Limit = limit
-			out, err := t.client.Scan(ctx, in)
-			if err != nil {
-				return nil, false, fmt.Errorf("mapper: Scan on %s: %w", describe(t.name, c.index), err)
-			}
-			c.capacity.add(out.ConsumedCapacity, false)
-			in.ExclusiveStartKey = out.LastEvaluatedKey
-			items, err := t.visibleAll(ctx, out.Items, c.filterCheck, c.keyCheck)
-			return items, len(out.LastEvaluatedKey) > 0, err
-		}, yield)
+		iterate(ctx, p, t.decode, yield)
 	}
-}
-
-func (t *Table[T]) buildScan(c *readConfig) (*dynamodb.ScanInput, error) {
-	t.s.ent.typed(c)
-	start, err := t.startKey(c)
-	if err != nil {
-		return nil, err
-	}
-	e, _, err := t.readExpression(c, nil)
-	if err != nil {
-		return nil, err
-	}
-	in := &dynamodb.ScanInput{
-		ReturnConsumedCapacity:    c.capacity.returnCapacity(),
-		TableName:                 t.nameP,
-		FilterExpression:          e.Filter(),
-		ProjectionExpression:      e.Projection(),
-		ExpressionAttributeNames:  e.Names(),
-		ExpressionAttributeValues: e.Values(),
-		ExclusiveStartKey:         start,
-	}
-	if c.index != "" {
-		in.IndexName = aws.String(c.index)
-	}
-	if c.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	return in, nil
 }
 
 // parallelScan runs one goroutine per segment. Each sends its decoded pages
@@ -94,7 +45,8 @@ func (t *Table[T]) buildScan(c *readConfig) (*dynamodb.ScanInput, error) {
 // them before it returns. They do not select on ctx itself: when the
 // caller's ctx ends, the error of the call it cut short must still reach
 // the caller, or the scan would look complete.
-func (t *Table[T]) parallelScan(ctx context.Context, c *readConfig, base *dynamodb.ScanInput, yield func(*T, error) bool) {
+func (t *Table[T]) parallelScan(ctx context.Context, base *pager, yield func(*T, error) bool) {
+	c := base.c
 	ctx, cancel := context.WithCancel(ctx)
 	stop := make(chan struct{})
 	pages := make(chan scanPage[T])
@@ -103,7 +55,7 @@ func (t *Table[T]) parallelScan(ctx context.Context, c *readConfig, base *dynamo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.scanSegment(ctx, c, base, seg, pages, stop)
+			t.scanSegment(ctx, base.segment(seg), pages, stop)
 		}()
 	}
 	go func() {
@@ -139,37 +91,29 @@ type scanPage[T any] struct {
 	err   error
 }
 
-// scanSegment reads the segment seg page by page and sends each page on
+// scanSegment reads the segment of p page by page and sends each page on
 // pages, until its last page, an error, c.limit items, or stop.
-func (t *Table[T]) scanSegment(ctx context.Context, c *readConfig, base *dynamodb.ScanInput, seg int, pages chan<- scanPage[T], stop <-chan struct{}) {
-	in := *base
-	in.Segment, in.TotalSegments = aws.Int32(int32(seg)), aws.Int32(int32(c.segments))
+func (t *Table[T]) scanSegment(ctx context.Context, p *pager, pages chan<- scanPage[T], stop <-chan struct{}) {
 	got := 0
 	for {
-		in.Limit = pageLimit(c, got)
-		var p scanPage[T]
-		out, err := t.client.Scan(ctx, &in)
-		if err == nil {
-			out.Items, err = t.visibleAll(ctx, out.Items, c.filterCheck, c.keyCheck)
-		}
+		var sp scanPage[T]
+		items, _, more, err := p.next(ctx, pageLimit(p.c, got))
 		if err != nil {
-			p.err = fmt.Errorf("mapper: Scan on %s, segment %d of %d: %w", describe(t.name, c.index), seg, c.segments, err)
+			sp.err = err
 		} else {
-			c.capacity.add(out.ConsumedCapacity, false)
-			p.items, p.err = decodePage[T](t.c, out.Items)
+			sp.items, sp.err = decodePage[T](t.c, items)
 		}
 		select {
-		case pages <- p:
+		case pages <- sp:
 		case <-stop:
 			return
 		}
-		if p.err != nil || len(out.LastEvaluatedKey) == 0 {
+		if sp.err != nil || !more {
 			return
 		}
-		if got += len(p.items); c.limit > 0 && got >= c.limit {
+		if got += len(sp.items); p.c.limit > 0 && got >= p.c.limit {
 			return // this segment alone has given all that is wanted
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 

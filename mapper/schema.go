@@ -148,19 +148,9 @@ func schemaError(t reflect.Type, field, format string, args ...any) error {
 // embedding rule, as in attributevalue and encoding/json); two at the same
 // depth are an error here, where attributevalue would silently drop both.
 func visibleFields(t reflect.Type, all []*field) ([]*field, error) {
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].name != all[j].name {
-			return all[i].name < all[j].name
-		}
-		return all[i].depth < all[j].depth
-	})
-	var visible []*field
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j].name == all[i].name {
-			j++
-		}
-		group := all[i:j]
+	groups := nameGroups(all)
+	visible := make([]*field, 0, len(groups))
+	for _, group := range groups {
 		if len(group) > 1 && group[1].depth == group[0].depth {
 			return nil, schemaError(t, group[1].goPath, "attribute name %q is also used by %s; rename one with a tag", group[0].name, group[0].goPath)
 		}
@@ -170,10 +160,36 @@ func visibleFields(t reflect.Type, all []*field) ([]*field, error) {
 			}
 		}
 		visible = append(visible, group[0])
+	}
+	inDeclarationOrder(visible)
+	return visible, nil
+}
+
+// nameGroups returns the fields of all grouped by attribute name, the
+// groups in name order, each shallowest first: Go's embedding rule keeps a
+// group's first field, unless its second is as shallow.
+func nameGroups(all []*field) [][]*field {
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].name != all[j].name {
+			return all[i].name < all[j].name
+		}
+		return all[i].depth < all[j].depth
+	})
+	var groups [][]*field
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].name == all[i].name {
+			j++
+		}
+		groups = append(groups, all[i:j])
 		i = j
 	}
-	sort.Slice(visible, func(i, j int) bool { return lessIndex(visible[i].index, visible[j].index) })
-	return visible, nil
+	return groups
+}
+
+// inDeclarationOrder sorts fields by their place in the struct.
+func inDeclarationOrder(fields []*field) {
+	sort.Slice(fields, func(i, j int) bool { return lessIndex(fields[i].index, fields[j].index) })
 }
 
 // takeRole records f as the hash key, range key or version field if its

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
 // Which Go types round-trip. attributevalue drops some values without a
@@ -263,22 +265,8 @@ func checkDynamic(v reflect.Value, path string) error {
 			return nil
 		}
 		return checkDynamic(v.Elem(), path)
-	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return nil
-		}
-		for i := 0; i < v.Len(); i++ {
-			if err := checkDynamic(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			if err := checkDynamic(it.Value(), fmt.Sprintf("%s[%v]", path, it.Key())); err != nil {
-				return err
-			}
-		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return plan.EachElem(v, path, checkDynamic)
 	case reflect.Struct:
 		t := v.Type()
 		if t.ConvertibleTo(timeType) {

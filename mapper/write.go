@@ -385,23 +385,39 @@ func (t *Table[T]) Put(ctx context.Context, item *T, opts ...WriteOption) error 
 
 // put makes a Put, and returns the item as written.
 func (t *Table[T]) put(ctx context.Context, item *T, o *WriteOptions) (map[string]types.AttributeValue, error) {
-	v := reflect.ValueOf(item).Elem()
-	w, next, err := t.planPut(v, o, toSingle)
+	w, err := t.writeItem(ctx, reflect.ValueOf(item).Elem(), o, t.planPut)
+	if w == nil {
+		return nil, err
+	}
+	return w.Item, err
+}
+
+// writeItem makes the single write of the struct v that build plans (a Put
+// or a Save) and, once it is done, sets v's version to the one written. It
+// returns the write once it is sent, with the error of what Old and
+// WriteCapacity then read.
+func (t *Table[T]) writeItem(ctx context.Context, v reflect.Value, o *WriteOptions, build func(reflect.Value, *WriteOptions, dest) (*plan.Write, int64, error)) (*plan.Write, error) {
+	w, next, err := build(v, o, toSingle)
 	if err != nil {
 		return nil, err
 	}
+	s, err := t.write(ctx, w, o)
+	if err != nil {
+		return nil, err
+	}
+	if vf := t.s.version; vf != nil {
+		setVersion(v.FieldByIndex(vf.index), next)
+	}
+	return w, t.returned(o, s.out)
+}
+
+// write renders and sends the single write w, which asks for no item back.
+func (t *Table[T]) write(ctx context.Context, w *plan.Write, o *WriteOptions) (sent, error) {
 	r, err := t.render(w)
 	if err != nil {
-		return nil, err
+		return sent{}, err
 	}
-	s, err := t.send(ctx, r, o, types.ReturnValueNone)
-	if err != nil {
-		return nil, err
-	}
-	if t.s.version != nil {
-		setVersion(v.FieldByIndex(t.s.version.index), next)
-	}
-	return w.Item, t.returned(o, s.out)
+	return t.send(ctx, r, o, types.ReturnValueNone)
 }
 
 // Delete deletes the item with the key of item with one DeleteItem. For a
@@ -428,11 +444,7 @@ func (t *Table[T]) Delete(ctx context.Context, item T, opts ...WriteOption) erro
 	if err != nil {
 		return err
 	}
-	r, err := t.render(w)
-	if err != nil {
-		return err
-	}
-	s, err := t.send(ctx, r, o, types.ReturnValueNone)
+	s, err := t.write(ctx, w, o)
 	if err != nil {
 		return err
 	}

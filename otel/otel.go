@@ -290,32 +290,33 @@ func (o *observer) point(ctx context.Context, e observe.Event) {
 // library's outcomes by name, DynamoDB's errors by their code, others by
 // their Go type.
 func errorType(err error) string {
+	for _, c := range errorClasses {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
+	}
 	var api smithy.APIError
-	switch {
-	case errors.Is(err, version.ErrUnknownOutcome):
-		return "unknown_outcome"
-	case version.IsConflict(err):
-		return "conflict"
-	case errors.Is(err, mapper.ErrConditionFailed):
-		return "condition_failed"
-	case errors.Is(err, mapper.ErrLocked):
-		return "locked"
-	case errors.Is(err, pessimistic.ErrLeaseLost):
-		return "lease_lost"
-	case errors.Is(err, pessimistic.ErrUnreachable):
-		return "unreachable"
-	case errors.Is(err, pessimistic.ErrNotHeld):
-		return "not_held"
-	case errors.Is(err, pessimistic.ErrClosed):
-		return "closed"
-	case errors.Is(err, unit.ErrAborted):
-		return "aborted"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "deadline_exceeded"
-	case errors.As(err, &api):
+	if errors.As(err, &api) {
 		return api.ErrorCode()
 	}
 	return semconv.ErrorType(err).Value.AsString()
+}
+
+// errorClasses are the library's outcomes, and the context's, that
+// errorType names, in the order it tries them.
+var errorClasses = []struct {
+	err  error
+	name string
+}{
+	{version.ErrUnknownOutcome, "unknown_outcome"},
+	{version.ErrConflict, "conflict"},
+	{mapper.ErrConditionFailed, "condition_failed"},
+	{mapper.ErrLocked, "locked"},
+	{pessimistic.ErrLeaseLost, "lease_lost"},
+	{pessimistic.ErrUnreachable, "unreachable"},
+	{pessimistic.ErrNotHeld, "not_held"},
+	{pessimistic.ErrClosed, "closed"},
+	{unit.ErrAborted, "aborted"},
+	{context.Canceled, "canceled"},
+	{context.DeadlineExceeded, "deadline_exceeded"},
 }

@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"math/rand/v2"
 	"os"
 	"sync"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -64,17 +64,13 @@ func main() {
 	flag.Int64Var(&cfg.Opening, "balance", 100, "opening balance of each account")
 	flag.IntVar(&cfg.Workers, "workers", 8, "goroutines making transfers at once")
 	flag.IntVar(&cfg.Transfers, "transfers", 25, "transfers per worker")
-	endpoint := demo.Endpoint()
-	flag.Parse()
-
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	rep, err := Run(ctx, srv.Client(), fmt.Sprintf("bank-%d", time.Now().UnixNano()), cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
-	Print(os.Stdout, rep)
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		rep, err := Run(ctx, srv.Client(), demo.Table("bank"), cfg)
+		if err == nil {
+			Print(os.Stdout, rep)
+		}
+		return err
+	})
 }
 
 // Run opens the accounts in a new table and lets the workers transfer.

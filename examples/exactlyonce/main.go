@@ -9,16 +9,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"os"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -37,14 +34,9 @@ type Account struct {
 }
 
 func main() {
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	if err := Run(ctx, srv, fmt.Sprintf("accounts-%d", time.Now().UnixNano()), os.Stdout); err != nil {
-		log.Fatal(err)
-	}
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		return Run(ctx, srv, demo.Table("accounts"), os.Stdout)
+	})
 }
 
 // Run creates the table and alice's account (100), then adds 5 twice

@@ -13,13 +13,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
@@ -58,18 +58,13 @@ func main() {
 	flag.IntVar(&cfg.Buyers, "buyers", 15, "concurrent buyers")
 	flag.DurationVar(&cfg.Payment, "payment", 20*time.Millisecond, "how long a payment takes")
 	flag.BoolVar(&cfg.FIFO, "fifo", false, "serve buyers first come, first served")
-	endpoint := demo.Endpoint()
-	flag.Parse()
-
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	suffix := time.Now().UnixNano()
-	rep, err := Run(ctx, srv.Client(), fmt.Sprintf("products-%d", suffix), fmt.Sprintf("locks-%d", suffix), cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
-	Print(os.Stdout, rep)
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		rep, err := Run(ctx, srv.Client(), demo.Table("products"), demo.Table("locks"), cfg)
+		if err == nil {
+			Print(os.Stdout, rep)
+		}
+		return err
+	})
 }
 
 // Run creates the tables, puts the product on sale and lets the buyers in.

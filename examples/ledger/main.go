@@ -16,11 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/unit"
@@ -66,16 +66,13 @@ func main() {
 	flag.StringVar(&cfg.Month, "month", "2026-10", "month to close")
 	flag.IntVar(&cfg.Postings, "postings", 400, "postings in the month")
 	flag.IntVar(&cfg.Accounts, "accounts", 20, "accounts")
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	rep, err := Run(ctx, srv.Client(), "ledger", cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
-	Print(os.Stdout, rep)
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		rep, err := Run(ctx, srv.Client(), "ledger", cfg)
+		if err == nil {
+			Print(os.Stdout, rep)
+		}
+		return err
+	})
 }
 
 // Run sets up the tables (prefix-postings, prefix-accounts and the

@@ -10,15 +10,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/pessimistic"
@@ -33,26 +32,16 @@ type Invoice struct {
 }
 
 func main() {
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	suffix := time.Now().UnixNano()
-	err := Run(ctx, srv.Client(), fmt.Sprintf("invoices-%d", suffix), fmt.Sprintf("locks-%d", suffix), os.Stdout)
-	if err != nil {
-		log.Fatal(err)
-	}
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		return Run(ctx, srv.Client(), demo.Table("invoices"), demo.Table("locks"), os.Stdout)
+	})
 }
 
 // Run creates the invoices table and an invoice, sends it under a lock
 // (the code the README describes), then shows what the README says of leases, printing
 // each finding to w.
 func Run(ctx context.Context, client *dynamodb.Client, invoicesTable, locksTable string, w io.Writer) error {
-	if err := mapper.CreateTable[Invoice](ctx, client, invoicesTable); err != nil {
-		return err
-	}
-	invoices, err := mapper.NewTable[Invoice](client, invoicesTable)
+	invoices, err := demo.NewTable[Invoice](ctx, client, invoicesTable)
 	if err != nil {
 		return err
 	}

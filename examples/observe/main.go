@@ -9,17 +9,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"os"
 	"sync/atomic"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/observe"
@@ -34,14 +32,9 @@ type Account struct {
 }
 
 func main() {
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	if err := Run(ctx, srv.Client(), fmt.Sprintf("accounts-%d", time.Now().UnixNano()), os.Stdout, os.Stderr); err != nil {
-		log.Fatal(err)
-	}
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		return Run(ctx, srv.Client(), demo.Table("accounts"), os.Stdout, os.Stderr)
+	})
 }
 
 // Run makes the table with an observer (the code the README describes), makes a

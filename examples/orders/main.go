@@ -11,16 +11,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"iter"
-	"log"
 	"os"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/txn"
@@ -52,14 +50,9 @@ type Line struct {
 }
 
 func main() {
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	if err := Run(ctx, srv.Client(), fmt.Sprintf("orders-%d", time.Now().UnixNano()), os.Stdout); err != nil {
-		log.Fatal(err)
-	}
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		return Run(ctx, srv.Client(), demo.Table("orders"), os.Stdout)
+	})
 }
 
 // Run is the orders service's work on the table named table, printing

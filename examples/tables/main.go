@@ -8,10 +8,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"strings"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 )
@@ -34,14 +33,9 @@ type Order struct {
 }
 
 func main() {
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	if err := Run(ctx, srv.Client(), fmt.Sprintf("orders-%d", time.Now().UnixNano()), os.Stdout); err != nil {
-		log.Fatal(err)
-	}
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		return Run(ctx, srv.Client(), demo.Table("orders"), os.Stdout)
+	})
 }
 
 // Run creates the table (the code the README describes), creates it again, writes

@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/dynamolocal"
-	"github.com/optimist-dynamo/optimist/mapper"
+	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 )
 
 // Session is an item that expires: its ttl field is epoch seconds, and
@@ -46,10 +46,7 @@ func main() {
 // Run creates the sessions table on srv (the embedded engine) and loses
 // the answer of a Put; it prints what it sees to w.
 func Run(ctx context.Context, srv *dynamolocal.Server, w io.Writer) error {
-	if err := mapper.CreateTable[Session](ctx, srv.Client(), "sessions"); err != nil {
-		return err
-	}
-	sessions, err := mapper.NewTable[Session](srv.Client(), "sessions")
+	sessions, err := demo.NewTable[Session](ctx, srv.Client(), "sessions")
 	if err != nil {
 		return err
 	}

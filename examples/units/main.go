@@ -11,10 +11,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"time"
 
@@ -35,26 +33,16 @@ type Account struct {
 }
 
 func main() {
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	suffix := time.Now().UnixNano()
-	err := Run(ctx, srv.Client(), fmt.Sprintf("accounts-%d", suffix), fmt.Sprintf("units-%d", suffix), os.Stdout)
-	if err != nil {
-		log.Fatal(err)
-	}
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		return Run(ctx, srv.Client(), demo.Table("accounts"), demo.Table("units"), os.Stdout)
+	})
 }
 
 // Run creates the accounts table with alice (100) and bob (0), moves 10
 // from alice to bob in a unit (the code the README describes), then shows a rollback
 // and a crash, printing what it finds to w.
 func Run(ctx context.Context, client *dynamodb.Client, accountsTable, coordinator string, w io.Writer) error {
-	if err := mapper.CreateTable[Account](ctx, client, accountsTable); err != nil {
-		return err
-	}
-	accounts, err := mapper.NewTable[Account](client, accountsTable)
+	accounts, err := demo.NewTable[Account](ctx, client, accountsTable)
 	if err != nil {
 		return err
 	}
@@ -115,16 +103,23 @@ func Run(ctx context.Context, client *dynamodb.Client, accountsTable, coordinato
 
 // meanwhile reads and writes alice outside the unit, which holds her.
 func meanwhile(ctx context.Context, accounts *mapper.Table[Account], w io.Writer) error {
+	return plainAccess(ctx, accounts, 1000, "during the unit", w)
+}
+
+// plainAccess reads alice and adds add to her balance outside any unit,
+// and prints, after what, what the read saw and whether the write was
+// refused because a unit holds her.
+func plainAccess(ctx context.Context, accounts *mapper.Table[Account], add int64, what string, w io.Writer) error {
 	read, err := accounts.Get(ctx, Account{ID: "alice"})
 	if err != nil {
 		return err
 	}
-	_, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", 1000))
+	_, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", add))
 	if err != nil && !errors.Is(err, unit.ErrLocked) {
 		return err
 	}
-	fmt.Fprintf(w, "during the unit: a plain read sees alice %d; a plain write is refused with unit.ErrLocked: %v\n",
-		read.Balance, errors.Is(err, unit.ErrLocked))
+	fmt.Fprintf(w, "%s: a plain read sees alice %d; a plain write is refused with unit.ErrLocked: %v\n",
+		what, read.Balance, errors.Is(err, unit.ErrLocked))
 	return nil
 }
 
@@ -171,16 +166,9 @@ func crash(ctx context.Context, client *dynamodb.Client, accounts *mapper.Table[
 	}
 	cut.Partition(true)
 
-	read, err := accounts.Get(ctx, Account{ID: "alice"})
-	if err != nil {
+	if err := plainAccess(ctx, accounts, 0, "a unit holding alice died", w); err != nil {
 		return err
 	}
-	_, err = accounts.Update(ctx, Account{ID: "alice"}, update.Add("balance", 0))
-	if err != nil && !errors.Is(err, unit.ErrLocked) {
-		return err
-	}
-	fmt.Fprintf(w, "a unit holding alice died: a plain read sees alice %d; a plain write is refused with unit.ErrLocked: %v\n",
-		read.Balance, errors.Is(err, unit.ErrLocked))
 
 	start := time.Now()
 	n, err := unit.Recover(ctx, client, coordinator)

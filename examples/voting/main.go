@@ -9,10 +9,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/optimist-dynamo/optimist/dynamolocal"
 	"github.com/optimist-dynamo/optimist/examples/internal/demo"
 	"github.com/optimist-dynamo/optimist/mapper"
 	"github.com/optimist-dynamo/optimist/update"
@@ -50,20 +51,16 @@ func (r Result) Lost() int { return r.Cast - int(r.GaveUp) - r.Recorded }
 
 func main() {
 	voters := flag.Int("voters", 50, "number of voters, all voting at once")
-	endpoint := demo.Endpoint()
-	flag.Parse()
-	if *voters < 1 {
-		log.Fatal("voting: -voters must be at least 1")
-	}
-
-	ctx := context.Background()
-	srv := demo.Start(ctx, *endpoint)
-	defer srv.Close()
-	results, err := Run(ctx, srv.Client(), "votes", *voters)
-	if err != nil {
-		log.Fatal(err)
-	}
-	Print(os.Stdout, *voters, results)
+	demo.Main(func(ctx context.Context, srv *dynamolocal.Server) error {
+		if *voters < 1 {
+			return errors.New("voting: -voters must be at least 1")
+		}
+		results, err := Run(ctx, srv.Client(), "votes", *voters)
+		if err == nil {
+			Print(os.Stdout, *voters, results)
+		}
+		return err
+	})
 }
 
 // Run creates the table (if needed), then lets n voters vote at once for a

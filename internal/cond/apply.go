@@ -292,24 +292,39 @@ func pathsOverlap(a, b Path) bool {
 
 // evalSet evaluates the right side of SET on the item before the update.
 func evalSet(s *setValue, item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue) (types.AttributeValue, error) {
-	l, err := evalOperand(s.left, item, names, values)
-	if err != nil || s.op == 0 {
-		return l, err
+	if s.op == 0 {
+		return evalOperand(s.left, item, names, values)
 	}
-	r, err := evalOperand(s.right, item, names, values)
+	ln, rn, err := evalBoth[*types.AttributeValueMemberN](s.left, s.right, item, names, values)
 	if err != nil {
 		return nil, err
-	}
-	ln, ok1 := l.(*types.AttributeValueMemberN)
-	rn, ok2 := r.(*types.AttributeValueMemberN)
-	if !ok1 || !ok2 {
-		return nil, refused(msgBadOperand)
 	}
 	sum, err := addNumbers(ln.Value, rn.Value, s.op == tokMinus)
 	if err != nil {
 		return nil, err
 	}
 	return &types.AttributeValueMemberN{Value: sum}, nil
+}
+
+// evalBoth evaluates the operands a and b of + or - (numbers, V is
+// *types.AttributeValueMemberN) or list_append (lists): an operand of
+// another type is refused.
+func evalBoth[V types.AttributeValue](a, b *operand, item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue) (V, V, error) {
+	var zero V
+	x, err := evalOperand(a, item, names, values)
+	if err != nil {
+		return zero, zero, err
+	}
+	y, err := evalOperand(b, item, names, values)
+	if err != nil {
+		return zero, zero, err
+	}
+	xv, ok1 := x.(V)
+	yv, ok2 := y.(V)
+	if !ok1 || !ok2 {
+		return zero, zero, refused(msgBadOperand)
+	}
+	return xv, yv, nil
 }
 
 func evalOperand(o *operand, item map[string]types.AttributeValue, names map[string]string, values map[string]types.AttributeValue) (types.AttributeValue, error) {
@@ -328,18 +343,9 @@ func evalOperand(o *operand, item map[string]types.AttributeValue, names map[str
 		}
 		return evalOperand(o.args[1], item, names, values)
 	}
-	a, err := evalOperand(o.args[0], item, names, values)
+	al, bl, err := evalBoth[*types.AttributeValueMemberL](o.args[0], o.args[1], item, names, values)
 	if err != nil {
 		return nil, err
-	}
-	b, err := evalOperand(o.args[1], item, names, values)
-	if err != nil {
-		return nil, err
-	}
-	al, ok1 := a.(*types.AttributeValueMemberL)
-	bl, ok2 := b.(*types.AttributeValueMemberL)
-	if !ok1 || !ok2 {
-		return nil, refused(msgBadOperand)
 	}
 	l := make([]types.AttributeValue, 0, len(al.Value)+len(bl.Value))
 	l = append(append(l, al.Value...), bl.Value...)
@@ -369,20 +375,8 @@ func Copy(v types.AttributeValue) types.AttributeValue {
 			out[i] = bytes.Clone(b)
 		}
 		return &types.AttributeValueMemberBS{Value: out}
-	case *types.AttributeValueMemberL:
-		out := make([]types.AttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			out[i] = Copy(e)
-		}
-		return &types.AttributeValueMemberL{Value: out}
-	case *types.AttributeValueMemberM:
-		out := make(map[string]types.AttributeValue, len(v.Value))
-		for k, e := range v.Value {
-			out[k] = Copy(e)
-		}
-		return &types.AttributeValueMemberM{Value: out}
 	}
-	return v
+	return mapElements(v, Copy)
 }
 
 // asStored returns v as DynamoDB Local stores a value of
@@ -397,16 +391,24 @@ func asStored(v types.AttributeValue) types.AttributeValue {
 			out[i] = javaString(n)
 		}
 		return &types.AttributeValueMemberNS{Value: out}
+	}
+	return mapElements(v, asStored)
+}
+
+// mapElements returns a new list or map of f of each element of v, a list
+// or a map; any other v as it is.
+func mapElements(v types.AttributeValue, f func(types.AttributeValue) types.AttributeValue) types.AttributeValue {
+	switch v := v.(type) {
 	case *types.AttributeValueMemberL:
 		out := make([]types.AttributeValue, len(v.Value))
 		for i, e := range v.Value {
-			out[i] = asStored(e)
+			out[i] = f(e)
 		}
 		return &types.AttributeValueMemberL{Value: out}
 	case *types.AttributeValueMemberM:
 		out := make(map[string]types.AttributeValue, len(v.Value))
 		for k, e := range v.Value {
-			out[k] = asStored(e)
+			out[k] = f(e)
 		}
 		return &types.AttributeValueMemberM{Value: out}
 	}

@@ -2,8 +2,6 @@ package cond
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 )
 
 // ErrInvalid is matched (with errors.Is) by every error of [Parse] and of
@@ -130,26 +128,29 @@ func Parse(expr string) (*Expr, error) { return ParseAs(expr, "ConditionExpressi
 // ("Invalid FilterExpression: Syntax error; ..."). ParseAs knows nothing of
 // names and values; [Expr.Eval] checks those.
 func ParseAs(expr, param string) (*Expr, error) {
-	e, err := parse(expr)
+	e, err := parseParam(expr, param, parse)
+	if err == nil {
+		e.param = param
+	}
+	return e, err
+}
+
+// parseParam parses expr, the request's parameter param, with parse: its
+// errors name param, as DynamoDB's do.
+func parseParam[T any](expr, param string, parse func(string) (*T, error)) (*T, error) {
+	v, err := parse(expr)
 	if err != nil {
 		return nil, prefixed(err, param)
 	}
-	e.param = param
-	return e, nil
+	return v, nil
 }
 
 func parse(expr string) (*Expr, error) {
-	if len(expr) > maxExprBytes {
-		return nil, invalid(msgExpressionTooLargeSize, len(expr))
-	}
-	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, blankError(expr)
-	}
-	toks, err := lex(expr)
+	c, err := newCursor(expr, true)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{src: expr, toks: toks}
+	p := &parser{cursor: *c}
 	root, err := p.parseOr()
 	if err != nil {
 		return nil, err
@@ -158,7 +159,7 @@ func parse(expr string) (*Expr, error) {
 		return nil, p.unexpected(t)
 	}
 	if !root.isCondition() {
-		return nil, syntaxErrorAt(p.src, p.toks, p.i)
+		return nil, p.fail()
 	}
 	if p.operators > maxOperators {
 		return nil, invalid(msgExpressionContainsTooManyOperators, p.operators)
@@ -197,20 +198,8 @@ func (e *Expr) collect(n *node) {
 // either: "(a) = :v" and "(a = :v)" are both valid. Each rule then checks
 // that what it got is what it needs.
 type parser struct {
-	src       string
-	toks      []token
-	i         int
+	cursor
 	operators int
-}
-
-func (p *parser) peek() token { return p.toks[p.i] }
-
-func (p *parser) next() token {
-	t := p.toks[p.i]
-	if t.kind != tokEOF {
-		p.i++
-	}
-	return t
 }
 
 // unexpected is DynamoDB's syntax error at token t.
@@ -220,7 +209,7 @@ func (p *parser) unexpected(t token) error {
 			return syntaxErrorAt(p.src, p.toks, j)
 		}
 	}
-	return syntaxErrorAt(p.src, p.toks, p.i)
+	return p.fail()
 }
 
 func (p *parser) expect(k tokKind, what string) (token, error) {
@@ -234,7 +223,7 @@ func (p *parser) expect(k tokKind, what string) (token, error) {
 // condition returns n if it is a condition, else an error.
 func (p *parser) condition(n *node) (*node, error) {
 	if !n.isCondition() {
-		return nil, syntaxErrorAt(p.src, p.toks, p.i)
+		return nil, p.fail()
 	}
 	return n, nil
 }
@@ -242,7 +231,7 @@ func (p *parser) condition(n *node) (*node, error) {
 // operand returns n if it is an operand, else an error.
 func (p *parser) operand(n *node) (*node, error) {
 	if n.isCondition() {
-		return nil, syntaxErrorAt(p.src, p.toks, p.i)
+		return nil, p.fail()
 	}
 	return n, nil
 }
@@ -304,54 +293,48 @@ func (p *parser) parsePredicate() (*node, error) {
 	}
 	t := p.peek()
 	switch t.kind {
-	case tokEq, tokNe, tokLt, tokLe, tokGt, tokGe:
-		if _, err := p.operand(left); err != nil {
-			return nil, err
-		}
-		p.next()
-		p.operators++
-		right, err := p.parseOperand()
-		if err != nil {
-			return nil, err
-		}
-		return &node{kind: kCompare, op: t.kind, kids: []*node{left, right}, pos: t.pos}, nil
-	case tokBetween:
-		if _, err := p.operand(left); err != nil {
-			return nil, err
-		}
-		p.next()
-		p.operators++
-		lo, err := p.parseOperand()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expect(tokAnd, "AND"); err != nil {
-			return nil, err
-		}
-		hi, err := p.parseOperand()
-		if err != nil {
-			return nil, err
-		}
-		return &node{kind: kBetween, kids: []*node{left, lo, hi}, pos: t.pos}, nil
-	case tokIn:
-		if _, err := p.operand(left); err != nil {
-			return nil, err
-		}
-		p.next()
-		p.operators++
-		if _, err := p.expect(tokLParen, `"(" after IN`); err != nil {
-			return nil, err
-		}
-		list, err := p.parseOperands()
-		if err != nil {
-			return nil, err
-		}
-		if len(list) > maxInList {
-			return nil, invalid(msgINTooManyOperands, len(list))
-		}
-		return &node{kind: kIn, kids: append([]*node{left}, list...), pos: t.pos}, nil
+	case tokEq, tokNe, tokLt, tokLe, tokGt, tokGe, tokBetween, tokIn:
+	default:
+		return left, nil
 	}
-	return left, nil
+	if _, err := p.operand(left); err != nil {
+		return nil, err
+	}
+	p.next()
+	p.operators++
+	if t.kind == tokIn {
+		return p.parseIn(t, left)
+	}
+	right, err := p.parseOperand()
+	if err != nil {
+		return nil, err
+	}
+	if t.kind != tokBetween {
+		return &node{kind: kCompare, op: t.kind, kids: []*node{left, right}, pos: t.pos}, nil
+	}
+	if _, err := p.expect(tokAnd, "AND"); err != nil {
+		return nil, err
+	}
+	hi, err := p.parseOperand()
+	if err != nil {
+		return nil, err
+	}
+	return &node{kind: kBetween, kids: []*node{left, right, hi}, pos: t.pos}, nil
+}
+
+// parseIn parses the list of left IN (...), after the IN (t).
+func (p *parser) parseIn(t token, left *node) (*node, error) {
+	if _, err := p.expect(tokLParen, `"(" after IN`); err != nil {
+		return nil, err
+	}
+	list, err := p.parseOperands()
+	if err != nil {
+		return nil, err
+	}
+	if len(list) > maxInList {
+		return nil, invalid(msgINTooManyOperands, len(list))
+	}
+	return &node{kind: kIn, kids: append([]*node{left}, list...), pos: t.pos}, nil
 }
 
 // parseOperands parses operand { "," operand } ")", after a "(".
@@ -488,16 +471,9 @@ func (p *parser) parsePath() (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			i, err := strconv.Atoi(t.text)
-			switch {
-			case len(t.text) > 1 && t.text[0] == '0':
-				end := t.pos + len(t.text)
-				if n := p.toks[p.i]; n.kind != tokEOF {
-					end = n.pos + len(n.text)
-				}
-				return nil, invalid(msgSyntaxErrorTokenNear, t.text[1:], p.src[t.pos:end])
-			case err != nil || i > maxListIndex:
-				return nil, invalid(msgListIndexOutRangeIndex, t.text)
+			i, err := p.listIndex(t, p.peek())
+			if err != nil {
+				return nil, err
 			}
 			if _, err := p.expect(tokRBrack, `"]"`); err != nil {
 				return nil, err

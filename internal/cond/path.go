@@ -69,12 +69,32 @@ func resolvePath(path []elem, names map[string]string) (Path, error) {
 	return p, nil
 }
 
-// cursor walks the tokens of an expression, for the parsers of update and
-// projection expressions, which report errors as DynamoDB does.
+// cursor walks the tokens of an expression, for the parsers of condition,
+// update and projection expressions, which report errors as DynamoDB does.
 type cursor struct {
 	src  string
 	toks []token
 	i    int
+}
+
+// newCursor checks what every expression must be before it is parsed (at
+// most maxExprBytes long, not blank) and lexes it. DynamoDB gives the size
+// in its message for a condition expression (sized), not for the others.
+func newCursor(expr string, sized bool) (*cursor, error) {
+	if len(expr) > maxExprBytes {
+		if sized {
+			return nil, invalid(msgExpressionTooLargeSize, len(expr))
+		}
+		return nil, invalid(msgExpressionTooLarge)
+	}
+	if strings.Trim(expr, " \t\r\n") == "" {
+		return nil, blankError(expr)
+	}
+	toks, err := lex(expr)
+	if err != nil {
+		return nil, err
+	}
+	return &cursor{src: expr, toks: toks}, nil
 }
 
 func (c *cursor) peek() token { return c.toks[c.i] }
@@ -126,18 +146,9 @@ func (c *cursor) path() ([]elem, error) {
 			if t.kind != tokInt {
 				return nil, c.fail()
 			}
-			if len(t.text) > 1 && t.text[0] == '0' {
-				// DynamoDB reads "0" as an index of its own, and fails
-				// on the digits after it.
-				end := t.pos + len(t.text)
-				if n := c.toks[c.i+1]; n.kind != tokEOF {
-					end = n.pos + len(n.text)
-				}
-				return nil, invalid(msgSyntaxErrorTokenNear, t.text[1:], c.src[t.pos:end])
-			}
-			i, err := strconv.Atoi(t.text)
-			if err != nil || i > maxListIndex {
-				return nil, invalid(msgListIndexOutRangeIndex, t.text)
+			i, err := c.listIndex(t, c.toks[c.i+1])
+			if err != nil {
+				return nil, err
 			}
 			c.next()
 			if err := c.expect(tokRBrack); err != nil {
@@ -150,6 +161,24 @@ func (c *cursor) path() ([]elem, error) {
 		}
 		c.next()
 	}
+}
+
+// listIndex reads the list index t, a tokInt followed by the token next.
+func (c *cursor) listIndex(t, next token) (int, error) {
+	if len(t.text) > 1 && t.text[0] == '0' {
+		// DynamoDB reads "0" as an index of its own, and fails on the
+		// digits after it.
+		end := t.pos + len(t.text)
+		if next.kind != tokEOF {
+			end = next.pos + len(next.text)
+		}
+		return 0, invalid(msgSyntaxErrorTokenNear, t.text[1:], c.src[t.pos:end])
+	}
+	i, err := strconv.Atoi(t.text)
+	if err != nil || i > maxListIndex {
+		return 0, invalid(msgListIndexOutRangeIndex, t.text)
+	}
+	return i, nil
 }
 
 // placeholders collects the distinct #names and :values of paths and value

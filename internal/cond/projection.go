@@ -2,7 +2,6 @@ package cond
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -21,25 +20,14 @@ func (p *Projection) String() string { return p.src }
 // ParseProjection parses a projection expression. Errors are [*Error]s
 // with DynamoDB's message ("Invalid ProjectionExpression: ...").
 func ParseProjection(expr string) (*Projection, error) {
-	p, err := parseProjection(expr)
-	if err != nil {
-		return nil, prefixed(err, "ProjectionExpression")
-	}
-	return p, nil
+	return parseParam(expr, "ProjectionExpression", parseProjection)
 }
 
 func parseProjection(expr string) (*Projection, error) {
-	if len(expr) > maxExprBytes {
-		return nil, invalid(msgExpressionTooLarge)
-	}
-	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, blankError(expr)
-	}
-	toks, err := lex(expr)
+	c, err := newCursor(expr, false)
 	if err != nil {
 		return nil, err
 	}
-	c := &cursor{src: expr, toks: toks}
 	p := &Projection{src: expr}
 	for {
 		path, err := c.path()

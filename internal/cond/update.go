@@ -79,25 +79,14 @@ type operand struct {
 // REMOVE takes paths; ADD and DELETE take path :value. Errors are [*Error]s
 // carrying DynamoDB's message.
 func ParseUpdate(expr string) (*Update, error) {
-	u, err := parseUpdate(expr)
-	if err != nil {
-		return nil, prefixed(err, "UpdateExpression")
-	}
-	return u, nil
+	return parseParam(expr, "UpdateExpression", parseUpdate)
 }
 
 func parseUpdate(expr string) (*Update, error) {
-	if len(expr) > maxExprBytes {
-		return nil, invalid(msgExpressionTooLarge)
-	}
-	if strings.Trim(expr, " \t\r\n") == "" {
-		return nil, blankError(expr)
-	}
-	toks, err := lex(expr)
+	c, err := newCursor(expr, false)
 	if err != nil {
 		return nil, err
 	}
-	c := &cursor{src: expr, toks: toks}
 	u := &Update{src: expr}
 	var clauses [4][]*action
 	seen := [4]bool{}

@@ -303,22 +303,8 @@ func storable(v reflect.Value, where string) error {
 		if !v.IsNil() {
 			return storable(v.Elem(), where)
 		}
-	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return nil
-		}
-		for i := 0; i < v.Len(); i++ {
-			if err := storable(v.Index(i), fmt.Sprintf("%s[%d]", where, i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		it := v.MapRange()
-		for it.Next() {
-			if err := storable(it.Value(), fmt.Sprintf("%s[%v]", where, it.Key())); err != nil {
-				return err
-			}
-		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return EachElem(v, where, storable)
 	case reflect.Struct:
 		t := v.Type()
 		if encodesItself(v) {
@@ -335,6 +321,31 @@ func storable(v reflect.Value, where string) error {
 		}
 		if exported == 0 && t.NumField() > 0 {
 			return fmt.Errorf("%s is a %v, whose fields are all unexported: it would be stored as an empty map (pass a pointer if its MarshalText has a pointer receiver)", where, t)
+		}
+	}
+	return nil
+}
+
+// EachElem calls f with each element of the slice, array or map v and its
+// path (where[i], where[key]), until f fails; a byte slice or array, stored
+// whole as a binary, has none. Any other v has none either.
+func EachElem(v reflect.Value, where string, f func(elem reflect.Value, where string) error) error {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+		for i := 0; i < v.Len(); i++ {
+			if err := f(v.Index(i), fmt.Sprintf("%s[%d]", where, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			if err := f(it.Value(), fmt.Sprintf("%s[%v]", where, it.Key())); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -9,11 +9,9 @@
 package plan
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
@@ -280,44 +278,6 @@ func (w *Write) Condition() (expr *string, names map[string]string, values map[s
 		return nil, nil, nil, &ConditionError{Value: true, Err: err}
 	}
 	return e.Condition(), e.Names(), e.Values(), nil
-}
-
-// PutInput renders a Put (for a package that composes its own writes; one
-// that sends a Write takes its [Request] from [Write.Render] once).
-func (w *Write) PutInput() (*dynamodb.PutItemInput, error) {
-	r, err := w.Render()
-	if err == nil && r.Put == nil {
-		err = fmt.Errorf("a %v rendered as a PutItem", w.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return r.Put, nil
-}
-
-// UpdateInput renders an Update, returning rv.
-func (w *Write) UpdateInput(rv types.ReturnValue) (*dynamodb.UpdateItemInput, error) {
-	r, err := w.Render()
-	if err == nil && r.Update == nil {
-		err = fmt.Errorf("a %v rendered as an UpdateItem", w.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	r.Update.ReturnValues = rv
-	return r.Update, nil
-}
-
-// DeleteInput renders a Delete.
-func (w *Write) DeleteInput() (*dynamodb.DeleteItemInput, error) {
-	r, err := w.Render()
-	if err == nil && r.Delete == nil {
-		err = fmt.Errorf("a %v rendered as a DeleteItem", w.Kind)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return r.Delete, nil
 }
 
 // Conflict tells, for a write whose condition failed on item (as stored,
