@@ -27,6 +27,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/engine"
 	"github.com/optimist-dynamo/optimist/internal/procmem"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // The flags of simulation tests: -sim.seed replays one seed, -sim.seeds
@@ -105,10 +106,12 @@ type Sim struct {
 	cond     *sync.Cond // signals a change of running
 	clients  map[string]*simClient
 	pending  []*simCall
-	starts   []func() // actors waiting for their turn to start
-	running  int      // actors neither returned nor crashed
-	ending   bool     // the workload is done: crashed clients' calls fail at once
-	closed   bool     // the scheduler is gone: every call fails at once
+	starts   []func()  // actors waiting for their turn to start
+	woken    []simWake // the library's goroutines waiting for their turn (see simhook)
+	tickets  uint64    // the last ticket given (see simhook.Scheduler)
+	running  int       // actors neither returned nor crashed
+	ending   bool      // the workload is done: crashed clients' calls fail at once
+	closed   bool      // the scheduler is gone: every call fails at once
 	exited   chan struct{}
 	over     chan struct{} // closed when the workload is done: crashed clients' calls fail
 	actors   int           // actor goroutines not returned
@@ -147,12 +150,13 @@ func (c *simClient) BackoffDelay(attempt int, _ error) (time.Duration, error) {
 }
 
 type simCall struct {
-	c     *simClient
-	req   *http.Request
-	body  []byte
-	key   string
-	reply chan simReply
-	gone  bool
+	c      *simClient
+	req    *http.Request
+	body   []byte
+	key    string
+	ticket uint64 // its caller's turn once the answer or its context's end wakes it
+	reply  chan simReply
+	gone   bool
 }
 
 type simReply struct {
@@ -179,6 +183,7 @@ func Simulate(t *testing.T, seed uint64, workload func(s *Sim)) SimResult {
 	var res SimResult
 	synctest.Test(t, func(t *testing.T) {
 		s := newSim(t, seed)
+		defer simhook.Install(simGate{s})()
 		done := make(chan struct{})
 		go func() { defer close(done); s.schedule() }()
 		workload(s)
@@ -452,6 +457,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 		<-s.over
 		return ended(req, ErrCrashed), nil
 	default:
+		call.ticket = s.ticketLocked()
 		s.pending = append(s.pending, call)
 		s.poke()
 	}
@@ -459,6 +465,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 	select {
 	case r := <-call.reply:
 		time.Sleep(r.latency)
+		s.resume(call.ticket)
 		if s.crashedNow(c) { // it crashed while the answer travelled
 			<-s.over
 			return ended(req, ErrCrashed), nil
@@ -471,6 +478,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 		<-s.over
 		return ended(req, ErrCrashed), nil
 	case <-req.Context().Done():
+		s.resume(call.ticket)
 		if s.crashedNow(c) { // the crash ended it
 			<-s.over
 			return ended(req, ErrCrashed), nil
