@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // One returns the only item matching the key condition key (a Query, see
@@ -122,7 +124,7 @@ func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, erro
 	var wg sync.WaitGroup
 	for seg := range segments {
 		wg.Add(1)
-		go func() {
+		simhook.Go(func() {
 			defer wg.Done()
 			in := *base
 			if c.segments > 0 {
@@ -132,7 +134,7 @@ func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, erro
 			if errs[seg] != nil {
 				cancel() // the count is lost anyway: stop the other segments
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	n := 0

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // Scan returns an iterator over every item of the table (or of the index
@@ -101,15 +103,15 @@ func (t *Table[T]) parallelScan(ctx context.Context, c *readConfig, base *dynamo
 	var wg sync.WaitGroup
 	for seg := range c.segments {
 		wg.Add(1)
-		go func() {
+		simhook.Go(func() {
 			defer wg.Done()
 			t.scanSegment(ctx, c, base, seg, pages, stop)
-		}()
+		})
 	}
-	go func() {
+	simhook.Go(func() {
 		wg.Wait()
 		close(pages)
-	}()
+	})
 	defer func() {
 		close(stop)
 		cancel()

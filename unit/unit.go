@@ -13,6 +13,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
@@ -137,7 +138,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	u.stop = cancel
 	u.beating.Add(1)
 	live.Store(unitproto.StateKey(o.coord, u.id), u)
-	go u.heartbeats(hctx)
+	simhook.Go(func() { u.heartbeats(hctx) })
 	return u, nil
 }
 
