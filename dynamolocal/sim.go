@@ -168,9 +168,9 @@ type simReply struct {
 // Simulate runs workload in a testing/synctest bubble, on a fresh
 // embedded engine made in the bubble (so that its time is the bubble's),
 // with seed fixing the whole history: the order in which concurrent
-// requests are served, the faults drawn, and the library's random choices
-// (crypto/rand is seeded with [cryptotest.SetGlobalRandom], so t must not
-// be parallel). When workload returns, Simulate waits for the actors
+// requests are served and the library's goroutines run, the faults drawn,
+// and the library's random choices (crypto/rand is seeded with
+// [cryptotest.SetGlobalRandom], so t must not be parallel). When workload returns, Simulate waits for the actors
 // started by [Sim.Go] that have not crashed, ends every client's context,
 // fails the crashed clients' requests with [ErrCrashed], and returns what
 // was served. If the test failed, it logs the seed and how to replay it.
