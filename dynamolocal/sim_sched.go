@@ -161,10 +161,9 @@ func (s *Sim) serve(call *simCall) {
 	}
 	s.mu.Unlock()
 	// The answer travels for a seeded latency of virtual time, so that
-	// time moves as requests are served and goroutines woken by answers
-	// or timers wake at instants of their own, one at a time: goroutines
-	// woken at one instant run in the runtime's order, and so would their
-	// random draws.
+	// time moves as requests are served, as over a network, and answers
+	// mostly arrive at instants of their own (those that meet at one
+	// instant go on in the order of their tickets, see simGate).
 	call.reply <- simReply{resp: resp, err: err, latency: minLatency + time.Duration(s.pick.Int64N(int64(minLatency)))}
 }
 
