@@ -256,10 +256,11 @@ func (s *Sim) clientLocked(name string) *simClient {
 	c.backoff = rand.New(rand.NewPCG(s.seed^0xb0ff, h.Sum64()))
 	c.client = dynamodb.New(dynamodb.Options{
 		HTTPClient: c,
-		// Not a draw from crypto/rand per request: its invocation id (a
-		// header) and its backoffs' jitter. Two goroutines sending at one
-		// virtual instant draw in the runtime's order, which would shift
-		// the draws of the library that follow.
+		// No draw from crypto/rand per request (its invocation id, a
+		// header) nor per retry (its backoffs' jitter comes from the
+		// client's stream): the SDK sends a retry after a sleep of its
+		// own, which the simulation does not order (see simGate), and a
+		// draw then could shift the library's draws that follow.
 		APIOptions: []func(*middleware.Stack) error{func(st *middleware.Stack) error {
 			_, err := st.Build.Remove("ClientRequestID")
 			return err
