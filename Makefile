@@ -47,10 +47,12 @@ lint: tools
 
 ## sim: the simulation tests of dynamolocal over SEEDS seeds each (default 1000); replay one with -sim.seed=N
 # TestSimDigest runs each seed twice at GOMAXPROCS 1 and 2 and wants one
-# digest: a seed replays the same history, whatever the load.
+# digest: a seed replays the same history, whatever the load. The suite is
+# CPU-bound (about 5 CPU-minutes at 1000 seeds), so a loaded machine takes
+# several times that in wall time: hence the long timeout.
 SEEDS ?= 1000
 sim:
-	$(GO) test -count=1 -timeout 30m -run 'TestSim' ./dynamolocal/ -sim.seeds=$(SEEDS)
+	$(GO) test -count=1 -timeout 90m -run 'TestSim' ./dynamolocal/ -sim.seeds=$(SEEDS)
 
 ## conformance: the differential suite, the embedded engine against AWS DynamoDB Local (Java 17+, npm)
 conformance:
