@@ -78,7 +78,7 @@ func moduleImports(t *testing.T) (imports map[string][]string, programs map[stri
 var base = map[string]bool{
 	"observe": true, "internal/attempt": true, "internal/attrs": true, "internal/cond": true,
 	"internal/ddbapi": true, "internal/endpoint": true, "internal/errs": true, "internal/faultwire": true,
-	"internal/keytmpl": true, "internal/rnd": true, "internal/syncx": true,
+	"internal/keytmpl": true, "internal/rnd": true, "internal/simhook": true, "internal/syncx": true,
 }
 
 // testSupport are the helpers of the module's tests, which only test files

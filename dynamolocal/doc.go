@@ -84,9 +84,18 @@
 //     them sorted by client, operation and body (as JSON with sorted
 //     keys: the SDK writes a map in Go's random order), so that the order
 //     in which they arrived does not count, and answers it after a seeded
-//     latency of one to two milliseconds of virtual time, so that
-//     goroutines woken by answers or timers wake one at a time. Inside a
+//     latency of one to two milliseconds of virtual time. Inside a
 //     simulation call [Sim.Wait], not synctest.Wait.
+//   - Goroutines run one at a time. A bubble runs the goroutines woken at
+//     one virtual instant in the runtime's order, side by side when
+//     GOMAXPROCS > 1; so in a simulation each goroutine the library starts,
+//     each that wakes from one of the library's sleeps (heartbeats, polls,
+//     backoffs, turns) or from a wait for one of its locks, and each whose
+//     request was answered (or whose request's context ended) waits for
+//     its turn, and the scheduler gives turns one at a time, each once
+//     everything else is blocked, in the order in which they began to
+//     wait, before it serves a request. That order is the seed's, since
+//     everything before it ran one goroutine at a time too.
 //   - Faults: [Sim.Inject] for every client (by operation, table, key),
 //     [Sim.InjectClient] for one client, its After and Times counting that
 //     client's requests (the n-th request: After n-1, Times 1); the faults
@@ -99,16 +108,23 @@
 //   - The library's random choices (owner names, unit ids, tokens,
 //     backoffs, jitter) are all drawn from crypto/rand, which Simulate seeds
 //     with testing/cryptotest.SetGlobalRandom, so the test must not be
-//     parallel. [Sim.Rand] gives the workload a seeded stream per client.
+//     parallel; as goroutines run one at a time, they draw in the seed's
+//     order. [Sim.Rand] gives the workload a seeded stream per client.
 //   - [SimResult] holds the transcript (every request and answer, with its
 //     virtual time, client and fault) and its digest. [SimSeeds] reads
 //     -sim.seed (replay one) and -sim.seeds (how many). Each run starts as
 //     a new process would: the library's per-process memories are emptied.
 //
-// Known limit: goroutines woken at one virtual instant run in the
-// runtime's order, and so do their draws from crypto/rand (the library's
-// tokens and ids); on a loaded machine the digest test still finds a few
-// seeds in a thousand with two histories, which replay alike when quiet.
+// So the same seed gives the same transcript, at any GOMAXPROCS and any
+// load; the project's digest test holds it over the seeds of a contended
+// workload (locks, units, Modify). What the scheduler does not order is
+// what the workload does on its own: a goroutine it starts with a go
+// statement (use [Sim.Go]), its own timers and sleeps, and the SDK's
+// backoff sleeps run beside whatever wakes at the very same instant. The
+// seeded latencies make such a meeting rare, but a workload whose actors
+// share memory should not count on its order. Nor does it order callbacks
+// the runtime starts, such as a context.AfterFunc (pessimistic's
+// ReleaseOnDone).
 //
 // # Clients
 //

@@ -27,6 +27,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/engine"
 	"github.com/optimist-dynamo/optimist/internal/procmem"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // The flags of simulation tests: -sim.seed replays one seed, -sim.seeds
@@ -105,10 +106,12 @@ type Sim struct {
 	cond     *sync.Cond // signals a change of running
 	clients  map[string]*simClient
 	pending  []*simCall
-	starts   []func() // actors waiting for their turn to start
-	running  int      // actors neither returned nor crashed
-	ending   bool     // the workload is done: crashed clients' calls fail at once
-	closed   bool     // the scheduler is gone: every call fails at once
+	starts   []func()  // actors waiting for their turn to start
+	woken    []simWake // the library's goroutines waiting for their turn (see simhook)
+	tickets  uint64    // the last ticket given (see simhook.Scheduler)
+	running  int       // actors neither returned nor crashed
+	ending   bool      // the workload is done: crashed clients' calls fail at once
+	closed   bool      // the scheduler is gone: every call fails at once
 	exited   chan struct{}
 	over     chan struct{} // closed when the workload is done: crashed clients' calls fail
 	actors   int           // actor goroutines not returned
@@ -147,12 +150,13 @@ func (c *simClient) BackoffDelay(attempt int, _ error) (time.Duration, error) {
 }
 
 type simCall struct {
-	c     *simClient
-	req   *http.Request
-	body  []byte
-	key   string
-	reply chan simReply
-	gone  bool
+	c      *simClient
+	req    *http.Request
+	body   []byte
+	key    string
+	ticket uint64 // its caller's turn once the answer or its context's end wakes it
+	reply  chan simReply
+	gone   bool
 }
 
 type simReply struct {
@@ -164,9 +168,9 @@ type simReply struct {
 // Simulate runs workload in a testing/synctest bubble, on a fresh
 // embedded engine made in the bubble (so that its time is the bubble's),
 // with seed fixing the whole history: the order in which concurrent
-// requests are served, the faults drawn, and the library's random choices
-// (crypto/rand is seeded with [cryptotest.SetGlobalRandom], so t must not
-// be parallel). When workload returns, Simulate waits for the actors
+// requests are served and the library's goroutines run, the faults drawn,
+// and the library's random choices (crypto/rand is seeded with
+// [cryptotest.SetGlobalRandom], so t must not be parallel). When workload returns, Simulate waits for the actors
 // started by [Sim.Go] that have not crashed, ends every client's context,
 // fails the crashed clients' requests with [ErrCrashed], and returns what
 // was served. If the test failed, it logs the seed and how to replay it.
@@ -179,6 +183,7 @@ func Simulate(t *testing.T, seed uint64, workload func(s *Sim)) SimResult {
 	var res SimResult
 	synctest.Test(t, func(t *testing.T) {
 		s := newSim(t, seed)
+		defer simhook.Install(simGate{s})()
 		done := make(chan struct{})
 		go func() { defer close(done); s.schedule() }()
 		workload(s)
@@ -251,10 +256,11 @@ func (s *Sim) clientLocked(name string) *simClient {
 	c.backoff = rand.New(rand.NewPCG(s.seed^0xb0ff, h.Sum64()))
 	c.client = dynamodb.New(dynamodb.Options{
 		HTTPClient: c,
-		// Not a draw from crypto/rand per request: its invocation id (a
-		// header) and its backoffs' jitter. Two goroutines sending at one
-		// virtual instant draw in the runtime's order, which would shift
-		// the draws of the library that follow.
+		// No draw from crypto/rand per request (its invocation id, a
+		// header) nor per retry (its backoffs' jitter comes from the
+		// client's stream): the SDK sends a retry after a sleep of its
+		// own, which the simulation does not order (see simGate), and a
+		// draw then could shift the library's draws that follow.
 		APIOptions: []func(*middleware.Stack) error{func(st *middleware.Stack) error {
 			_, err := st.Build.Remove("ClientRequestID")
 			return err
@@ -452,6 +458,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 		<-s.over
 		return ended(req, ErrCrashed), nil
 	default:
+		call.ticket = s.ticketLocked()
 		s.pending = append(s.pending, call)
 		s.poke()
 	}
@@ -459,6 +466,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 	select {
 	case r := <-call.reply:
 		time.Sleep(r.latency)
+		s.resume(call.ticket)
 		if s.crashedNow(c) { // it crashed while the answer travelled
 			<-s.over
 			return ended(req, ErrCrashed), nil
@@ -471,6 +479,7 @@ func (c *simClient) Do(req *http.Request) (*http.Response, error) {
 		<-s.over
 		return ended(req, ErrCrashed), nil
 	case <-req.Context().Done():
+		s.resume(call.ticket)
 		if s.crashedNow(c) { // the crash ended it
 			<-s.over
 			return ended(req, ErrCrashed), nil

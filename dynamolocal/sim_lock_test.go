@@ -31,7 +31,7 @@ type fencedLog struct {
 	// slowPoll, the deliberate fault of the takeover check: "b" polls
 	// every slowPoll, while the bound is checked for the default.
 	slowPoll time.Duration
-	fifo     bool          // "pause" and "b" take the lock with FIFO too
+	fifo     bool          // every holder takes the lock with FIFO, else as a lease lock (one mode per name, as a user's)
 	acquired time.Duration // when b's Acquire returned, from the start
 	takeover time.Duration // from the last renewal of another client (or b's first try) to b's acquire
 }
@@ -112,9 +112,11 @@ func (l *fencedLog) violations() []string {
 }
 
 // lockWorkload: holder "pause" takes the lock, holds it for a seeded
-// while, and is cut off past its lease; holder "crash" queues for it and
+// while, and is cut off past its lease; holder "crash" waits for it and
 // crashes at a seeded request; holder "b" takes it over and writes. Then
-// "pause" comes back and writes with its old token.
+// "pause" comes back and writes with its old token. All three take the
+// lock in the log's mode, lease or FIFO: a lock name is used in one mode,
+// as a user's would be.
 func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 	return func(s *dynamolocal.Sim) {
 		start := time.Now()
@@ -170,7 +172,7 @@ func lockWorkload(log *fencedLog) func(s *dynamolocal.Sim) {
 		})
 		s.CrashAfter("crash", 3+s.Rand("crash").IntN(6))
 		holder("crash", func(ctx context.Context, l *pessimistic.Locker, t *mapper.Table[simAccount]) {
-			if lease, err := l.Acquire(ctx, "job", pessimistic.FIFO()); err == nil {
+			if lease, err := l.Acquire(ctx, "job", mode...); err == nil {
 				_ = write(ctx, t, lease.Token(), true)
 			}
 		})

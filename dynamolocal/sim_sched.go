@@ -4,6 +4,7 @@ package dynamolocal
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,11 +35,20 @@ func (s *Sim) schedule() {
 			go f()
 			continue
 		}
+		if len(s.woken) > 0 {
+			w := s.woken[0]
+			s.woken = s.woken[1:]
+			s.mu.Unlock()
+			close(w.turn)
+			continue
+		}
 		s.pending = slices.DeleteFunc(s.pending, func(c *simCall) bool { return c.gone })
 		if len(s.pending) == 0 {
 			select {
 			case <-s.stop:
-				s.closed = true // later requests fail at once (ErrSimEnded)
+				// Later requests fail at once (ErrSimEnded), and the
+				// library's goroutines no longer wait for turns.
+				s.closed = true
 				s.mu.Unlock()
 				return
 			default:
@@ -57,6 +67,51 @@ func (s *Sim) schedule() {
 		s.mu.Unlock()
 		s.serve(call)
 	}
+}
+
+// simWake is a goroutine of the library that woke (or started), waiting
+// for its turn: the scheduler closes turn.
+type simWake struct {
+	ticket uint64
+	turn   chan struct{}
+}
+
+// simGate is the simulation's [simhook.Scheduler]: the library's
+// goroutines that start, or wake from a sleep or a wait for a lock, wait
+// for their turn as the callers of answered requests do, and the
+// scheduler lets them go one at a time, each once everything else is
+// blocked, in the order of their tickets, before it serves a request.
+type simGate struct{ s *Sim }
+
+func (g simGate) Ticket() uint64 {
+	g.s.mu.Lock()
+	defer g.s.mu.Unlock()
+	return g.s.ticketLocked()
+}
+
+func (g simGate) Resume(t uint64) { g.s.resume(t) }
+
+// ticketLocked numbers a wait that starts now; s.mu is held. The goroutines
+// run one at a time, so the tickets are given in an order the seed fixes.
+func (s *Sim) ticketLocked() uint64 {
+	s.tickets++
+	return s.tickets
+}
+
+// resume blocks until the scheduler gives ticket t its turn (at once once
+// the scheduler is gone).
+func (s *Sim) resume(t uint64) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	w := simWake{ticket: t, turn: make(chan struct{})}
+	i, _ := slices.BinarySearchFunc(s.woken, t, func(w simWake, t uint64) int { return cmp.Compare(w.ticket, t) })
+	s.woken = slices.Insert(s.woken, i, w)
+	s.poke()
+	s.mu.Unlock()
+	<-w.turn
 }
 
 // serve serves one call with its client's faults, cut and crash, records
@@ -106,10 +161,9 @@ func (s *Sim) serve(call *simCall) {
 	}
 	s.mu.Unlock()
 	// The answer travels for a seeded latency of virtual time, so that
-	// time moves as requests are served and goroutines woken by answers
-	// or timers wake at instants of their own, one at a time: goroutines
-	// woken at one instant run in the runtime's order, and so would their
-	// random draws.
+	// time moves as requests are served, as over a network, and answers
+	// mostly arrive at instants of their own (those that meet at one
+	// instant go on in the order of their tickets, see simGate).
 	call.reply <- simReply{resp: resp, err: err, latency: minLatency + time.Duration(s.pick.Int64N(int64(minLatency)))}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // One returns the only item matching the key condition key (a Query, see
@@ -82,13 +83,13 @@ func (t *Table[T]) ScanCount(ctx context.Context, opts ...ReadOption) (int, erro
 	var wg sync.WaitGroup
 	for seg := range segments {
 		wg.Add(1)
-		go func() {
+		simhook.Go(func() {
 			defer wg.Done()
 			counts[seg], errs[seg] = base.segment(seg).countAll(ctx)
 			if errs[seg] != nil {
 				cancel() // the count is lost anyway: stop the other segments
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	n := 0

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // Scan returns an iterator over every item of the table (or of the index
@@ -53,15 +55,15 @@ func (t *Table[T]) parallelScan(ctx context.Context, base *pager, yield func(*T,
 	var wg sync.WaitGroup
 	for seg := range c.segments {
 		wg.Add(1)
-		go func() {
+		simhook.Go(func() {
 			defer wg.Done()
 			t.scanSegment(ctx, base.segment(seg), pages, stop)
-		}()
+		})
 	}
-	go func() {
+	simhook.Go(func() {
 		wg.Wait()
 		close(pages)
-	}()
+	})
 	defer func() {
 		close(stop)
 		cancel()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // entry is a waiter of a FIFO queue, as read.
@@ -287,14 +288,14 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	woken := make(chan struct{})
-	go func() {
+	simhook.Go(func() {
 		select {
 		case <-news:
 			close(woken)
 			cancel()
 		case <-sctx.Done():
 		}
-	}()
+	})
 	start := time.Now()
 	err := retry.Sleep(sctx, d)
 	select {

@@ -17,6 +17,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 	"github.com/optimist-dynamo/optimist/internal/syncx"
 )
 
@@ -128,7 +129,7 @@ func newLease(rec *record, name string, token int64, rvn string, sent time.Time,
 		// the release stops the loop, so it waits for the loop to start.
 		s.stopAfter = context.AfterFunc(parent, func() { s.endWith(parent) })
 	}
-	go s.heartbeats()
+	simhook.Go(s.heartbeats)
 	return s
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
@@ -36,13 +37,13 @@ func send[O any](ctx context.Context, u *Unit, call func(context.Context) (O, er
 	}
 	done := make(chan result, 1)
 	u.sends.Add(1)
-	go func() {
+	simhook.Go(func() {
 		defer u.sends.Done()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
 		defer cancel()
 		out, err := call(cctx)
 		done <- result{out, err}
-	}()
+	})
 	select {
 	case r := <-done:
 		return r.out, r.err

@@ -15,6 +15,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
 )
@@ -136,7 +137,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	u.stop = cancel
 	u.beating.Add(1)
-	go u.heartbeats(hctx)
+	simhook.Go(func() { u.heartbeats(hctx) })
 	return u, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optimist-dynamo/optimist/internal/rnd"
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // Policy is how a loop retries: at most MaxAttempts tries in all, and
@@ -62,12 +63,22 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
+	resume := simhook.Pause()
 	t := time.NewTimer(d)
 	defer t.Stop()
+	var err error
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	case <-t.C:
-		return nil
 	}
+	if resume != nil {
+		// A simulation: the goroutines that wake at one instant go on one
+		// at a time, and ctx is read once it is this one's turn, so that
+		// a timer and ctx ending at one instant give one answer, not the
+		// select's random one.
+		resume()
+		err = ctx.Err()
+	}
+	return err
 }

@@ -4,9 +4,11 @@
 // Every draw reads crypto/rand, so that a test that fixes crypto/rand
 // (testing/cryptotest.SetGlobalRandom, which dynamolocal's simulation
 // runner calls with its seed) fixes the library's choices too; the
-// top-level functions of math/rand/v2 cannot be seeded. Draws are not on
-// any hot path (one per backoff, poll, lock or unit), so crypto/rand's
-// cost does not matter.
+// top-level functions of math/rand/v2 cannot be seeded. One stream serves every
+// goroutine: the simulation runner runs the library's goroutines one at a
+// time (see internal/simhook), so they draw in an order its seed fixes.
+// Draws are not on any hot path (one per backoff, poll, lock or unit), so
+// crypto/rand's cost does not matter.
 package rnd
 
 import (

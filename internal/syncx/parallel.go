@@ -3,6 +3,8 @@ package syncx
 import (
 	"context"
 	"sync"
+
+	"github.com/optimist-dynamo/optimist/internal/simhook"
 )
 
 // Parallel runs fn(i) for i in [0, n) on up to workers goroutines, all of
@@ -18,7 +20,7 @@ func Parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, 
 	)
 	for range min(workers, n) {
 		wg.Add(1)
-		go func() {
+		simhook.Go(func() {
 			defer wg.Done()
 			for {
 				mu.Lock()
@@ -31,7 +33,7 @@ func Parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, 
 				mu.Unlock()
 				fn(ctx, i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -9,7 +9,11 @@
 // durably blocking; [Mutex] is a channel.
 package syncx
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/optimist-dynamo/optimist/internal/simhook"
+)
 
 // Mutex is a mutual exclusion lock whose waiters block on a channel. The
 // zero value is an unlocked mutex. The channel is made on first use, so a
@@ -22,7 +26,19 @@ type Mutex struct {
 // Lock locks m, waiting until it is unlocked.
 func (m *Mutex) Lock() {
 	m.once.Do(func() { m.ch = make(chan struct{}, 1) })
+	select {
+	case m.ch <- struct{}{}:
+		return
+	default:
+	}
+	// Held by another goroutine: its Unlock wakes this one, which in a
+	// simulation waits for its turn (see simhook) rather than run beside
+	// the one that unlocked.
+	resume := simhook.Pause()
 	m.ch <- struct{}{}
+	if resume != nil {
+		resume()
+	}
 }
 
 // Unlock unlocks m; unlocking an unlocked Mutex blocks forever, so do not.
