@@ -12,26 +12,28 @@ BENCHSTAT := $(GOBIN)/benchstat
 # the deadline lands while a worker is busy (golang/go#75804, fixed in 1.27).
 # A count has no deadline, so a loaded machine only makes the run slower.
 FUZZTIME ?= 100000x
-# FUZZSMOKE is the count of the short fuzz run inside make test: each target
-# starts its workers and runs its corpus, and the long run stays in make fuzz.
+# FUZZSMOKE is the count of make fuzz-smoke, CI's short fuzz run (.ci/run,
+# a step of its own after make test): each target
+# starts its workers and runs its corpus; the long run stays in make fuzz.
+# make test runs the seed corpora as ordinary tests, not the fuzzer: each
+# target would build an instrumented binary of its own.
 FUZZSMOKE ?= 5000x
 
-.PHONY: demo test test-long lint fuzz bench tools conformance test-dynamodb-local test-guregu sim
+.PHONY: demo test test-long lint fuzz fuzz-smoke bench tools conformance test-dynamodb-local test-guregu sim
 
 ## demo: the voting example against the embedded DynamoDB engine (ARGS="-voters 200")
 demo:
 	$(GO) run ./examples/voting $(ARGS)
 
-## test: vet, staticcheck, the whole suite with the race detector, a smoke fuzz run (FUZZSMOKE executions per target), the bench and otel modules' checks
+## test: gofmt, vet, staticcheck, the whole suite with the race detector (fuzz targets on their seed corpora), the bench and otel modules' checks
 # The simulation tests run here over their own few seeds (TestSimDigest: 5,
 # each twice at GOMAXPROCS 1 and 2), and in make sim over SEEDS.
 test: lint
 	$(GO) test -race -count=1 ./...
-	$(MAKE) fuzz FUZZTIME=$(FUZZSMOKE)
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 -run . ./...
 	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
-## test-long: the whole suite with the race detector and the heavy tests' full counts (OPTIMIST_LONG=1: every crash point, units of 1,000 items, 5,000 pages over the wire, 4 minutes of reader isolation), then make fuzz
+## test-long: the whole suite with the race detector and the heavy tests' full counts (OPTIMIST_LONG=1: every crash point, units of 1,000 items, 5,000 pages over the wire, 4 minutes of reader isolation, four times the random values of the mapper's codec and keytmpl's property tests), then make fuzz
 test-long:
 	OPTIMIST_LONG=1 $(GO) test -race -count=1 -timeout 60m ./...
 	$(MAKE) fuzz
@@ -66,13 +68,22 @@ test-dynamodb-local:
 test-guregu:
 	$(GO) run ./internal/tools/guregutest $(ARGS)
 
-## fuzz: run each fuzz target briefly (FUZZTIME executions each, default 100000x)
+## fuzz: run each fuzz target briefly (FUZZTIME executions each, default 100000x; CI runs FUZZSMOKE)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTag$$' -fuzztime $(FUZZTIME) ./mapper
 	$(GO) test -run '^$$' -fuzz '^FuzzRoundTrip$$' -fuzztime $(FUZZTIME) ./mapper
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./mapper
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePath$$' -fuzztime $(FUZZTIME) ./update
 	$(GO) test -run '^$$' -fuzz '^FuzzRequest$$' -fuzztime $(FUZZTIME) ./internal/engine
+	$(GO) test -run '^$$' -fuzz '^FuzzFastValue$$' -fuzztime $(FUZZTIME) ./internal/engine
+	$(GO) test -run '^$$' -fuzz '^FuzzFastItem$$' -fuzztime $(FUZZTIME) ./internal/engine
+	$(GO) test -run '^$$' -fuzz '^FuzzFastBatchTables$$' -fuzztime $(FUZZTIME) ./internal/engine
+	$(GO) test -run '^$$' -fuzz '^FuzzBatchWriteDecodeFast$$' -fuzztime $(FUZZTIME) ./internal/engine
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/cond
+
+## fuzz-smoke: make fuzz with FUZZSMOKE executions per target (default 5000x), as CI runs it after make test
+fuzz-smoke:
+	$(MAKE) fuzz FUZZTIME=$(FUZZSMOKE)
 
 ## bench: side-by-side benchmarks against peers, summarised by benchstat
 bench: tools

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
 type Status string
@@ -116,8 +118,13 @@ func TestEncodeMatchesAttributeValue(t *testing.T) {
 	}
 	require.Greater(t, fast, 25, "most plain fields take the fast path")
 
+	// Random values: a quarter of make test-long's count (OPTIMIST_LONG).
+	n := 500
+	if ddbtest.Long() {
+		n = 2000
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 2000 {
+	for i := range n {
 		var v everything
 		fill(rng, reflect.ValueOf(&v).Elem(), 0)
 		v.ID = "id" + strconv.Itoa(i)

@@ -19,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optimist-dynamo/optimist/internal/ddbtest"
 )
 
 // textID is stored as S through MarshalText and UnmarshalText.
@@ -289,15 +291,22 @@ func TestDecodeSelfDecodingType(t *testing.T) {
 // attribute values of every type (numbers out of range, text that does not
 // parse, NULLs, lists where maps are expected, ...), removed, added under
 // unknown names or under names that differ only in case.
+//
+// The values are random: make test draws a quarter of the values make
+// test-long draws (OPTIMIST_LONG), of the same shapes.
 func TestDecodeMatchesAttributeValue(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	testDecodeMatches[decodeAll](t, rng, 2000, nil)
-	testDecodeMatches[everything](t, rng, 1000, func(item map[string]types.AttributeValue) {
+	n := 500
+	if ddbtest.Long() {
+		n = 2000
+	}
+	testDecodeMatches[decodeAll](t, rng, n, nil)
+	testDecodeMatches[everything](t, rng, n/2, func(item map[string]types.AttributeValue) {
 		if rng.IntN(8) > 0 {
 			delete(item, "pm") // ptrMarshaler has no unmarshaler: an N into a struct fails
 		}
 	})
-	testDecodeMatches[DecInner](t, rng, 1000, nil)
+	testDecodeMatches[DecInner](t, rng, n/2, nil)
 }
 
 func testDecodeMatches[T any](t *testing.T, rng *rand.Rand, n int, prepare func(map[string]types.AttributeValue)) {
