@@ -1,7 +1,8 @@
 // Package procmem holds the list of the library's process-wide memories:
-// what it learns once per process and keeps across calls (whether a table
-// is a global table, the units running in this process, the units seen
-// unchanged by Recover).
+// what it learns once per process and keeps across calls. One is left:
+// txn's record of which raw ops' tables are global tables. The units'
+// memories (units running, units seen unchanged) are held by values since
+// they moved into unitproto, and need no forgetting.
 //
 // A simulation (dynamolocal.Simulate) stands for a fresh world of
 // machines each time it runs: memories left by an earlier run, whose
