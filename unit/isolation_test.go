@@ -128,7 +128,7 @@ type isoConfig struct {
 
 func isoConfigFromEnv() isoConfig {
 	cfg := isoConfig{stable: 44, slots: 6, units: 4, readers: 4, writers: 1,
-		duration: 5 * time.Second, lease: 500 * time.Millisecond, crashShare: 0.25, rollShare: 0.1}
+		duration: 3 * time.Second, lease: 500 * time.Millisecond, crashShare: 0.25, rollShare: 0.1}
 	if ddbtest.Long() {
 		cfg.stable, cfg.slots, cfg.units, cfg.readers, cfg.writers = 64, 8, 6, 6, 2
 		cfg.duration = 4 * time.Minute
@@ -818,7 +818,7 @@ func (w *isoWorld) calibrate(ctx context.Context) (total, commit int64, err erro
 // there; at the end no lock is left, the total is the same, and every
 // item takes a plain write.
 //
-// It runs on the wall clock, for 5 seconds, against the shared server
+// It runs on the wall clock, for 3 seconds, against the shared server
 // (DynamoDB Local with OPTIMIST_ENGINE=dynamodb-local): the one unit
 // workload that shows units, leases and Recover on the real clock, where
 // every other test of leases runs in a testing/synctest bubble.
