@@ -59,8 +59,7 @@
 // runs on the bubble's virtual time with the code under test: TTLs,
 // request tokens, leases, heartbeats and backoffs pass with no real
 // waiting. Make it with [WithoutListener] (a goroutine waiting on a socket
-// would keep the bubble's time from moving); [New]'s shared server runs
-// outside any bubble.
+// keeps the bubble's time still); [New]'s shared server is outside it.
 //
 // On DynamoDB Local or an endpoint, Inject returns [ErrNotEmbedded]: tests
 // that need it say so when they skip there.
@@ -86,16 +85,11 @@
 //     in which they arrived does not count, and answers it after a seeded
 //     latency of one to two milliseconds of virtual time. Inside a
 //     simulation call [Sim.Wait], not synctest.Wait.
-//   - Goroutines run one at a time. A bubble runs the goroutines woken at
-//     one virtual instant in the runtime's order, side by side when
-//     GOMAXPROCS > 1; so in a simulation each goroutine the library starts,
-//     each that wakes from one of the library's sleeps (heartbeats, polls,
-//     backoffs, turns) or from a wait for one of its locks, and each whose
-//     request was answered (or whose request's context ended) waits for
-//     its turn, and the scheduler gives turns one at a time, each once
-//     everything else is blocked, in the order in which they began to
-//     wait, before it serves a request. That order is the seed's, since
-//     everything before it ran one goroutine at a time too.
+//   - Goroutines run one at a time (a bubble runs those woken at one
+//     instant side by side): each the library starts, each waking from
+//     its sleeps or lock waits, and each whose request was answered waits
+//     for a turn, given once everything else is blocked, in the order the
+//     waits began, before any request is served: the seed's order.
 //   - Faults: [Sim.Inject] for every client (by operation, table, key),
 //     [Sim.InjectClient] for one client, its After and Times counting that
 //     client's requests (the n-th request: After n-1, Times 1); the faults
@@ -115,16 +109,12 @@
 //     -sim.seed (replay one) and -sim.seeds (how many). Each run starts as
 //     a new process would: the library's per-process memories are emptied.
 //
-// So the same seed gives the same transcript, at any GOMAXPROCS and any
-// load; the project's digest test holds it over the seeds of a contended
-// workload (locks, units, Modify). What the scheduler does not order is
-// what the workload does on its own: a goroutine it starts with a go
-// statement (use [Sim.Go]), its own timers and sleeps, and the SDK's
-// backoff sleeps run beside whatever wakes at the very same instant. The
-// seeded latencies make such a meeting rare, but a workload whose actors
-// share memory should not count on its order. Nor does it order callbacks
-// the runtime starts, such as a context.AfterFunc (pessimistic's
-// ReleaseOnDone).
+// So the same seed gives the same transcript at any GOMAXPROCS and load
+// (the project's digest test holds it for locks, units and Modify). Not
+// ordered: the workload's own go statements (use [Sim.Go]), timers and
+// sleeps, the SDK's backoff sleeps, and runtime callbacks such as a
+// context.AfterFunc (pessimistic's ReleaseOnDone); the seeded latencies
+// make their meeting at one instant rare.
 //
 // # Clients
 //

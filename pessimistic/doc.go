@@ -106,21 +106,20 @@
 // PollInterval, until the head changes. When the head is later than
 // expected, the next in line reads again after a step (the spread of the
 // holds, at least an eighth of a hold), then at doubling intervals, never
-// longer than half of what the head has held so far. So a waiter makes
-// about two reads, a few more to learn the pace of a fresh lock or to wait
-// out a late holder; PollInterval does not bound the sleeps. Waiters share
-// what they read with the other waiters of their Locker: a release
-// answers with the queue as it left it, so the lock passes to a waiter of
-// the same Locker at no extra call, and those behind a waiter of their own
-// Locker are woken by its reads. An entry whose record version
-// stayed the same for its lease, on the observer's own clock, is abandoned
-// (a crashed holder or waiter): it is removed, on the condition that it
-// still holds that version (up to 50 in one UpdateItem), and skipped.
-// However long its expected turn, a waiter reads again when an entry ahead
-// could first be seen abandoned, so a dead head is taken over between one
-// and two leases after its last heartbeat (see below). With
-// Wait(0) the queue is read first and nothing is written when anyone is
-// ahead.
+// longer than half of what the head has held so far: about two reads a
+// wait, a few more for a fresh lock or a late holder (PollInterval does
+// not bound the sleeps). Waiters share what they read with the other
+// waiters of their Locker: a release answers with the queue as it left
+// it, so the lock passes to a waiter of the same Locker at no extra call,
+// and those behind a waiter of their own Locker are woken by its reads. An
+// entry whose record version stayed the same for its lease, on the
+// observer's own clock, is abandoned (a crashed holder or waiter): it is
+// removed, on the condition that it still holds that version (up to 50 in
+// one UpdateItem), and skipped. However long its expected turn, a waiter
+// reads again when an entry ahead could first be seen abandoned, so a dead
+// head is taken over between one and two leases after its last heartbeat
+// (see below). With Wait(0) the queue is read first and nothing is
+// written when anyone is ahead.
 //
 // Do not use one lock name both with and without FIFO.
 //
@@ -164,8 +163,7 @@
 //
 // [LockItem] keeps the lease in the item it protects (two attributes beside
 // the item's own) and returns the item in the same UpdateItem: a locking
-// read. [ItemLock.SaveAndRelease] writes the item and drops the lock in one
-// conditional UpdateItem.
+// read. [ItemLock.SaveAndRelease] writes it and drops the lock in one.
 //
 // # Choosing
 //

@@ -110,11 +110,10 @@
 // error matching version.ErrUnknownOutcome and leaves the unit to
 // recovery.
 //
-// A unit that must hold its item's committed state and its write at once
-// cannot hold items near DynamoDB's 400 KB limit with a put of a similar
-// size: such an op fails the unit with mapper.ErrItemTooLarge before its commit
-// point, as does an update that would make the item too large once
-// applied.
+// A unit holds an item's committed state and its write at once, so it
+// cannot put near DynamoDB's 400 KB limit: such an op, or an update that
+// would make the item too large once applied, fails the unit with
+// mapper.ErrItemTooLarge before its commit point.
 //
 // # What readers see
 //
@@ -161,10 +160,10 @@
 // attribute_not_exists(optimist_unit), and is refused with an error
 // matching [ErrLocked]; a mapper write that meets the lock of a unit that
 // is over, or dead (its heartbeat counter unchanged for a full lease,
-// watched by the writer: a mapper.Table remembers what its writes, its ops
-// and the units that lock its items saw), settles the item and goes
-// through. So no item stays blocked much longer than a lease after its
-// unit's process died, whoever touches it through one Table. Batch writes (mapper PutAll, DeleteAll) cannot
+// watched by the writer: a mapper.Table remembers what its writes and
+// units saw), settles the item and goes through. So no item stays blocked
+// much longer than a lease after its unit's process died, whoever touches
+// it through one Table. Batch writes (mapper PutAll, DeleteAll) cannot
 // carry conditions and do not honour locks; a batch write (or any writer
 // outside this library) that overwrites an item a unit holds removes the
 // unit's lock, and the unit's write of that item is then lost, while the
