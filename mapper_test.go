@@ -409,9 +409,14 @@ type Account struct {
 // own fault transport. A conflict is retried by reading again; an unknown
 // outcome is settled by committing the same ops again with the same token,
 // as the txn docs say. The total is conserved and no transfer is applied
-// twice or half.
+// twice or half. It runs in a testing/synctest bubble on an engine of its
+// own: the faults' delays and the SDK's backoffs pass in virtual time.
 func TestTransfersUnderFaults(t *testing.T) {
-	srv := dynamolocal.New(t)
+	synctest.Test(t, testTransfersUnderFaults)
+}
+
+func testTransfersUnderFaults(t *testing.T) {
+	srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
 	raw := srv.Client()
 	name := ddbtest.CreateTable(t, raw, "id", types.ScalarAttributeTypeS, "", "")
 	clean, err := mapper.NewTable[Account](raw, name)
