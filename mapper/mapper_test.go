@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -596,9 +597,15 @@ func TestModifyOfAnUnversionedItemStops(t *testing.T) {
 // TestModifyTurns (issue 11): Modify calls on one Table and key take turns
 // within the process. A second call waits while the first holds the turn,
 // gives up with its ctx (having sent nothing), and a later call starts from
-// the item the first one wrote, with no read.
+// the item the first one wrote, with no read. In a testing/synctest
+// bubble: the waits are virtual, and synctest.Wait says when the third
+// call has queued.
 func TestModifyTurns(t *testing.T) {
-	f := newFixture(t)
+	synctest.Test(t, testModifyTurns)
+}
+
+func testModifyTurns(t *testing.T) {
+	f := newBubbleFixture(t)
 	inside, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
@@ -624,7 +631,7 @@ func TestModifyTurns(t *testing.T) {
 		_, err := f.Table.Modify(f.Ctx, Counter{ID: "a"}, func(c *Counter) error { c.N += 10; return nil })
 		third <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // let it queue (it sends nothing until its turn)
+	synctest.Wait() // it has queued (it sends nothing until its turn)
 	close(release)
 	require.NoError(t, <-done)
 	require.NoError(t, <-third)
