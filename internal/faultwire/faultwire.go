@@ -41,11 +41,11 @@ func LoseAnswer(base http.RoundTripper, req *http.Request) (*http.Response, erro
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return nil, Reset()
+	return nil, reset()
 }
 
-// Reset is the error of a connection reset by the peer while reading, the
+// reset is the error of a connection reset by the peer while reading, the
 // error a lost answer gives.
-func Reset() error {
+func reset() error {
 	return &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
 }
