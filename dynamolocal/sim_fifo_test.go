@@ -38,12 +38,17 @@ func (r fifoRole) String() string {
 // fifoWaiter is one client of the FIFO workload and what it saw, in
 // virtual time from the workload's start.
 type fifoWaiter struct {
-	name string
-	role fifoRole
+	name   string
+	client string // its client's name: its own, or "twins" for two waiters sharing a Locker
+	role   fifoRole
 	// joinAt is when it calls Acquire; hold, how long it holds the lock.
 	joinAt, hold time.Duration
 
-	clock    *joinClock
+	// joinSent is when its join was sent, joinAnswered when it was
+	// answered (see joinClock); -1: not yet.
+	mu                     sync.Mutex
+	joinSent, joinAnswered time.Duration
+
 	err      error // Acquire's
 	grant    int   // its place among the grants, from 1 (0: never granted)
 	token    int64
@@ -63,44 +68,46 @@ type fifoWaiter struct {
 	staleAbove bool
 }
 
-// joinClock is a waiter's lock client: the SDK's client, noting when its
+// joinClock is a lock client: the SDK's client, noting for the waiter
+// whose Acquire a call serves (its context carries the waiter) when its
 // first UpdateItem was sent and when an UpdateItem was first answered
-// without error. The queue exists before anyone joins, so a waiter's
+// without error. The queue exists before anyone joins, so an Acquire's
 // first write is its join (and a join sent again after an error is
-// answered by the same call of the library), and the first success is
-// the join's landing, heard.
+// answered within the library's same call), and the first success is the
+// join's landing, heard.
 type joinClock struct {
 	*dynamodb.Client
 	start time.Time
-
-	mu             sync.Mutex
-	sent, answered time.Duration // -1: not yet
 }
 
-func newJoinClock(c *dynamodb.Client, start time.Time) *joinClock {
-	return &joinClock{Client: c, start: start, sent: -1, answered: -1}
-}
+// waiterKey is the context key of the waiter an Acquire is for.
+type waiterKey struct{}
 
 // UpdateItem notes the times and passes the call on.
-func (c *joinClock) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	c.mu.Lock()
-	if c.sent < 0 {
-		c.sent = time.Since(c.start)
+func (c joinClock) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	w, _ := ctx.Value(waiterKey{}).(*fifoWaiter)
+	if w != nil {
+		w.mu.Lock()
+		if w.joinSent < 0 {
+			w.joinSent = time.Since(c.start)
+		}
+		w.mu.Unlock()
 	}
-	c.mu.Unlock()
 	out, err := c.Client.UpdateItem(ctx, in, opts...)
-	c.mu.Lock()
-	if err == nil && c.answered < 0 {
-		c.answered = time.Since(c.start)
+	if w != nil && err == nil {
+		w.mu.Lock()
+		if w.joinAnswered < 0 {
+			w.joinAnswered = time.Since(c.start)
+		}
+		w.mu.Unlock()
 	}
-	c.mu.Unlock()
 	return out, err
 }
 
-func (c *joinClock) times() (sent, answered time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sent, c.answered
+func (w *fifoWaiter) times() (sent, answered time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.joinSent, w.joinAnswered
 }
 
 // fifoLog is what the FIFO workload records for its checker.
@@ -138,15 +145,14 @@ func (l *fifoLog) granted(w *fifoWaiter, lease *pessimistic.Lease, at time.Durat
 	w.grant, w.token, w.acquired = l.grants, lease.Token(), at
 }
 
-// fifoWaiters is how many clients join the FIFO lock.
-const fifoWaiters = 6
-
-// fifoWorkload: six clients join one FIFO lock at seeded times within the
+// fifoWorkload: six waiters join one FIFO lock at seeded times within the
 // first second, each holding it for a seeded while (up to a second) and
-// writing once with its token. Among them, by the seed: one holder is cut
-// off past its lease and then writes with its old token, one waiter is
-// cut off for a seeded while a moment after its join (most often while it
-// waits), and one crashes at a seeded request. With log.lossy, answers of
+// writing once with its token. Two of them ("t1" and "t2") share one
+// Locker on one client, whose waiters share what they read; of the four
+// others, by the seed, one holder is cut off past its lease and then
+// writes with its old token, one waiter is cut off for a seeded while a
+// moment after its join (most often while it waits), and one crashes at
+// a seeded request. With log.lossy, answers of
 // the lock table are lost too; with log.jump, a seventh client takes the
 // lock in lease mode at 1.5 to 2.5 s.
 func fifoWorkload(log *fifoLog) func(s *dynamolocal.Sim) {
@@ -159,31 +165,43 @@ func fifoWorkload(log *fifoLog) func(s *dynamolocal.Sim) {
 			s.Inject(dynamolocal.Rule{Table: simLocks, Fault: dynamolocal.FaultLostResponse, Probability: 0.1})
 		}
 		r := s.Rand("admin")
-		roles := make([]fifoRole, fifoWaiters)
-		perm := r.Perm(fifoWaiters)
-		roles[perm[0]], roles[perm[1]], roles[perm[2]] = fifoPause, fifoStall, fifoCrash
+		second := func() time.Duration { return time.Duration(r.Int64N(int64(time.Second))) }
+		roles := []fifoRole{fifoPause, fifoStall, fifoCrash, fifoNormal}
+		r.Shuffle(len(roles), func(i, j int) { roles[i], roles[j] = roles[j], roles[i] })
 		for i, role := range roles {
-			log.waiters = append(log.waiters, &fifoWaiter{name: fmt.Sprintf("w%d", i+1), role: role,
-				joinAt: time.Duration(r.Int64N(int64(time.Second))), hold: time.Duration(r.Int64N(int64(time.Second))), crashedAt: -1})
+			name := fmt.Sprintf("w%d", i+1)
+			log.waiters = append(log.waiters, &fifoWaiter{name: name, client: name, role: role, joinAt: second(), hold: second()})
+		}
+		for _, name := range []string{"t1", "t2"} {
+			log.waiters = append(log.waiters, &fifoWaiter{name: name, client: "twins", joinAt: second(), hold: second()})
 		}
 		if log.jump {
-			log.waiters = append(log.waiters, &fifoWaiter{name: "jumper", role: fifoJump, crashedAt: -1,
-				joinAt: 1500*time.Millisecond + time.Duration(r.Int64N(int64(time.Second))), hold: time.Duration(r.Int64N(int64(time.Second)))})
+			log.waiters = append(log.waiters, &fifoWaiter{name: "jumper", client: "jumper", role: fifoJump,
+				joinAt: 1500*time.Millisecond + second(), hold: second()})
 		}
+		lockers := map[string]*fifoLocker{}
 		for _, w := range log.waiters {
+			w.joinSent, w.joinAnswered, w.crashedAt = -1, -1, -1
+			if lockers[w.client] == nil {
+				lockers[w.client] = newFIFOLocker(s, joinClock{s.Client(w.client), start})
+			}
+			lockers[w.client].users++
 			switch w.role {
 			case fifoCrash:
-				s.CrashAfter(w.name, 2+r.IntN(16))
+				s.CrashAfter(w.client, 2+r.IntN(16))
 			case fifoStall:
 				cutAt := w.joinAt + time.Duration(r.Int64N(int64(1500*time.Millisecond)))
 				cutFor := simLease + time.Duration(r.Int64N(int64(5*time.Second)))
 				s.Go("cutter", func(context.Context, *dynamodb.Client) {
 					time.Sleep(cutAt)
-					s.Cut(w.name, cutFor)
+					s.Cut(w.client, cutFor)
 				})
 			}
-			s.Go(w.name, func(ctx context.Context, c *dynamodb.Client) {
-				fifoActor(ctx, s, log, w, newJoinClock(c, start), since)
+		}
+		for _, w := range log.waiters {
+			s.Go(w.client, func(ctx context.Context, c *dynamodb.Client) {
+				defer lockers[w.client].done()
+				fifoActor(context.WithValue(ctx, waiterKey{}, w), s, log, w, lockers[w.client].l, simTable(s, c), since)
 			})
 		}
 		s.Wait()
@@ -208,18 +226,37 @@ func fifoQueueReady(s *dynamolocal.Sim) {
 	}
 }
 
+// fifoLocker is a Locker and how many waiters use it: the last to finish
+// closes it (a crashed client's, once the simulation ends).
+type fifoLocker struct {
+	l     *pessimistic.Locker
+	mu    sync.Mutex
+	users int
+}
+
+func newFIFOLocker(s *dynamolocal.Sim, c joinClock) *fifoLocker {
+	l, err := pessimistic.New(c, simLocks, pessimistic.LeaseDuration(simLease))
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return &fifoLocker{l: l}
+}
+
+func (f *fifoLocker) done() {
+	f.mu.Lock()
+	f.users--
+	last := f.users == 0
+	f.mu.Unlock()
+	if last {
+		f.l.Close()
+	}
+}
+
 // fifoActor is one waiter: it joins at w.joinAt, holds the lock for
 // w.hold, writes once with its token, and releases.
-func fifoActor(ctx context.Context, s *dynamolocal.Sim, log *fifoLog, w *fifoWaiter, c *joinClock, since func() time.Duration) {
-	w.clock = c
-	l, err := pessimistic.New(c, simLocks, pessimistic.Owner(w.name), pessimistic.LeaseDuration(simLease))
-	if err != nil {
-		s.T.Error(err)
-		return
-	}
-	defer l.Close()
+func fifoActor(ctx context.Context, s *dynamolocal.Sim, log *fifoLog, w *fifoWaiter, l *pessimistic.Locker, t *mapper.Table[simAccount], since func() time.Duration) {
 	time.Sleep(w.joinAt)
-	opts := []pessimistic.Option{pessimistic.Wait(2 * time.Minute)}
+	opts := []pessimistic.Option{pessimistic.Owner(w.name), pessimistic.Wait(2 * time.Minute)}
 	if w.role != fifoJump {
 		opts = append(opts, pessimistic.FIFO())
 	}
@@ -229,12 +266,11 @@ func fifoActor(ctx context.Context, s *dynamolocal.Sim, log *fifoLog, w *fifoWai
 		return
 	}
 	log.granted(w, lease, since())
-	t := simTable(s, c.Client)
 	w.writeErr, w.wrote = fifoWrite(ctx, log, t, lease.Token(), true), true
 	w.heldWrite = lease.Context().Err() == nil
 	hold := w.hold
 	if w.role == fifoPause {
-		s.Cut(w.name, simLease+time.Duration(s.Rand(w.name).Int64N(int64(5*time.Second))))
+		s.Cut(w.client, simLease+time.Duration(s.Rand(w.client).Int64N(int64(5*time.Second))))
 		hold = 10 * time.Second // paused past its lease, and past its cut
 	}
 	deadline := time.Now().Add(hold)
@@ -386,14 +422,14 @@ func (l *fifoLog) orderViolations() []string {
 			}
 			continue
 		}
-		_, aAnswered := a.clock.times()
+		_, aAnswered := a.times()
 		for _, b := range l.waiters {
 			// b need not have stayed alive: a crashed or cut-off waiter
 			// that joined after a live one may not be granted first either.
 			if _, _, held := b.held(); b == a || !held {
 				continue
 			}
-			bSent, _ := b.clock.times()
+			bSent, _ := b.times()
 			if aAnswered >= 0 && aAnswered < bSent && b.grant < a.grant {
 				out = append(out, fmt.Sprintf("FIFO order: %s (%s) joined at %v, after %s's join was answered at %v, and was granted the lock first (at %v, token %d; %s at %v, token %d)",
 					b.name, b.role, bSent, a.name, aAnswered, b.acquired, b.token, a.name, a.acquired, a.token))
