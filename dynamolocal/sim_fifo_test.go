@@ -35,7 +35,7 @@ func (r fifoRole) String() string {
 	return [...]string{"normal", "pause", "stall", "crash", "jump"}[r]
 }
 
-// fifoWaiter is one client of the FIFO workload and what it saw, in
+// fifoWaiter is one waiter of the FIFO workload and what it saw, in
 // virtual time from the workload's start.
 type fifoWaiter struct {
 	name   string
@@ -53,9 +53,9 @@ type fifoWaiter struct {
 	grant    int   // its place among the grants, from 1 (0: never granted)
 	token    int64
 	acquired time.Duration
-	// end is when its hold ended: it called Release, its lease's context
-	// ended (a paused holder's, before anyone may take over), or it
-	// crashed (see crashedAt).
+	// end is when its hold ended: its lease's context ended (a cut-off
+	// holder's, before anyone may take over), it called Release, or it
+	// crashed (see crashedAt). Under mu.
 	end       time.Duration
 	crashedAt time.Duration // -1: never crashed
 	writeErr  error         // of its fenced write as the holder
@@ -72,9 +72,10 @@ type fifoWaiter struct {
 // whose Acquire a call serves (its context carries the waiter) when its
 // first UpdateItem was sent and when an UpdateItem was first answered
 // without error. The queue exists before anyone joins, so an Acquire's
-// first write is its join (and a join sent again after an error is
-// answered within the library's same call), and the first success is the
-// join's landing, heard.
+// first write is its join, and its first success the join's answer; when
+// that answer was lost (the library then reads the entry back), a later
+// write's success stands for it, or none: a later or unknown answer only
+// drops pairs from the order check, it never adds one.
 type joinClock struct {
 	*dynamodb.Client
 	start time.Time
@@ -152,9 +153,9 @@ func (l *fifoLog) granted(w *fifoWaiter, lease *pessimistic.Lease, at time.Durat
 // others, by the seed, one holder is cut off past its lease and then
 // writes with its old token, one waiter is cut off for a seeded while a
 // moment after its join (most often while it waits), and one crashes at
-// a seeded request. With log.lossy, answers of
-// the lock table are lost too; with log.jump, a seventh client takes the
-// lock in lease mode at 1.5 to 2.5 s.
+// a seeded request. With log.lossy, answers of the lock table are lost
+// too; with log.jump, a seventh waiter takes the lock in lease mode at 1.5
+// to 2.5 s.
 func fifoWorkload(log *fifoLog) func(s *dynamolocal.Sim) {
 	return func(s *dynamolocal.Sim) {
 		start := time.Now()
@@ -266,6 +267,15 @@ func fifoActor(ctx context.Context, s *dynamolocal.Sim, log *fifoLog, w *fifoWai
 		return
 	}
 	log.granted(w, lease, since())
+	// Its hold ends when its lease's context does (lost, or released),
+	// whatever it is doing then: a cut-off holder may be in its write.
+	context.AfterFunc(lease.Context(), func() {
+		w.mu.Lock()
+		if w.end == 0 { // not ended by the Release below, whose write may take long
+			w.end = since()
+		}
+		w.mu.Unlock()
+	})
 	w.writeErr, w.wrote = fifoWrite(ctx, log, t, lease.Token(), true), true
 	w.heldWrite = lease.Context().Err() == nil
 	hold := w.hold
@@ -273,17 +283,16 @@ func fifoActor(ctx context.Context, s *dynamolocal.Sim, log *fifoLog, w *fifoWai
 		s.Cut(w.client, simLease+time.Duration(s.Rand(w.client).Int64N(int64(5*time.Second))))
 		hold = 10 * time.Second // paused past its lease, and past its cut
 	}
-	deadline := time.Now().Add(hold)
-	select {
-	case <-time.After(hold):
-	case <-lease.Context().Done(): // lost: it holds no more from here
-	}
-	w.end = since()
-	time.Sleep(time.Until(deadline))
+	time.Sleep(hold)
 	if w.role == fifoPause {
 		w.staleAbove = log.maxLanded() > lease.Token()
 		w.staleErr, w.staleSent = fifoWrite(ctx, log, t, lease.Token(), !log.unfenced), true
 	}
+	w.mu.Lock()
+	if w.end == 0 {
+		w.end = since() // ended by the Release below
+	}
+	w.mu.Unlock()
 	_ = lease.Release(ctx) // a lost lease's: ErrNotHeld
 }
 
@@ -315,7 +324,7 @@ func (l *fifoLog) noteCrashes(lines []string) {
 			continue
 		}
 		for _, w := range l.waiters {
-			if w.name == f[1] {
+			if w.client == f[1] {
 				w.crashedAt = at
 			}
 		}
@@ -332,7 +341,9 @@ func (w *fifoWaiter) held() (from, to time.Duration, ok bool) {
 	if w.grant == 0 || w.crashedAt >= 0 && w.acquired >= w.crashedAt {
 		return 0, 0, false
 	}
+	w.mu.Lock()
 	to = w.end
+	w.mu.Unlock()
 	if w.crashedAt >= 0 && (to == 0 || w.crashedAt < to) {
 		to = w.crashedAt
 	}
