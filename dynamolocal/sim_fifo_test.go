@@ -120,6 +120,9 @@ type fifoLog struct {
 	// can then outlast what is left of a heartbeat's lease, so a waiter may
 	// give its place up (ErrUnreachable): it counts as one that gave up.
 	lossy bool
+	// hiddenLoss, the deliberate fault of the liveness check: the answers
+	// are lost as with lossy, but the checker is not told.
+	hiddenLoss bool
 
 	mu      sync.Mutex
 	waiters []*fifoWaiter
@@ -162,7 +165,7 @@ func fifoWorkload(log *fifoLog) func(s *dynamolocal.Sim) {
 		since := func() time.Duration { return time.Since(start) }
 		simSetup(s)
 		fifoQueueReady(s)
-		if log.lossy {
+		if log.lossy || log.hiddenLoss {
 			s.Inject(dynamolocal.Rule{Table: simLocks, Fault: dynamolocal.FaultLostResponse, Probability: 0.1})
 		}
 		r := s.Rand("admin")
@@ -510,16 +513,18 @@ func TestSimFIFO(t *testing.T) {
 // checker to say so within twenty seeds: a client that takes the FIFO
 // lock's name with a lease-mode Acquire (which pessimistic's doc forbids)
 // jumps the queue, holds beside the head and gets a higher token than the
-// waiters after it; a paused holder that writes without its fence lands a
-// stale write.
+// waiters after it, whose fenced writes are then refused; a paused holder
+// that writes without its fence lands a stale write; lost answers that
+// the checker is not told of make a live waiter give its place up.
 func TestSimFIFOCheckerFails(t *testing.T) {
 	cases := []struct {
 		name  string
 		log   func() *fifoLog
 		kinds []string
 	}{
-		{"jump", func() *fifoLog { return &fifoLog{jump: true} }, []string{"FIFO order:", "two holders:", "tokens fell:"}},
+		{"jump", func() *fifoLog { return &fifoLog{jump: true} }, []string{"FIFO order:", "two holders:", "tokens fell:", "live write refused:"}},
 		{"unfenced", func() *fifoLog { return &fifoLog{unfenced: true} }, []string{"stale write:", "tokens fell:"}},
+		{"hidden-loss", func() *fifoLog { return &fifoLog{hiddenLoss: true} }, []string{"live waiter lost:"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
