@@ -27,7 +27,7 @@ demo:
 
 ## test: gofmt, vet, staticcheck, the whole suite with the race detector (fuzz targets on their seed corpora), the bench and otel modules' checks
 # The simulation tests run here over their own few seeds (TestSimDigest: 5,
-# each twice at GOMAXPROCS 1 and 2), and in make sim over SEEDS.
+# each twice at GOMAXPROCS 1 and 2; TestSimFIFO: 6), and in make sim over SEEDS.
 test: lint
 	$(GO) test -race -count=1 ./...
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 -run . ./...
@@ -49,9 +49,12 @@ lint: tools
 
 ## sim: the simulation tests of dynamolocal over SEEDS seeds each (default 1000); replay one with -sim.seed=N
 # TestSimDigest runs each seed twice at GOMAXPROCS 1 and 2 and wants one
-# digest: a seed replays the same history, whatever the load. The suite is
-# CPU-bound (about 5 CPU-minutes at 1000 seeds), so a loaded machine takes
-# several times that in wall time: hence the long timeout.
+# digest: a seed replays the same history, whatever the load. TestSimLocks
+# (lease and FIFO locks: fences, takeover bound) and TestSimFIFO (FIFO
+# order among six waiters with pauses, crashes and lost answers) are the
+# locks' workloads. The suite is CPU-bound (about 6 CPU-minutes at 1000
+# seeds), so a loaded machine takes several times that in wall time: hence
+# the long timeout.
 SEEDS ?= 1000
 sim:
 	$(GO) test -count=1 -timeout 90m -run 'TestSim' ./dynamolocal/ -sim.seeds=$(SEEDS)
