@@ -1,9 +1,12 @@
 package engine
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // One-pass readers of the requests the library sends most (GetItem,
-// PutItem, UpdateItem, DeleteItem, Query, Scan) in the SDK's compact form:
+// PutItem, UpdateItem, DeleteItem, Query, Scan, TransactWriteItems) in the SDK's compact form:
 // members named in their exact case, each once, strings without escapes,
 // values as fastValue reads them. Anything else (another case, a
 // duplicate, a null, a member the reader does not know, legacy
@@ -201,4 +204,99 @@ func (in *readInput) decodeFast(body []byte) bool {
 		return true
 	})
 	return s.whole()
+}
+
+// decodeFast reads TransactWriteItems: each of TransactItems as
+// transactWriteItem.decodeFast reads it, kept in actions, and its text in
+// TransactItems (for the client request token's comparison).
+func (in *transactWriteInput) decodeFast(body []byte) bool {
+	s := scanner{b: body, ok: true}
+	s.members(func(name string) bool {
+		switch name {
+		case "TransactItems":
+			in.TransactItems, in.actions = s.txnItems()
+		case "ClientRequestToken":
+			in.ClientRequestToken = s.textPtr()
+		case "ReturnConsumedCapacity":
+			in.ReturnConsumedCapacity = s.text()
+		case "ReturnItemCollectionMetrics":
+			in.ReturnItemCollectionMetrics = s.text()
+		default:
+			return false
+		}
+		return true
+	})
+	return s.whole()
+}
+
+// txnItems reads an array of transactWriteItems, and the text of each.
+func (s *scanner) txnItems() ([]json.RawMessage, []transactWriteItem) {
+	s.byte('[')
+	raws, items := []json.RawMessage{}, []transactWriteItem{}
+	for s.ok && s.peek() != ']' {
+		if len(items) > 0 {
+			s.byte(',')
+		}
+		start := s.i
+		var ti transactWriteItem
+		ti.read(s)
+		raws = append(raws, append(json.RawMessage(nil), s.b[start:s.i]...))
+		items = append(items, ti)
+	}
+	s.byte(']')
+	return raws, items
+}
+
+func (ti *transactWriteItem) decodeFast(body []byte) bool {
+	s := scanner{b: body, ok: true}
+	ti.read(&s)
+	return s.whole()
+}
+
+// read reads one of TransactItems.
+func (ti *transactWriteItem) read(s *scanner) {
+	s.members(func(name string) bool {
+		switch name {
+		case "ConditionCheck":
+			ti.ConditionCheck = s.txnAction()
+		case "Put":
+			ti.Put = s.txnAction()
+		case "Delete":
+			ti.Delete = s.txnAction()
+		case "Update":
+			ti.Update = s.txnAction()
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// txnAction reads a Put, Update, Delete or ConditionCheck.
+func (s *scanner) txnAction() *txnAction {
+	a := &txnAction{}
+	s.members(func(name string) bool {
+		switch name {
+		case "TableName":
+			a.TableName = s.textPtr()
+		case "Key":
+			a.Key = s.item()
+		case "Item":
+			a.Item = s.item()
+		case "ConditionExpression":
+			a.ConditionExpression = s.textPtr()
+		case "UpdateExpression":
+			a.UpdateExpression = s.textPtr()
+		case "ExpressionAttributeNames":
+			a.ExpressionAttributeNames = s.textMap()
+		case "ExpressionAttributeValues":
+			a.ExpressionAttributeValues = s.item()
+		case "ReturnValuesOnConditionCheckFailure":
+			a.ReturnValuesOnConditionCheckFailure = s.text()
+		default:
+			return false
+		}
+		return true
+	})
+	return a
 }

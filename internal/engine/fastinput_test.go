@@ -22,6 +22,8 @@ var decodeShapes = []func(t *testing.T, body []byte){
 	compareDecode[writeInput],
 	compareDecode[readInput],
 	compareDecode[batchWriteInput],
+	compareDecode[transactWriteInput],
+	compareDecode[transactWriteItem],
 }
 
 // generalDecode is decode without decodeFast: encoding/json's reading of a
@@ -52,9 +54,22 @@ func compareDecode[T any](t *testing.T, body []byte) {
 		return
 	}
 	require.NoError(t, err, "%q", body)
-	if b, ok := any(&got).(*batchWriteInput); ok {
+	switch g := any(&got).(type) {
+	case *batchWriteInput:
 		w := any(&want).(*batchWriteInput)
-		b.RequestItems, w.RequestItems = generalTables(b.RequestItems), generalTables(w.RequestItems)
+		g.RequestItems, w.RequestItems = generalTables(g.RequestItems), generalTables(w.RequestItems)
+	case *transactWriteInput:
+		// The actions read with the request are those each of its
+		// TransactItems decodes to.
+		if g.actions != nil {
+			require.Len(t, g.actions, len(g.TransactItems))
+			for i, raw := range g.TransactItems {
+				var ti transactWriteItem
+				require.NoError(t, generalDecode(raw, &ti), "%q", raw)
+				require.Equal(t, ti, g.actions[i], "%q", raw)
+			}
+		}
+		g.actions = nil
 	}
 	require.Equal(t, want, got, "%q", body)
 }
@@ -80,10 +95,23 @@ var decodeSeeds = [][]string{
 		`{"QueryFilter":{}}`, `{"ScanFilter":{}}`, `{"AttributesToGet":["a"]}`, `{"ConditionalOperator":"AND"}`},
 	{`{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"b"}}}}]},"ReturnConsumedCapacity":"TOTAL"}`,
 		`{"RequestItems":{"t":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}}]},"RequestItems":{}}`, `{"RequestItems":[]}`, `{"RequestItems":{"t":[5]}}`},
+	{txnSeed, `{"TransactItems":[],"ClientRequestToken":"tok","ReturnConsumedCapacity":"TOTAL","ReturnItemCollectionMetrics":"SIZE"}`, `{"TransactItems":[5]}`,
+		`{"TransactItems":[null]}`, `{"TransactItems":null}`, `{"TransactItems":[{}]}`, `{"TransactItems":[{"Put":null}]}`, `{"TransactItems":[{"Put":{"TableName":5}}]}`,
+		`{"TransactItems":[{"Put":{},"Put":{}}]}`, `{"TransactItems":[{"put":{}}]}`, `{"TransactItems":[{"Put":{"Item":{"a":{"S":"1"}},"Other":1}}]}`, `{"TransactItems":[ {"Put":{}}]}`},
+	{`{"Put":{"TableName":"tbl","Item":{"pk":{"S":"d"}},"ConditionExpression":"attribute_not_exists(pk)"}}`,
+		`{"Update":{"TableName":"tbl","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET #z = :z","ExpressionAttributeNames":{"#z":"z"},"ExpressionAttributeValues":{":z":{"N":"1"}},"ReturnValuesOnConditionCheckFailure":"ALL_OLD"}}`,
+		`{"Delete":{"TableName":"tbl","Key":{"pk":{"S":"a"}}},"ConditionCheck":{"TableName":"tbl","Key":{"pk":{"S":"b"}},"ConditionExpression":"attribute_exists(pk)"}}`,
+		`{"Put":{"TableName":null}}`, `{"Update":[]}`, `{"Delete":{"Key":{"pk":{"S":"a"}},"Key":{}}}`, `null`, `5`},
 }
 
+// txnSeed is a TransactWriteItems of each kind of action.
+const txnSeed = `{"TransactItems":[{"Put":{"TableName":"tbl","Item":{"pk":{"S":"d"},"sk":{"N":"1"}},"ConditionExpression":"attribute_not_exists(pk)"}},` +
+	`{"Update":{"TableName":"tbl","Key":{"pk":{"S":"a"},"sk":{"N":"1"}},"UpdateExpression":"SET z = :z","ExpressionAttributeValues":{":z":{"N":"1"}}}},` +
+	`{"Delete":{"TableName":"tbl","Key":{"pk":{"S":"a"},"sk":{"N":"3"}}}},{"ConditionCheck":{"TableName":"tbl","Key":{"pk":{"S":"b"},"sk":{"N":"1"}},"ConditionExpression":"attribute_exists(pk)"}}],"ClientRequestToken":"tok"}`
+
 // FuzzDecodeFast holds decode, the fast reading of GetItem, PutItem,
-// UpdateItem, DeleteItem, Query, Scan and BatchWriteItem requests with its
+// UpdateItem, DeleteItem, Query, Scan, BatchWriteItem and
+// TransactWriteItems requests (and of each of TransactItems) with its
 // fall back to encoding/json, to encoding/json's reading of every body:
 // the same request, or the same SerializationException.
 func FuzzDecodeFast(f *testing.F) {
@@ -123,12 +151,18 @@ func TestDecodeFastTakesSDKBodies(t *testing.T) {
 	c.Query(ctx, &dynamodb.QueryInput{TableName: table, KeyConditionExpression: aws.String("pk = :one"), ExpressionAttributeValues: values,
 		Limit: aws.Int32(100), ScanIndexForward: aws.Bool(false), ExclusiveStartKey: key, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	c.Scan(ctx, &dynamodb.ScanInput{TableName: table, Segment: aws.Int32(1), TotalSegments: aws.Int32(2), Select: types.SelectCount})
-	require.Len(t, bodies, 6)
-	for i, v := range []fastDecoder{&getItemInput{}, &writeInput{}, &writeInput{}, &writeInput{}, &readInput{}, &readInput{}} {
+	c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("tok"), TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: table, Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")}},
+		{Update: &types.Update{TableName: table, Key: key, UpdateExpression: aws.String("ADD #v :one"), ExpressionAttributeNames: names, ExpressionAttributeValues: values}},
+		{Delete: &types.Delete{TableName: table, Key: key}},
+		{ConditionCheck: &types.ConditionCheck{TableName: table, Key: key, ConditionExpression: aws.String("#v = :one"), ExpressionAttributeNames: names,
+			ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}}})
+	require.Len(t, bodies, 7)
+	for i, v := range []fastDecoder{&getItemInput{}, &writeInput{}, &writeInput{}, &writeInput{}, &readInput{}, &readInput{}, &transactWriteInput{}} {
 		require.True(t, v.decodeFast(bodies[i]), "%s", bodies[i])
-		compareDecode[getItemInput](t, bodies[i])
-		compareDecode[writeInput](t, bodies[i])
-		compareDecode[readInput](t, bodies[i])
+		for _, compare := range decodeShapes {
+			compare(t, bodies[i])
+		}
 	}
 }
 
