@@ -1,32 +1,34 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 )
 
 // One-pass readers of the requests the library sends most (GetItem,
-// PutItem, UpdateItem, DeleteItem, Query, Scan, TransactWriteItems) in the SDK's compact form:
-// members named in their exact case, each once, strings without escapes,
-// values as fastValue reads them. Anything else (another case, a
-// duplicate, a null, a member the reader does not know, legacy
-// parameters, a number that is not a plain integer, spaces) makes
+// PutItem, UpdateItem, DeleteItem, Query, Scan, TransactWriteItems) in the
+// SDK's compact form: members named in their exact case, each once,
+// strings without escapes, values as fastValue reads them. Anything else
+// (another case, a duplicate, a null, a member the reader does not know,
+// legacy parameters, a number that is not a plain integer, spaces) makes
 // decodeFast report false, and decode reads the body with encoding/json,
 // whose reading FuzzDecodeFast holds these to.
 
 // members reads a JSON object of at most maxFastMembers members, each
 // once: f reads the value of the member name and reports false for a
-// member it does not take.
-func (s *scanner) members(f func(name string) bool) {
+// member it does not take. The name is the body's bytes, compared
+// (switch string(name)) without allocating.
+func (s *scanner) members(f func(name []byte) bool) {
 	s.byte('{')
-	var seen [maxFastMembers]string
+	var seen [maxFastMembers][]byte
 	for n := 0; s.ok && s.peek() != '}'; n++ {
 		if n > 0 {
 			s.byte(',')
 		}
-		name := s.text()
+		name := s.raw()
 		s.byte(':')
-		if !s.ok || n == len(seen) || slices.Contains(seen[:n], name) || !f(name) {
+		if !s.ok || n == len(seen) || slices.ContainsFunc(seen[:n], func(b []byte) bool { return bytes.Equal(b, name) }) || !f(name) {
 			s.ok = false
 			return
 		}
@@ -102,8 +104,8 @@ func (s *scanner) intPtr() *int {
 
 func (in *getItemInput) decodeFast(body []byte) bool {
 	s := scanner{b: body, ok: true}
-	s.members(func(name string) bool {
-		switch name {
+	s.members(func(name []byte) bool {
+		switch string(name) {
 		case "TableName":
 			in.TableName = s.text()
 		case "Key":
@@ -130,8 +132,8 @@ func (in *getItemInput) decodeFast(body []byte) bool {
 // parameters are left to the general reading.
 func (in *writeInput) decodeFast(body []byte) bool {
 	s := scanner{b: body, ok: true}
-	s.members(func(name string) bool {
-		switch name {
+	s.members(func(name []byte) bool {
+		switch string(name) {
 		case "TableName":
 			in.TableName = s.text()
 		case "Key":
@@ -166,8 +168,8 @@ func (in *writeInput) decodeFast(body []byte) bool {
 // general reading.
 func (in *readInput) decodeFast(body []byte) bool {
 	s := scanner{b: body, ok: true}
-	s.members(func(name string) bool {
-		switch name {
+	s.members(func(name []byte) bool {
+		switch string(name) {
 		case "TableName":
 			in.TableName = s.text()
 		case "IndexName":
@@ -211,8 +213,8 @@ func (in *readInput) decodeFast(body []byte) bool {
 // TransactItems (for the client request token's comparison).
 func (in *transactWriteInput) decodeFast(body []byte) bool {
 	s := scanner{b: body, ok: true}
-	s.members(func(name string) bool {
-		switch name {
+	s.members(func(name []byte) bool {
+		switch string(name) {
 		case "TransactItems":
 			in.TransactItems, in.actions = s.txnItems()
 		case "ClientRequestToken":
@@ -255,8 +257,8 @@ func (ti *transactWriteItem) decodeFast(body []byte) bool {
 
 // read reads one of TransactItems.
 func (ti *transactWriteItem) read(s *scanner) {
-	s.members(func(name string) bool {
-		switch name {
+	s.members(func(name []byte) bool {
+		switch string(name) {
 		case "ConditionCheck":
 			ti.ConditionCheck = s.txnAction()
 		case "Put":
@@ -275,8 +277,8 @@ func (ti *transactWriteItem) read(s *scanner) {
 // txnAction reads a Put, Update, Delete or ConditionCheck.
 func (s *scanner) txnAction() *txnAction {
 	a := &txnAction{}
-	s.members(func(name string) bool {
-		switch name {
+	s.members(func(name []byte) bool {
+		switch string(name) {
 		case "TableName":
 			a.TableName = s.textPtr()
 		case "Key":
