@@ -291,7 +291,8 @@ func (e *Engine) scopeFor(name string) *scope {
 // handler reads the JSON body of a request of one operation and returns
 // the operation, to run under the engine's lock: it returns the value to
 // encode as the answer, or an error (an *apiError, or anything else for an
-// internal failure), a body it could not read's among them.
+// internal failure). A body that could not be read is answered by the
+// operation returned, with its SerializationException.
 type handler func(body []byte) func(e *Engine, s *scope) (any, error)
 
 // handlers is the table of operations: every operation the engine serves,
