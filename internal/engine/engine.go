@@ -223,12 +223,16 @@ func (e *Engine) handle(req *request) response {
 	if !ok {
 		return errorResponse(unknownOperation())
 	}
+	// The body is read before the lock is taken: reading it needs nothing
+	// of the engine's, and requests in parallel then read theirs in
+	// parallel.
+	run := h(req.body)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.hold = req.hold
 	defer func() { e.hold = nil }()
 	e.sweep()
-	out, err := h(e, e.scopeFor(req.scope), req.body)
+	out, err := run(e, e.scopeFor(req.scope))
 	if err != nil {
 		var api *apiError
 		if !errors.As(err, &api) {
@@ -284,10 +288,12 @@ func (e *Engine) scopeFor(name string) *scope {
 	return s
 }
 
-// handler runs one operation under the engine's lock; body is the request's
-// JSON. It returns the value to encode as the answer, or an error (an
-// *apiError, or anything else for an internal failure).
-type handler func(e *Engine, s *scope, body []byte) (any, error)
+// handler reads the JSON body of a request of one operation and returns
+// the operation, to run under the engine's lock: it returns the value to
+// encode as the answer, or an error (an *apiError, or anything else for an
+// internal failure). A body that could not be read is answered by the
+// operation returned, with its SerializationException.
+type handler func(body []byte) func(e *Engine, s *scope) (any, error)
 
 // handlers is the table of operations: every operation the engine serves,
 // by name, and its handler. An operation not listed here is answered
@@ -317,11 +323,11 @@ var handlers = map[string]handler{
 
 // op makes the handler of an operation whose request decodes into In.
 func op[In any](f func(e *Engine, s *scope, in *In) (any, error)) handler {
-	return func(e *Engine, s *scope, body []byte) (any, error) {
+	return func(body []byte) func(e *Engine, s *scope) (any, error) {
 		in := new(In)
 		if err := decode(body, in); err != nil {
-			return nil, err
+			return func(*Engine, *scope) (any, error) { return nil, err }
 		}
-		return f(e, s, in)
+		return func(e *Engine, s *scope) (any, error) { return f(e, s, in) }
 	}
 }

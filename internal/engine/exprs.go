@@ -141,7 +141,7 @@ func (x *exprs) condition(param string, s *string) (*cond.Expr, error) {
 	if *s == "" {
 		return nil, validation(msgExpressionCanNotEmpty, param)
 	}
-	e, err := cond.ParseAs(*s, param)
+	e, err := parseCondition(*s, param)
 	if err != nil {
 		return nil, exprError(param, err)
 	}
@@ -197,7 +197,7 @@ func (x *exprs) projection(s *string) (*projection_, error) {
 	if *s == "" {
 		return nil, validation(msgProjectionExpressionExpressionCanNotEmpty)
 	}
-	p, err := cond.ParseProjection(*s)
+	p, err := parseProjection(*s)
 	if err != nil {
 		return nil, exprError("ProjectionExpression", err)
 	}
@@ -260,7 +260,7 @@ func (x *exprs) updateExpr(s *string) (*cond.Update, error) {
 	if *s == "" {
 		return nil, validation(msgUpdateExpressionExpressionCanNotEmpty)
 	}
-	u, err := cond.ParseUpdate(*s)
+	u, err := parseUpdate(*s)
 	if err != nil {
 		return nil, exprError("UpdateExpression", err)
 	}

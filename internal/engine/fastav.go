@@ -54,10 +54,14 @@ func (s *scanner) peek() byte {
 }
 
 // text reads a string with no escapes, valid UTF-8.
-func (s *scanner) text() string {
+func (s *scanner) text() string { return string(s.raw()) }
+
+// raw reads a string as text does and returns its bytes, in s.b: a name
+// to compare without allocating a string.
+func (s *scanner) raw() []byte {
 	s.byte('"')
 	if !s.ok {
-		return ""
+		return nil
 	}
 	start, ascii := s.i, true
 	for s.i < len(s.b) {
@@ -68,19 +72,19 @@ func (s *scanner) text() string {
 			s.i++
 			if !ascii && !utf8.Valid(t) {
 				s.ok = false
-				return ""
+				return nil
 			}
-			return string(t)
+			return t
 		case c == '\\' || c < 0x20:
 			s.ok = false
-			return ""
+			return nil
 		case c >= 0x80:
 			ascii = false
 		}
 		s.i++
 	}
 	s.ok = false
-	return ""
+	return nil
 }
 
 // texts reads an array of strings.
@@ -118,13 +122,13 @@ func (s *scanner) value(depth int) types.AttributeValue {
 		return nil
 	}
 	s.byte('{')
-	name := s.text()
+	name := s.raw()
 	s.byte(':')
 	if !s.ok {
 		return nil
 	}
 	var v types.AttributeValue
-	switch name {
+	switch string(name) {
 	case "S":
 		v = &types.AttributeValueMemberS{Value: s.text()}
 	case "N":

@@ -4,8 +4,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/optimist-dynamo/optimist/internal/cond"
 )
 
 // Key conditions. cond.Parse reads the grammar and reports syntax errors
@@ -77,9 +75,9 @@ type refs struct {
 	deep          []string // the same, of the paths that go into it (a.b, a[0])
 }
 
-// exprRefs lists the #names and :values an expression uses and the
+// scanRefs lists the #names and :values an expression uses and the
 // top-level attribute of each of its paths.
-func exprRefs(s string) refs {
+func scanRefs(s string) refs {
 	var r refs
 	toks := ktokens(s)
 	for i, t := range toks {
@@ -253,10 +251,11 @@ func (x *exprs) keyConditions(s *string, raw map[string]av) (root *knode, check 
 	if *s == "" {
 		return nil, nil, validation(msgKeyConditionExpressionExpressionCanNotEmpty)
 	}
-	e, err := cond.ParseAs(*s, "KeyConditionExpression")
+	parsed, err := parseKeyCondition(*s)
 	if err != nil {
 		return nil, nil, exprError("KeyConditionExpression", err)
 	}
+	e := parsed.e
 	x.use(e.Names(), e.Values())
 	check = func() error {
 		// Eval on no item checks placeholders and operand types without
@@ -273,8 +272,7 @@ func (x *exprs) keyConditions(s *string, raw map[string]av) (root *knode, check 
 		}
 		return nil
 	}
-	p := &kparser{toks: ktokens(*s)}
-	return p.or(), check, nil
+	return parsed.root, check, nil
 }
 
 // conditions flattens the key condition's conjunction, refusing any other

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"regexp"
 	"sort"
 	"time"
 )
@@ -133,14 +132,29 @@ type (
 	}
 )
 
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
-
+// checkName refuses a table or index name that is not 3 to 255 of the
+// characters a-z, A-Z, 0-9, '_', '-' and '.'. Every allowed character is
+// one byte, so the length in bytes is the length in characters of any
+// name that passes.
 func checkName(name string) error {
-	if !nameRE.MatchString(name) {
+	if len(name) < 3 || len(name) > 255 {
 		return validation(msgInvalidTableOrIndexName)
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte[name[i]] {
+			return validation(msgInvalidTableOrIndexName)
+		}
 	}
 	return nil
 }
+
+// nameByte holds the bytes a table or index name may contain.
+var nameByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
+	}
+	return t
+}()
 
 // lookup returns the table name of the scope, or ResourceNotFoundException.
 func (s *scope) lookup(name string) (*table, error) {

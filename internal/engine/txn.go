@@ -54,6 +54,9 @@ type (
 		ClientRequestToken          *string
 		ReturnConsumedCapacity      string
 		ReturnItemCollectionMetrics string
+		// actions are TransactItems as decodeFast read them; nil when
+		// encoding/json read the request, and each is decoded in turn.
+		actions []transactWriteItem
 	}
 	transactWriteItem struct {
 		ConditionCheck, Put, Delete, Update *txnAction
@@ -116,7 +119,7 @@ func (e *Engine) transactWriteItems(s *scope, in *transactWriteInput) (any, erro
 		}
 	}
 	// Phase 1: each action's shape, values and expressions.
-	acts, err := checkTxnActions(in.TransactItems)
+	acts, err := checkTxnActions(in.TransactItems, in.actions)
 	if err != nil {
 		return nil, err
 	}
@@ -177,14 +180,16 @@ func (e *Engine) repeatedTxn(s *scope, token string, in *transactWriteInput) (an
 	return nil, false, nil
 }
 
-// checkTxnActions decodes and checks each action in order, then the
-// request's total payload.
-func checkTxnActions(items []json.RawMessage) ([]*txnWrite, error) {
+// checkTxnActions decodes (unless read holds them decoded) and checks each
+// action in order, then the request's total payload.
+func checkTxnActions(items []json.RawMessage, read []transactWriteItem) ([]*txnWrite, error) {
 	acts := make([]*txnWrite, len(items))
 	payload := 0
 	for i, raw := range items {
 		var ti transactWriteItem
-		if err := decode(raw, &ti); err != nil {
+		if read != nil {
+			ti = read[i]
+		} else if err := decode(raw, &ti); err != nil {
 			return nil, err
 		}
 		a, size, err := checkTxnAction(i+1, &ti)
