@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
@@ -112,7 +113,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	if o.coord == "" {
 		return nil, fmt.Errorf("%w: Begin needs Coordinator(table)", ErrInvalidOption)
 	}
-	if isNilClient(c) {
+	if ddbapi.IsNil(c) {
 		return nil, fmt.Errorf("%w: Begin needs a client", ErrInvalidOption)
 	}
 	var b [12]byte

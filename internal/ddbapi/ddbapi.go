@@ -14,6 +14,7 @@ package ddbapi
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -109,3 +110,19 @@ var (
 	_ Transactions = (*dynamodb.Client)(nil)
 	_ TableAdmin   = (*dynamodb.Client)(nil)
 )
+
+// IsNil reports whether x is nil, or an interface holding a nil pointer,
+// map, slice, function or channel: a client (or an observer) whose first
+// method call would panic, such as a (*dynamodb.Client)(nil). The public
+// constructors refuse such a value up front rather than panic later
+// inside the SDK.
+func IsNil(x any) bool {
+	if x == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(x); v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
