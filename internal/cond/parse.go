@@ -128,28 +128,29 @@ func Parse(expr string) (*Expr, error) { return ParseAs(expr, "ConditionExpressi
 // ("Invalid FilterExpression: Syntax error; ..."). ParseAs knows nothing of
 // names and values; [Expr.Eval] checks those.
 func ParseAs(expr, param string) (*Expr, error) {
-	e, err := parseParam(expr, param, parse)
+	e, err := parseParam(expr, param, true, parse)
 	if err == nil {
 		e.param = param
 	}
 	return e, err
 }
 
-// parseParam parses expr, the request's parameter param, with parse: its
-// errors name param, as DynamoDB's do.
-func parseParam[T any](expr, param string, parse func(string) (*T, error)) (*T, error) {
-	v, err := parse(expr)
+// parseParam parses expr, the request's parameter param, with parse over
+// its tokens (see [newCursor] for sized): its errors name param, as
+// DynamoDB's do.
+func parseParam[T any](expr, param string, sized bool, parse func(*cursor) (*T, error)) (*T, error) {
+	c, err := newCursor(expr, sized)
+	if err != nil {
+		return nil, prefixed(err, param)
+	}
+	v, err := parse(c)
 	if err != nil {
 		return nil, prefixed(err, param)
 	}
 	return v, nil
 }
 
-func parse(expr string) (*Expr, error) {
-	c, err := newCursor(expr, true)
-	if err != nil {
-		return nil, err
-	}
+func parse(c *cursor) (*Expr, error) {
 	p := &parser{cursor: *c}
 	root, err := p.parseOr()
 	if err != nil {
@@ -164,7 +165,7 @@ func parse(expr string) (*Expr, error) {
 	if p.operators > maxOperators {
 		return nil, invalid(msgExpressionContainsTooManyOperators, p.operators)
 	}
-	e := &Expr{src: expr, root: root}
+	e := &Expr{src: c.src, root: root}
 	e.collect(root)
 	return e, nil
 }

@@ -79,15 +79,11 @@ type operand struct {
 // REMOVE takes paths; ADD and DELETE take path :value. Errors are [*Error]s
 // carrying DynamoDB's message.
 func ParseUpdate(expr string) (*Update, error) {
-	return parseParam(expr, "UpdateExpression", parseUpdate)
+	return parseParam(expr, "UpdateExpression", false, parseUpdate)
 }
 
-func parseUpdate(expr string) (*Update, error) {
-	c, err := newCursor(expr, false)
-	if err != nil {
-		return nil, err
-	}
-	u := &Update{src: expr}
+func parseUpdate(c *cursor) (*Update, error) {
+	u := &Update{src: c.src}
 	var clauses [4][]*action
 	seen := [4]bool{}
 	for c.peek().kind != tokEOF {
