@@ -449,44 +449,12 @@ func (p *parser) parseFunction() (*node, error) {
 	return &node{kind: kFunc, fn: fn, kids: args, pos: t.pos}, nil
 }
 
-// parsePath parses name { "." name | "[" index "]" }, where a name is plain
-// or a #placeholder.
+// parsePath parses a path of a condition ([cursor.path]).
 func (p *parser) parsePath() (*node, error) {
-	n := &node{kind: kPath, pos: p.peek().pos}
-	for {
-		t := p.next()
-		switch t.kind {
-		case tokIdent:
-			if isReserved(t.text) {
-				return nil, invalid(msgAttributeNameReservedKeywordReserved, t.text)
-			}
-			n.path = append(n.path, elem{name: t.text})
-		case tokName:
-			n.path = append(n.path, elem{name: t.text, placeholder: true})
-		default:
-			return nil, p.unexpected(t)
-		}
-		for p.peek().kind == tokLBrack {
-			p.next()
-			t, err := p.expect(tokInt, "a list index")
-			if err != nil {
-				return nil, err
-			}
-			i, err := p.listIndex(t, p.peek())
-			if err != nil {
-				return nil, err
-			}
-			if _, err := p.expect(tokRBrack, `"]"`); err != nil {
-				return nil, err
-			}
-			n.path = append(n.path, elem{index: i, isIndex: true})
-		}
-		if len(n.path) > maxPathDepth {
-			return nil, invalid(msgDocumentPathHasTooMany, len(n.path))
-		}
-		if p.peek().kind != tokDot {
-			return n, nil
-		}
-		p.next()
+	pos := p.peek().pos
+	path, err := p.path(true)
+	if err != nil {
+		return nil, err
 	}
+	return &node{kind: kPath, pos: pos, path: path}, nil
 }

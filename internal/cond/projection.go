@@ -26,7 +26,7 @@ func ParseProjection(expr string) (*Projection, error) {
 func parseProjection(c *cursor) (*Projection, error) {
 	p := &Projection{src: c.src}
 	for {
-		path, err := c.path()
+		path, err := c.path(false)
 		if err != nil {
 			return nil, err
 		}

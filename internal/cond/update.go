@@ -144,7 +144,7 @@ func clauseKind(t token) (actionKind, bool) {
 }
 
 func (u *Update) parseAction(c *cursor, kind actionKind) (*action, error) {
-	path, err := c.path()
+	path, err := c.path(false)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func (u *Update) parseOperand(c *cursor) (*operand, error) {
 	default:
 		return nil, c.fail()
 	}
-	path, err := c.path()
+	path, err := c.path(false)
 	if err != nil {
 		return nil, err
 	}
