@@ -16,7 +16,9 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Getter reads one item: GetItem.
@@ -125,4 +127,20 @@ func IsNil(x any) bool {
 		return v.IsNil()
 	}
 	return false
+}
+
+// ReadItem reads the item of key, whole, with one strongly consistent
+// GetItem, and returns it: nil when there is none. It is the read by
+// which the library learns the state of an item it is about to judge (a
+// lock, a record, a write whose answer was lost), where an eventually
+// consistent read could show a state already gone.
+func ReadItem(ctx context.Context, c Getter, table *string, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
 }
