@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -139,7 +140,7 @@ func (f *FaultTransport) draw(op string) (Fault, time.Duration) {
 	switch {
 	case f.partitioned:
 		fault = FaultPartitioned
-	case len(f.Ops) > 0 && !contains(f.Ops, op):
+	case len(f.Ops) > 0 && !slices.Contains(f.Ops, op):
 	default:
 		x := f.rng.Float64()
 		for _, c := range []struct {
@@ -162,15 +163,6 @@ func (f *FaultTransport) draw(op string) (Fault, time.Duration) {
 	}
 	f.counts[fault]++
 	return fault, delay
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // RoundTrip implements [http.RoundTripper].

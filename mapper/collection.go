@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
 // A Collection reads the items of several entity types of one [Design]
@@ -94,7 +95,7 @@ func NewCollection(members ...Member) (*Collection, error) {
 	c := &Collection{byType: map[string]*member{}, byGo: map[reflect.Type]*member{}}
 	for i, mt := range members {
 		var m *member
-		if !isNil(mt) {
+		if !ddbapi.IsNil(mt) {
 			m = mt.collectionMember()
 		}
 		switch {

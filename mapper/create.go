@@ -219,7 +219,7 @@ func CreateTable[T any](ctx context.Context, c TableClient, name string, opts ..
 	if err != nil {
 		return err
 	}
-	if isNil(c) || name == "" {
+	if ddbapi.IsNil(c) || name == "" {
 		return fmt.Errorf("%w: CreateTable needs a client and a table name", ErrInvalidOption)
 	}
 	o, err := createOptions(opts)

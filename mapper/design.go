@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 )
 
@@ -27,7 +28,7 @@ func (d Design) CreateTable(ctx context.Context, c TableClient, opts ...CreateOp
 	if err != nil {
 		return err
 	}
-	if isNil(c) {
+	if ddbapi.IsNil(c) {
 		return fmt.Errorf("%w: CreateTable needs a client", ErrInvalidOption)
 	}
 	o, err := createOptions(opts)
@@ -74,7 +75,7 @@ func (d Design) Check(ctx context.Context, c TableClient) error {
 	if err != nil {
 		return err
 	}
-	if isNil(c) {
+	if ddbapi.IsNil(c) {
 		return fmt.Errorf("%w: Check needs a client", ErrInvalidOption)
 	}
 	def, err := s.tableDef(d.Table, nil)

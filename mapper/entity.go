@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -199,22 +200,13 @@ func NewEntity[T any](c Client, d Design, e Entity, opts ...func(*TableOptions))
 	if err != nil {
 		return nil, err
 	}
-	if tok := t.opts.TokenAttribute; tok != "" && slicesContains(ent.attrNames(), tok) {
+	if tok := t.opts.TokenAttribute; tok != "" && slices.Contains(ent.attrNames(), tok) {
 		return nil, fmt.Errorf("%w: attribute %q is the design's and the table's write-token attribute; set TableOptions.TokenAttribute", ErrInvalidSchema, tok)
 	}
 	if err := ent.declare(); err != nil {
 		return nil, fmt.Errorf("NewEntity[%v]: %w", typ, err)
 	}
 	return t, nil
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // newEntity checks d and e against the schema s and completes s with the

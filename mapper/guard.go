@@ -10,23 +10,6 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
-// isNilClient reports whether c is nil or holds a nil pointer (a nil
-// *dynamodb.Client would panic inside the SDK on the first call).
-func isNilClient(c Client) bool { return isNil(c) }
-
-// isNil reports whether x is nil or an interface holding a nil pointer,
-// map, function or channel: a value whose first method call would panic.
-func isNil(x any) bool {
-	if x == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(x); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
-		return v.IsNil()
-	}
-	return false
-}
-
 // usable reports why t cannot be used, before anything is built or sent.
 func (t *Table[T]) usable() error {
 	if t == nil {

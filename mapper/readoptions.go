@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/optimist-dynamo/optimist/internal/errs"
 )
 
 // ReadOptions configure one read: Get, GetAll, Query, Scan, One, Count
@@ -134,11 +135,7 @@ type readConfig struct {
 	count bool
 }
 
-func (o *ReadOptions) fail(format string, args ...any) {
-	if o.err == nil {
-		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
-	}
-}
+func (o *ReadOptions) fail(format string, args ...any) { errs.Invalid(&o.err, format, args...) }
 
 // given returns the options set in o.
 func (o *ReadOptions) given() readOpt {
@@ -301,12 +298,7 @@ func Descending() ReadOption {
 // item is read that will not be returned. This is not DynamoDB's Limit
 // parameter; that one is [PageSize].
 func Limit(n int) ReadOption {
-	return func(o *ReadOptions) {
-		if n < 1 {
-			o.fail("Limit(%d): need at least 1", n)
-		}
-		o.Limit = n
-	}
+	return func(o *ReadOptions) { errs.SetCount(&o.err, &o.Limit, "Limit", n) }
 }
 
 // PageSize sets DynamoDB's Limit parameter: the most items each Query or
@@ -314,12 +306,7 @@ func Limit(n int) ReadOption {
 // 1 MB of data. The iterator reads every page either way; smaller pages
 // mean more calls, each sooner.
 func PageSize(n int) ReadOption {
-	return func(o *ReadOptions) {
-		if n < 1 {
-			o.fail("PageSize(%d): need at least 1", n)
-		}
-		o.PageSize = n
-	}
+	return func(o *ReadOptions) { errs.SetCount(&o.err, &o.PageSize, "PageSize", n) }
 }
 
 // StartAfter makes a Query or Scan resume after the item a cursor was taken

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
@@ -85,7 +86,7 @@ func NewTable[T any](c Client, name string, opts ...func(*TableOptions)) (*Table
 
 // newTable is NewTable with the schema s (an entity's, for NewEntity).
 func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions)) (*Table[T], error) {
-	if isNilClient(c) {
+	if ddbapi.IsNil(c) {
 		return nil, fmt.Errorf("%w: NewTable needs a client", ErrInvalidOption)
 	}
 	if name == "" {
@@ -103,7 +104,7 @@ func newTable[T any](c Client, name string, s *schema, opts []func(*TableOptions
 		}
 		fn(&o)
 	}
-	if o.Observer != nil && isNil(o.Observer) {
+	if o.Observer != nil && ddbapi.IsNil(o.Observer) {
 		return nil, fmt.Errorf("%w: TableOptions.Observer holds a nil %T; set it to nil for none", ErrInvalidOption, o.Observer)
 	}
 	if f, clash := s.byName[o.TokenAttribute]; clash && o.TokenAttribute != "" {

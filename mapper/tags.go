@@ -21,24 +21,33 @@ type tag struct {
 	asString, binarySet, numberSet, stringSet, unixTime bool
 }
 
+// avFlags are the attributevalue options a tag passes through, in the
+// canonical order avOptions writes them, each with the field it sets: the
+// one list that parsing, merging and listing the options read.
+var avFlags = []struct {
+	name string
+	flag func(*tag) *bool
+}{
+	{"omitempty", func(t *tag) *bool { return &t.omitEmpty }},
+	{"omitemptyelem", func(t *tag) *bool { return &t.omitEmptyElem }},
+	{"nullempty", func(t *tag) *bool { return &t.nullEmpty }},
+	{"nullemptyelem", func(t *tag) *bool { return &t.nullEmptyElem }},
+	{"string", func(t *tag) *bool { return &t.asString }},
+	{"binaryset", func(t *tag) *bool { return &t.binarySet }},
+	{"numberset", func(t *tag) *bool { return &t.numberSet }},
+	{"stringset", func(t *tag) *bool { return &t.stringSet }},
+	{"unixtime", func(t *tag) *bool { return &t.unixTime }},
+}
+
 // avOptions lists the attributevalue options set, in a canonical order, as
 // they would be written in a tag.
 func (t tag) avOptions() []string {
 	var opts []string
-	add := func(set bool, name string) {
-		if set {
-			opts = append(opts, name)
+	for _, o := range avFlags {
+		if *o.flag(&t) {
+			opts = append(opts, o.name)
 		}
 	}
-	add(t.omitEmpty, "omitempty")
-	add(t.omitEmptyElem, "omitemptyelem")
-	add(t.nullEmpty, "nullempty")
-	add(t.nullEmptyElem, "nullemptyelem")
-	add(t.asString, "string")
-	add(t.binarySet, "binaryset")
-	add(t.numberSet, "numberset")
-	add(t.stringSet, "stringset")
-	add(t.unixTime, "unixtime")
 	return opts
 }
 
@@ -101,29 +110,13 @@ func parseTag(s string) (tag, error) {
 // setAVOption sets the attributevalue option opt, and reports whether opt
 // is one.
 func (t *tag) setAVOption(opt string) bool {
-	switch opt {
-	case "omitempty":
-		t.omitEmpty = true
-	case "omitemptyelem":
-		t.omitEmptyElem = true
-	case "nullempty":
-		t.nullEmpty = true
-	case "nullemptyelem":
-		t.nullEmptyElem = true
-	case "string":
-		t.asString = true
-	case "binaryset":
-		t.binarySet = true
-	case "numberset":
-		t.numberSet = true
-	case "stringset":
-		t.stringSet = true
-	case "unixtime":
-		t.unixTime = true
-	default:
-		return false
+	for _, o := range avFlags {
+		if o.name == opt {
+			*o.flag(t) = true
+			return true
+		}
 	}
-	return true
+	return false
 }
 
 func btoi(b bool) int {
@@ -152,14 +145,8 @@ func parseAVTag(s string) tag {
 // mergeTags applies a `dynamo` tag over a `dynamodbav` one as attributevalue
 // does: the name (and "-") come from the later tag, options accumulate.
 func mergeTags(av, dyn tag) tag {
-	dyn.omitEmpty = dyn.omitEmpty || av.omitEmpty
-	dyn.omitEmptyElem = dyn.omitEmptyElem || av.omitEmptyElem
-	dyn.nullEmpty = dyn.nullEmpty || av.nullEmpty
-	dyn.nullEmptyElem = dyn.nullEmptyElem || av.nullEmptyElem
-	dyn.asString = dyn.asString || av.asString
-	dyn.binarySet = dyn.binarySet || av.binarySet
-	dyn.numberSet = dyn.numberSet || av.numberSet
-	dyn.stringSet = dyn.stringSet || av.stringSet
-	dyn.unixTime = dyn.unixTime || av.unixTime
+	for _, o := range avFlags {
+		*o.flag(&dyn) = *o.flag(&dyn) || *o.flag(&av)
+	}
 	return dyn
 }

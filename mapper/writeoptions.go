@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/update"
 )
@@ -154,11 +155,7 @@ func (o *WriteOptions) run(set func(*WriteOptions)) {
 	set(o)
 }
 
-func (o *WriteOptions) fail(format string, args ...any) {
-	if o.err == nil {
-		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
-	}
-}
+func (o *WriteOptions) fail(format string, args ...any) { errs.Invalid(&o.err, format, args...) }
 
 // gather applies the options of call, each through apply, and refuses a
 // nil one and values that cannot work.
@@ -379,13 +376,7 @@ func ExactlyOnceToken(token string) CallOption {
 
 // MaxAttempts sets how many writes Modify tries in all (at least 1).
 func MaxAttempts(n int) RetryOption {
-	return retryOption{func(o *WriteOptions) {
-		if n < 1 {
-			o.fail("MaxAttempts(%d): need at least 1", n)
-			return
-		}
-		o.MaxAttempts = n
-	}}
+	return retryOption{func(o *WriteOptions) { errs.SetCount(&o.err, &o.MaxAttempts, "MaxAttempts", n) }}
 }
 
 // Backoff sets the bounds of Modify's jittered exponential backoff. The

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
@@ -92,11 +93,11 @@ func (l *Locker) Inspect(ctx context.Context, name string) (*Info, error) {
 	if err := l.ready(ctx); err != nil {
 		return nil, err
 	}
-	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: l.tableP, Key: l.key(name, lockSK), ConsistentRead: aws.Bool(true)})
+	item, err := ddbapi.ReadItem(ctx, l.client, l.tableP, l.key(name, lockSK))
 	if err != nil {
 		return nil, fmt.Errorf("pessimistic: inspect %q: %w", name, err)
 	}
-	return infoOf(name, out.Item), nil
+	return infoOf(name, item), nil
 }
 
 // List returns the locks of the table, held or not, in the order of the

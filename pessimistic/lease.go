@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
@@ -68,11 +67,7 @@ func set(p plan.Path, v types.AttributeValue) plan.Action {
 
 // read reads the record with a consistent read.
 func (r *record) read(ctx context.Context) (map[string]types.AttributeValue, error) {
-	out, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: r.table, Key: r.key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return nil, err
-	}
-	return out.Item, nil
+	return ddbapi.ReadItem(ctx, r.client, r.table, r.key)
 }
 
 // Lease is a held lock. Heartbeats keep it alive until Release; if they

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
 	"github.com/optimist-dynamo/optimist/internal/retry"
@@ -63,25 +63,11 @@ func New(c Client, table string, opts ...Option) (*Locker, error) {
 	if _, err := base.resolve(nil); err != nil {
 		return nil, err
 	}
-	if isNil(c) || table == "" {
+	if ddbapi.IsNil(c) || table == "" {
 		return nil, fmt.Errorf("%w: New needs a client and a table name", ErrInvalidOption)
 	}
 	return &Locker{client: c, tableP: aws.String(table), opts: base, leases: map[*Lease]struct{}{},
 		replicas: replica.NewGuard(table, base.WriteRegion)}, nil
-}
-
-// isNil reports whether c is nil, or holds a nil pointer (a typed nil such
-// as a (*dynamodb.Client)(nil), whose methods would panic on first use).
-func isNil(c Client) bool {
-	if c == nil {
-		return true
-	}
-	v := reflect.ValueOf(c)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
-		return v.IsNil()
-	}
-	return false
 }
 
 // Check makes sure the Locker's table is a lock table (pk S hash key, sk S

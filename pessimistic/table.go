@@ -3,7 +3,6 @@ package pessimistic
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -90,10 +89,6 @@ func checkTable(ctx context.Context, c ddbapi.Describer, name string, g *replica
 		}
 		return nil
 	}
-	text := make([]string, len(diffs))
-	for i, d := range diffs {
-		text[i] = d.String()
-	}
 	return fmt.Errorf("pessimistic: %w: table %s: %s; a lock table needs pk (S) as hash key and sk (S) as range key (see CreateTable)",
-		ErrSchemaMismatch, name, strings.Join(text, "; "))
+		ErrSchemaMismatch, name, tabledef.Text(diffs))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
@@ -45,7 +46,7 @@ func GetItem(table string, key map[string]types.AttributeValue, dst *map[string]
 // called in order once all items are in.
 func Get(ctx context.Context, c Client, ops ...GetOp) error {
 	switch {
-	case isNil(c):
+	case ddbapi.IsNil(c):
 		return fmt.Errorf("%w: Get was given a nil client", ErrInvalidOption)
 	case len(ops) == 0:
 		return ErrEmpty

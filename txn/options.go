@@ -1,9 +1,9 @@
 package txn
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/observe"
 )
@@ -41,20 +41,11 @@ type Options struct {
 // An Option changes the [Options] of one [Tx].
 type Option = func(*Options)
 
-func (o *Options) fail(format string, args ...any) {
-	if o.err == nil {
-		o.err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
-	}
-}
+func (o *Options) fail(format string, args ...any) { errs.Invalid(&o.err, format, args...) }
 
 // MaxItems sets the most ops a transaction may hold (default 100).
 func MaxItems(n int) Option {
-	return func(o *Options) {
-		if n < 1 {
-			o.fail("MaxItems(%d): need at least 1", n)
-		}
-		o.MaxItems = n
-	}
+	return func(o *Options) { errs.SetCount(&o.err, &o.MaxItems, "MaxItems", n) }
 }
 
 // Token sets the transaction's client request token (1 to 36 characters).
@@ -94,12 +85,7 @@ var defaultPolicy = retry.Policy{MaxAttempts: 5, Base: 25 * time.Millisecond, Ma
 // its items) or finds a previous attempt still in progress (default 5).
 // Condition failures are never retried.
 func MaxAttempts(n int) Option {
-	return func(o *Options) {
-		if n < 1 {
-			o.fail("MaxAttempts(%d): need at least 1", n)
-		}
-		o.MaxAttempts = n
-	}
+	return func(o *Options) { errs.SetCount(&o.err, &o.MaxAttempts, "MaxAttempts", n) }
 }
 
 // Backoff bounds the jittered exponential backoff between attempts

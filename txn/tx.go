@@ -4,9 +4,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/rnd"
 )
 
@@ -31,24 +31,10 @@ func New(c Client, opts ...Option) *Tx {
 		rnd.Read(b[:])
 		tx.cfg.Token = hex.EncodeToString(b[:]) // 32 characters
 	}
-	if tx.err == nil && isNil(c) {
+	if tx.err == nil && ddbapi.IsNil(c) {
 		tx.err = fmt.Errorf("%w: New was given a nil client", ErrInvalidOption)
 	}
 	return tx
-}
-
-// isNil reports whether c is nil, or an interface holding a nil pointer
-// (a nil *dynamodb.Client would panic inside the SDK).
-func isNil(c any) bool {
-	if c == nil {
-		return true
-	}
-	v := reflect.ValueOf(c)
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Func, reflect.Slice, reflect.Chan:
-		return v.IsNil()
-	}
-	return false
 }
 
 var errNilTx = fmt.Errorf("%w: nil *Tx; make one with New", ErrInvalidOption)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 )
 
@@ -53,7 +54,7 @@ type Info struct {
 // record nor one of its pages.
 func List(ctx context.Context, c Client, coordinator string) iter.Seq2[*Info, error] {
 	return func(yield func(*Info, error) bool) {
-		if isNilClient(c) || coordinator == "" {
+		if ddbapi.IsNil(c) || coordinator == "" {
 			yield(nil, fmt.Errorf("%w: List needs a client and the coordinator table's name", ErrInvalidOption))
 			return
 		}

@@ -45,17 +45,11 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitproto.Lock, e
 	}
 	w := opWrite(op)
 	u.h.LockAndPrepare(w, it.key, in)
-	req, err := render(w)
-	if err != nil {
-		return nil, err
-	}
-	res, err := lockWrite(ctx, u, it, req, types.ReturnValueAllNew, u.ours)
+	res, held, err := u.sendLock(ctx, it, w, types.ReturnValueAllNew, nil)
 	switch {
 	case err != nil:
 		return nil, err
-	case res.Outcome == plan.Applied && !res.Lost():
-		l, _ := unitproto.Parse(res.Item)
-		u.heldFor(it, res.Item, l)
+	case held:
 		return nil, u.fitsApplied(it)
 	}
 	stored := res.Item
@@ -66,14 +60,47 @@ func (u *Unit) lockAndPrepare(ctx context.Context, it *item) (*unitproto.Lock, e
 		}
 		return u.createPrepared(ctx, it, in)
 	}
-	if l, ok := unitproto.Parse(stored); ok {
-		if l.Unit != u.id {
-			return l, nil
-		}
-		u.heldFor(it, stored, l) // our own earlier attempt; prepare() goes on from it
-		return nil, nil
+	if other, locked := u.lockOn(it, stored); locked {
+		return other, nil // or our own earlier attempt; prepare() goes on from it
 	}
 	return nil, refusal(it, stored, res.Err)
+}
+
+// sendLock renders w, a write that takes the item's lock, and sends it.
+// When it was applied, and answered, it records the lock the unit holds
+// now, as the item written says (written, or the answer's item when
+// written is nil), and returns held. Otherwise res.Item is the item as
+// stored.
+func (u *Unit) sendLock(ctx context.Context, it *item, w *plan.Write, rv types.ReturnValue, written map[string]types.AttributeValue) (res plan.Result, held bool, err error) {
+	req, err := render(w)
+	if err != nil {
+		return res, false, err
+	}
+	res, err = lockWrite(ctx, u, it, req, rv, u.ours)
+	if err != nil || res.Outcome != plan.Applied || res.Lost() {
+		return res, false, err
+	}
+	if written == nil {
+		written = res.Item
+	}
+	l, _ := unitproto.Parse(written)
+	u.heldFor(it, written, l)
+	return res, true, nil
+}
+
+// lockOn reports whether stored carries a unit's lock, and returns it if
+// it is another unit's; our own (from an earlier attempt whose answer was
+// lost) is recorded as held.
+func (u *Unit) lockOn(it *item, stored map[string]types.AttributeValue) (other *unitproto.Lock, locked bool) {
+	l, ok := unitproto.Parse(stored)
+	if !ok {
+		return nil, false
+	}
+	if l.Unit != u.id {
+		return l, true
+	}
+	u.heldFor(it, stored, l)
+	return nil, true
 }
 
 // createPrepared locks a missing item with the op's write in one PutItem
@@ -92,30 +119,17 @@ func (u *Unit) createPrepared(ctx context.Context, it *item, in map[string]types
 		w.Check = plan.NoCheck // "no item" is what the PutItem's own condition says
 	}
 	w.Conds = append(w.Conds, expression.AttributeNotExists(expression.NameNoDotSplit(anyKey(it.key))))
-	req, err := render(w)
-	if err != nil {
+	res, held, err := u.sendLock(ctx, it, w, types.ReturnValueNone, ph)
+	if err != nil || held {
 		return nil, err
-	}
-	res, err := lockWrite(ctx, u, it, req, types.ReturnValueNone, u.ours)
-	switch {
-	case err != nil:
-		return nil, err
-	case res.Outcome == plan.Applied && !res.Lost():
-		l, _ := unitproto.Parse(ph)
-		u.heldFor(it, ph, l)
-		return nil, nil
 	}
 	stored := res.Item
 	if len(stored) == 0 {
 		// The op's own condition is false on no item.
 		return nil, refusal(it, nil, res.Err)
 	}
-	if l, ok := unitproto.Parse(stored); ok {
-		if l.Unit != u.id {
-			return l, nil
-		}
-		u.heldFor(it, stored, l) // our own earlier attempt
-		return nil, nil
+	if other, locked := u.lockOn(it, stored); locked {
+		return other, nil // or our own earlier attempt
 	}
 	if op.Check == plan.MustNotExist || op.Check == plan.MustBeNewOrZero {
 		if conflict, _, _ := op.Conflict(stored); conflict {

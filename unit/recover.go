@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/unitproto"
 	"github.com/optimist-dynamo/optimist/observe"
@@ -49,7 +50,7 @@ func Recover(ctx context.Context, c Client, name string, opts ...Option) (int, e
 	if err != nil {
 		return 0, err
 	}
-	if isNilClient(c) || name == "" {
+	if ddbapi.IsNil(c) || name == "" {
 		return 0, fmt.Errorf("%w: Recover needs a client and the coordinator table's name", ErrInvalidOption)
 	}
 	co := unitproto.NewCoordinator(c, name, nil)

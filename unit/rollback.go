@@ -18,14 +18,8 @@ import (
 // unit's lock made is deleted) and marks the record finished.
 // After Commit or Rollback it returns ErrDone.
 func (u *Unit) Rollback(ctx context.Context) error {
-	if u == nil {
-		return fmt.Errorf("%w: a nil *Unit", ErrInvalidOption)
-	}
-	if u.c == nil {
-		return errZeroUnit
-	}
-	if u.done {
-		return ErrDone
+	if err := u.usable(); err != nil {
+		return err
 	}
 	err := u.abort(ctx, "Rollback", nil)
 	if errors.Is(err, ErrAborted) { // recovery got there first: rolled back all the same

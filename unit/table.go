@@ -3,7 +3,6 @@ package unit
 import (
 	"context"
 	"fmt"
-	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -51,14 +50,4 @@ func CreateTable(ctx context.Context, c TableClient, name string) error {
 		return fmt.Errorf("unit: %w", err)
 	}
 	return nil
-}
-
-// isNilClient reports whether c is nil or holds a nil pointer (a nil
-// *dynamodb.Client would panic inside the SDK on the first call).
-func isNilClient(c Client) bool {
-	if c == nil {
-		return true
-	}
-	v := reflect.ValueOf(c)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/obs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/replica"
@@ -112,7 +113,7 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 	if o.coord == "" {
 		return nil, fmt.Errorf("%w: Begin needs Coordinator(table)", ErrInvalidOption)
 	}
-	if isNilClient(c) {
+	if ddbapi.IsNil(c) {
 		return nil, fmt.Errorf("%w: Begin needs a client", ErrInvalidOption)
 	}
 	var b [12]byte
@@ -143,17 +144,26 @@ func Begin(ctx context.Context, c Client, opts ...Option) (*Unit, error) {
 
 // check returns the error of a unit that cannot go on.
 func (u *Unit) check() error {
-	if u == nil {
-		return fmt.Errorf("%w: a nil *Unit; start one with Begin", ErrInvalidOption)
-	}
-	if u.c == nil {
-		return errZeroUnit
-	}
-	if u.done {
-		return ErrDone
+	if err := u.usable(); err != nil {
+		return err
 	}
 	if u.aborted.Load() {
 		return ErrAborted
+	}
+	return nil
+}
+
+// usable returns the error of a unit that no call may use: nil, not made
+// by Begin, or done. A unit that is aborted (its recovery rolled it back)
+// is usable still by Rollback, which check refuses.
+func (u *Unit) usable() error {
+	switch {
+	case u == nil:
+		return fmt.Errorf("%w: a nil *Unit; start one with Begin", ErrInvalidOption)
+	case u.c == nil:
+		return errZeroUnit
+	case u.done:
+		return ErrDone
 	}
 	return nil
 }

@@ -128,28 +128,29 @@ func Parse(expr string) (*Expr, error) { return ParseAs(expr, "ConditionExpressi
 // ("Invalid FilterExpression: Syntax error; ..."). ParseAs knows nothing of
 // names and values; [Expr.Eval] checks those.
 func ParseAs(expr, param string) (*Expr, error) {
-	e, err := parseParam(expr, param, parse)
+	e, err := parseParam(expr, param, true, parse)
 	if err == nil {
 		e.param = param
 	}
 	return e, err
 }
 
-// parseParam parses expr, the request's parameter param, with parse: its
-// errors name param, as DynamoDB's do.
-func parseParam[T any](expr, param string, parse func(string) (*T, error)) (*T, error) {
-	v, err := parse(expr)
+// parseParam parses expr, the request's parameter param, with parse over
+// its tokens (see [newCursor] for sized): its errors name param, as
+// DynamoDB's do.
+func parseParam[T any](expr, param string, sized bool, parse func(*cursor) (*T, error)) (*T, error) {
+	c, err := newCursor(expr, sized)
+	if err != nil {
+		return nil, prefixed(err, param)
+	}
+	v, err := parse(c)
 	if err != nil {
 		return nil, prefixed(err, param)
 	}
 	return v, nil
 }
 
-func parse(expr string) (*Expr, error) {
-	c, err := newCursor(expr, true)
-	if err != nil {
-		return nil, err
-	}
+func parse(c *cursor) (*Expr, error) {
 	p := &parser{cursor: *c}
 	root, err := p.parseOr()
 	if err != nil {
@@ -164,7 +165,7 @@ func parse(expr string) (*Expr, error) {
 	if p.operators > maxOperators {
 		return nil, invalid(msgExpressionContainsTooManyOperators, p.operators)
 	}
-	e := &Expr{src: expr, root: root}
+	e := &Expr{src: c.src, root: root}
 	e.collect(root)
 	return e, nil
 }
@@ -448,44 +449,12 @@ func (p *parser) parseFunction() (*node, error) {
 	return &node{kind: kFunc, fn: fn, kids: args, pos: t.pos}, nil
 }
 
-// parsePath parses name { "." name | "[" index "]" }, where a name is plain
-// or a #placeholder.
+// parsePath parses a path of a condition ([cursor.path]).
 func (p *parser) parsePath() (*node, error) {
-	n := &node{kind: kPath, pos: p.peek().pos}
-	for {
-		t := p.next()
-		switch t.kind {
-		case tokIdent:
-			if isReserved(t.text) {
-				return nil, invalid(msgAttributeNameReservedKeywordReserved, t.text)
-			}
-			n.path = append(n.path, elem{name: t.text})
-		case tokName:
-			n.path = append(n.path, elem{name: t.text, placeholder: true})
-		default:
-			return nil, p.unexpected(t)
-		}
-		for p.peek().kind == tokLBrack {
-			p.next()
-			t, err := p.expect(tokInt, "a list index")
-			if err != nil {
-				return nil, err
-			}
-			i, err := p.listIndex(t, p.peek())
-			if err != nil {
-				return nil, err
-			}
-			if _, err := p.expect(tokRBrack, `"]"`); err != nil {
-				return nil, err
-			}
-			n.path = append(n.path, elem{index: i, isIndex: true})
-		}
-		if len(n.path) > maxPathDepth {
-			return nil, invalid(msgDocumentPathHasTooMany, len(n.path))
-		}
-		if p.peek().kind != tokDot {
-			return n, nil
-		}
-		p.next()
+	pos := p.peek().pos
+	path, err := p.path(true)
+	if err != nil {
+		return nil, err
 	}
+	return &node{kind: kPath, pos: pos, path: path}, nil
 }

@@ -120,8 +120,11 @@ func (c *cursor) expect(k tokKind) error {
 }
 
 // path parses name { "." name | "[" index "]" }, where a name is plain or a
-// #placeholder. A plain name must not be a reserved word.
-func (c *cursor) path() ([]elem, error) {
+// #placeholder. A plain name must not be a reserved word. The paths of a
+// condition (cond) differ in two ways, as DynamoDB's do: a keyword where a
+// name should be is a syntax error there, not a reserved word, and a path
+// deeper than maxPathDepth is refused as soon as it is.
+func (c *cursor) path(cond bool) ([]elem, error) {
 	var path []elem
 	for {
 		t := c.peek()
@@ -134,7 +137,7 @@ func (c *cursor) path() ([]elem, error) {
 		case tokName:
 			path = append(path, elem{name: t.text, placeholder: true})
 		default:
-			if _, kw := keywords[strings.ToUpper(t.text)]; kw && t.text != "" {
+			if _, kw := keywords[strings.ToUpper(t.text)]; kw && t.text != "" && !cond {
 				return nil, invalid(msgAttributeNameReservedKeywordReserved, t.text)
 			}
 			return nil, c.fail()
@@ -155,6 +158,9 @@ func (c *cursor) path() ([]elem, error) {
 				return nil, err
 			}
 			path = append(path, elem{index: i, isIndex: true})
+		}
+		if cond && len(path) > maxPathDepth {
+			return nil, invalid(msgDocumentPathHasTooMany, len(path))
 		}
 		if c.peek().kind != tokDot {
 			return path, nil

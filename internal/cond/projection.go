@@ -20,17 +20,13 @@ func (p *Projection) String() string { return p.src }
 // ParseProjection parses a projection expression. Errors are [*Error]s
 // with DynamoDB's message ("Invalid ProjectionExpression: ...").
 func ParseProjection(expr string) (*Projection, error) {
-	return parseParam(expr, "ProjectionExpression", parseProjection)
+	return parseParam(expr, "ProjectionExpression", false, parseProjection)
 }
 
-func parseProjection(expr string) (*Projection, error) {
-	c, err := newCursor(expr, false)
-	if err != nil {
-		return nil, err
-	}
-	p := &Projection{src: expr}
+func parseProjection(c *cursor) (*Projection, error) {
+	p := &Projection{src: c.src}
 	for {
-		path, err := c.path()
+		path, err := c.path(false)
 		if err != nil {
 			return nil, err
 		}

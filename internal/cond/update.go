@@ -79,15 +79,11 @@ type operand struct {
 // REMOVE takes paths; ADD and DELETE take path :value. Errors are [*Error]s
 // carrying DynamoDB's message.
 func ParseUpdate(expr string) (*Update, error) {
-	return parseParam(expr, "UpdateExpression", parseUpdate)
+	return parseParam(expr, "UpdateExpression", false, parseUpdate)
 }
 
-func parseUpdate(expr string) (*Update, error) {
-	c, err := newCursor(expr, false)
-	if err != nil {
-		return nil, err
-	}
-	u := &Update{src: expr}
+func parseUpdate(c *cursor) (*Update, error) {
+	u := &Update{src: c.src}
 	var clauses [4][]*action
 	seen := [4]bool{}
 	for c.peek().kind != tokEOF {
@@ -148,7 +144,7 @@ func clauseKind(t token) (actionKind, bool) {
 }
 
 func (u *Update) parseAction(c *cursor, kind actionKind) (*action, error) {
-	path, err := c.path()
+	path, err := c.path(false)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +269,7 @@ func (u *Update) parseOperand(c *cursor) (*operand, error) {
 	default:
 		return nil, c.fail()
 	}
-	path, err := c.path()
+	path, err := c.path(false)
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,11 @@ package ddbapi
 
 import (
 	"context"
+	"reflect"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Getter reads one item: GetItem.
@@ -109,3 +112,35 @@ var (
 	_ Transactions = (*dynamodb.Client)(nil)
 	_ TableAdmin   = (*dynamodb.Client)(nil)
 )
+
+// IsNil reports whether x is nil, or an interface holding a nil pointer,
+// map, slice, function or channel: a client (or an observer) whose first
+// method call would panic, such as a (*dynamodb.Client)(nil). The public
+// constructors refuse such a value up front rather than panic later
+// inside the SDK.
+func IsNil(x any) bool {
+	if x == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(x); v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
+}
+
+// ReadItem reads the item of key, whole, with one strongly consistent
+// GetItem, and returns it: nil when there is none. It is the read by
+// which the library learns the state of an item it is about to judge (a
+// lock, a record, a write whose answer was lost), where an eventually
+// consistent read could show a state already gone.
+func ReadItem(ctx context.Context, c Getter, table *string, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}

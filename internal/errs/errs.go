@@ -47,3 +47,23 @@ var (
 	// attribute) than the one a call needs.
 	ErrSchemaMismatch = errors.New("optimist: table does not match its schema")
 )
+
+// Invalid keeps in *err, unless it holds an error already, an error of
+// class [ErrInvalidOption] with the message format makes. The option types
+// of the public packages keep the first mistake their options find and
+// report it when the call runs, before anything is sent.
+func Invalid(err *error, format string, args ...any) {
+	if *err == nil {
+		*err = fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...)
+	}
+}
+
+// SetCount sets *field to n, the count given to the option name, or keeps
+// an [Invalid] error in *err when n is below 1.
+func SetCount(err *error, field *int, name string, n int) {
+	if n < 1 {
+		Invalid(err, "%s(%d): need at least 1", name, n)
+		return
+	}
+	*field = n
+}

@@ -98,19 +98,4 @@ func (c *compiler) value(v types.AttributeValue) string {
 	return ph
 }
 
-func (c *compiler) path(p Path) string {
-	var sb strings.Builder
-	for i, st := range p {
-		if st.Name == "" {
-			sb.WriteByte('[')
-			sb.WriteString(strconv.Itoa(st.Index))
-			sb.WriteByte(']')
-			continue
-		}
-		if i > 0 {
-			sb.WriteByte('.')
-		}
-		sb.WriteString(c.name(st.Name))
-	}
-	return sb.String()
-}
+func (c *compiler) path(p Path) string { return p.render(c.name) }

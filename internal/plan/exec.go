@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attempt"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 )
 
 // Client is what the executor calls: the write, and the read that settles
@@ -221,11 +221,10 @@ func settleRead(ctx context.Context, c Client, r *Request, read func(context.Con
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: r.Table(), Key: r.Key(), ConsistentRead: aws.Bool(true)})
-		if err != nil {
+		var err error
+		if item, err = ddbapi.ReadItem(ctx, c, r.Table(), r.Key()); err != nil {
 			return nil, err
 		}
-		item = out.Item
 	}
 	if len(item) == 0 {
 		item = nil

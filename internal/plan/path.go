@@ -75,17 +75,23 @@ func (p Path) Attribute() string {
 }
 
 // String renders the path in the syntax ParsePath reads.
-func (p Path) String() string {
+func (p Path) String() string { return p.render(func(name string) string { return name }) }
+
+// render renders the path with each name as name gives it: the name
+// itself (String), or its #placeholder in an expression (the compiler).
+func (p Path) render(name func(string) string) string {
 	var b strings.Builder
 	for i, st := range p {
 		switch {
 		case st.Name == "":
-			fmt.Fprintf(&b, "[%d]", st.Index)
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(st.Index))
+			b.WriteByte(']')
 		case i > 0:
 			b.WriteByte('.')
 			fallthrough
 		default:
-			b.WriteString(st.Name)
+			b.WriteString(name(st.Name))
 		}
 	}
 	return b.String()

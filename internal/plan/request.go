@@ -91,48 +91,42 @@ const allOld = types.ReturnValuesOnConditionCheckFailureAllOld
 
 // Values returns the expression attribute values of the request.
 func (r *Request) Values() map[string]types.AttributeValue {
-	switch {
-	case r.Put != nil:
-		return r.Put.ExpressionAttributeValues
-	case r.Update != nil:
-		return r.Update.ExpressionAttributeValues
-	case r.Delete != nil:
-		return r.Delete.ExpressionAttributeValues
-	case r.Check != nil:
-		return r.Check.ExpressionAttributeValues
-	}
-	return nil
+	_, _, values := r.parts()
+	return values
 }
 
 // Key returns the key of the item the request writes: the input's, or for
 // a Put the Write's key (nil if the Write does not hold it).
 func (r *Request) Key() map[string]types.AttributeValue {
-	switch {
-	case r.Update != nil:
-		return r.Update.Key
-	case r.Delete != nil:
-		return r.Delete.Key
-	case r.Check != nil:
-		return r.Check.Key
-	case r.W != nil:
-		return r.W.Key
-	}
-	return r.PutKey
+	_, key, _ := r.parts()
+	return key
 }
 
 // Table returns the name of the table the request writes to.
 func (r *Request) Table() *string {
+	table, _, _ := r.parts()
+	return table
+}
+
+// parts returns what every kind of request names: the table, the key of
+// the item (for a Put, which has none of its own, the Write's or PutKey)
+// and the expression attribute values.
+func (r *Request) parts() (table *string, key, values map[string]types.AttributeValue) {
 	switch {
-	case r.Put != nil:
-		return r.Put.TableName
 	case r.Update != nil:
-		return r.Update.TableName
+		return r.Update.TableName, r.Update.Key, r.Update.ExpressionAttributeValues
 	case r.Delete != nil:
-		return r.Delete.TableName
+		return r.Delete.TableName, r.Delete.Key, r.Delete.ExpressionAttributeValues
 	case r.Check != nil:
-		return r.Check.TableName
+		return r.Check.TableName, r.Check.Key, r.Check.ExpressionAttributeValues
+	case r.Put != nil:
+		table, values = r.Put.TableName, r.Put.ExpressionAttributeValues
 	}
-	return nil
+	key = r.PutKey
+	if r.W != nil {
+		key = r.W.Key
+	}
+	return table, key, values
 }
 
 // TransactItem returns the request as an action of TransactWriteItems,

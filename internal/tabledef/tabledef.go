@@ -77,6 +77,15 @@ func (d Diff) String() string {
 	return fmt.Sprintf("%s: want %s, table has %s", where, d.Expected, d.Actual)
 }
 
+// Text describes diffs in one line, for an error that lists them.
+func Text(diffs []Diff) string {
+	text := make([]string, len(diffs))
+	for i, d := range diffs {
+		text[i] = d.String()
+	}
+	return strings.Join(text, "; ")
+}
+
 func projection(p *types.Projection) types.Projection {
 	if p == nil {
 		return types.Projection{ProjectionType: types.ProjectionTypeAll}

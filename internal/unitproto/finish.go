@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
@@ -64,14 +62,14 @@ func finish(ctx context.Context, c ddbapi.Items, table string, key map[string]ty
 	var item map[string]types.AttributeValue
 	for range 20 {
 		if l == nil {
-			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: t.NameP, Key: key, ConsistentRead: aws.Bool(true)})
+			var err error
+			item, err = ddbapi.ReadItem(ctx, c, t.NameP, key)
 			if err != nil {
 				if Unlockable(err) {
 					return nil, false, nil
 				}
 				return nil, false, fmt.Errorf("unit: reading %s %s: %w", table, attrs.FormatKey(key), err)
 			}
-			item = out.Item
 			var ok bool
 			if l, ok = Parse(item); !ok {
 				return nilIfEmpty(item), false, nil

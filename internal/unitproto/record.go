@@ -135,11 +135,11 @@ func settledErr(res plan.Result) error {
 
 // ReadRecord reads a unit's record with one consistent GetItem.
 func ReadRecord(ctx context.Context, c ddbapi.Getter, coord, id string) (Record, error) {
-	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(coord), Key: RecordKey(id), ConsistentRead: aws.Bool(true)})
+	item, err := ddbapi.ReadItem(ctx, c, aws.String(coord), RecordKey(id))
 	if err != nil {
 		return Record{}, fmt.Errorf("unit: reading the record of unit %s: %w", id, err)
 	}
-	return ParseRecord(out.Item), nil
+	return ParseRecord(item), nil
 }
 
 // Read reads unit id's record with one consistent GetItem.
@@ -275,11 +275,11 @@ func (co Coordinator) Page(ctx context.Context, page string) ([]string, error) {
 }
 
 func (co Coordinator) readPage(ctx context.Context, key map[string]types.AttributeValue) (refs []string, found bool, err error) {
-	out, err := co.c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(co.Table), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil || len(out.Item) == 0 {
+	item, err := ddbapi.ReadItem(ctx, co.c, aws.String(co.Table), key)
+	if err != nil || item == nil {
 		return nil, false, err
 	}
-	if ss, ok := out.Item[RecItems].(*types.AttributeValueMemberSS); ok {
+	if ss, ok := item[RecItems].(*types.AttributeValueMemberSS); ok {
 		refs = ss.Value
 	}
 	return refs, true, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 	"github.com/optimist-dynamo/optimist/internal/syncx"
+	"github.com/optimist-dynamo/optimist/internal/tabledef"
 )
 
 // ErrNotCoordinator is the error of a table that is not a coordinator
@@ -301,25 +302,10 @@ func (co Coordinator) CheckTable(ctx context.Context) error {
 	if out.Table == nil {
 		return fmt.Errorf("%w: %s: DescribeTable returned no table", ErrNotCoordinator, co.Table)
 	}
-	ks := out.Table.KeySchema
-	if len(ks) != 1 || aws.ToString(ks[0].AttributeName) != RecID || ks[0].KeyType != types.KeyTypeHash {
-		return fmt.Errorf("%w: %s: its key is %s, where a coordinator table's is the hash key %q (made by unit.CreateTable)", ErrNotCoordinator, co.Table, keySchema(ks), RecID)
-	}
-	for _, a := range out.Table.AttributeDefinitions {
-		if aws.ToString(a.AttributeName) == RecID && a.AttributeType != types.ScalarAttributeTypeS {
-			return fmt.Errorf("%w: %s: its key %q is of type %s, not S", ErrNotCoordinator, co.Table, RecID, a.AttributeType)
-		}
+	def := &tabledef.Def{Name: co.Table, Hash: tabledef.Key{Name: RecID, Type: types.ScalarAttributeTypeS}}
+	if diffs := tabledef.Compare(out.Table, def, false); len(diffs) > 0 {
+		return fmt.Errorf("%w: %s: %s; a coordinator table's key is the hash key %q of type S alone (made by unit.CreateTable)",
+			ErrNotCoordinator, co.Table, tabledef.Text(diffs), RecID)
 	}
 	return nil
-}
-
-func keySchema(ks []types.KeySchemaElement) string {
-	var b strings.Builder
-	for i, k := range ks {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%s)", aws.ToString(k.AttributeName), k.KeyType)
-	}
-	return b.String()
 }

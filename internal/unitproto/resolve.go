@@ -281,11 +281,11 @@ func readAgain(ctx context.Context, c ddbapi.Items, refs []itemRef, items []map[
 		}
 		for _, i := range chunk {
 			r := refs[i]
-			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key, ConsistentRead: aws.Bool(true)})
+			item, err := ddbapi.ReadItem(ctx, c, aws.String(r.table), r.key)
 			if err != nil {
 				return fmt.Errorf("unit: reading %s %s again: %w", r.table, attrs.FormatKey(r.key), err)
 			}
-			items[i] = nilIfEmpty(out.Item)
+			items[i] = item
 		}
 	}
 	return nil
