@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -33,7 +34,10 @@ import (
 // at once, but the request is sent all the same, later, when release is
 // closed: what a request that left the client before the cancellation
 // does. A cancelled context never means that the request was not sent.
+// In a testing/synctest bubble, with the engine's in-memory transport as
+// base, the delay passes in virtual time.
 type lateTransport struct {
+	base    http.RoundTripper
 	match   string
 	delay   time.Duration
 	release chan struct{}
@@ -47,7 +51,7 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch dynamolocal.OpName(req) {
 	case "PutItem", "UpdateItem":
 	default:
-		return http.DefaultTransport.RoundTrip(req)
+		return h.base.RoundTrip(req)
 	}
 	body, err := io.ReadAll(req.Body)
 	if err != nil {
@@ -55,11 +59,11 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	if !bytes.Contains(body, []byte(h.match)) || !bytes.Contains(body, []byte(unitproto.Attr)) || !h.taken.CompareAndSwap(false, true) {
-		return http.DefaultTransport.RoundTrip(req)
+		return h.base.RoundTrip(req)
 	}
 	select {
 	case <-time.After(h.delay):
-		return http.DefaultTransport.RoundTrip(req)
+		return h.base.RoundTrip(req)
 	case <-req.Context().Done():
 	}
 	h.held.Add(1)
@@ -69,7 +73,7 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer h.late.Done()
 		<-h.release
 		later.Body = io.NopCloser(bytes.NewReader(body))
-		resp, err := http.DefaultTransport.RoundTrip(later)
+		resp, err := h.base.RoundTrip(later)
 		if err == nil {
 			if resp.StatusCode == http.StatusOK {
 				h.landed.Add(1)
@@ -87,49 +91,56 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // be left on any item, even when the cancelled request reaches DynamoDB
 // after Rollback returned. Deterministic: the lock write of one item is
 // held until the unit gave up on it, and sent after Rollback returned.
+// Each case runs in a testing/synctest bubble on an engine of its own: the
+// transport's hold passes in virtual time.
 func TestCancelledLockWriteLandsLate(t *testing.T) {
 	for _, via := range []string{"GetAll", "Commit"} {
-		t.Run(via, func(t *testing.T) {
-			e := newEnv(t)
-			ctx := ctxT(t, time.Minute)
-			e.seed(t, 2, 100)
-			h := &lateTransport{match: `"` + accountID(1) + `"`, delay: 500 * time.Millisecond, release: make(chan struct{})}
-			late := dynamolocal.New(t).NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: h} })
-
-			// An older unit holds acct-0000.
-			old := begin(t, e, e.c)
-			_, err := unit.Get(ctx, old, e.accounts, Account{ID: accountID(0)})
-			require.NoError(t, err)
-
-			// A younger one locks both: it meets the older lock, gives up
-			// at once (wait-die) and cancels its lock write of acct-0001,
-			// which the transport holds.
-			young := begin(t, e, late)
-			keys := []Account{{ID: accountID(0)}, {ID: accountID(1)}}
-			if via == "GetAll" {
-				_, err = unit.GetAll(ctx, young, e.accounts, keys)
-				require.ErrorIs(t, err, unit.ErrLocked)
-				require.NoError(t, young.Rollback(ctx))
-			} else {
-				for _, k := range keys {
-					require.NoError(t, young.Add(e.accounts.UpdateOp(k, update.Add("balance", 1))))
-				}
-				require.ErrorIs(t, young.Commit(ctx), unit.ErrLocked)
-			}
-			// Now the cancelled request (if it was cancelled) reaches the
-			// server.
-			close(h.release)
-			h.late.Wait()
-			t.Logf("%s: lock writes cancelled and sent late: %d (landed %d)", via, h.held.Load(), h.landed.Load())
-			assert.Zero(t, lockedBy(t, e, young.ID()), "%s: items left locked by the rolled-back unit", via)
-
-			require.NoError(t, old.Rollback(ctx))
-			assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
-			n, err := unit.Recover(ctx, e.c, e.coord)
-			require.NoError(t, err)
-			assert.Zero(t, n, "nothing left for recovery")
-		})
+		t.Run(via, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { cancelledLockWriteLandsLate(t, via) }) })
 	}
+}
+
+func cancelledLockWriteLandsLate(t *testing.T, via string) {
+	srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
+	e := newEnvOn(t, srv)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 2, 100)
+	h := &lateTransport{base: srv.Transport(), match: `"` + accountID(1) + `"`, delay: 500 * time.Millisecond, release: make(chan struct{})}
+	late := srv.NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: h} })
+
+	// An older unit holds acct-0000.
+	old := begin(t, e, e.c)
+	_, err := unit.Get(ctx, old, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	time.Sleep(time.Millisecond) // begun later on the bubble's clock: younger
+
+	// A younger one locks both: it meets the older lock, gives up
+	// at once (wait-die) and cancels its lock write of acct-0001,
+	// which the transport holds.
+	young := begin(t, e, late)
+	keys := []Account{{ID: accountID(0)}, {ID: accountID(1)}}
+	if via == "GetAll" {
+		_, err = unit.GetAll(ctx, young, e.accounts, keys)
+		require.ErrorIs(t, err, unit.ErrLocked)
+		require.NoError(t, young.Rollback(ctx))
+	} else {
+		for _, k := range keys {
+			require.NoError(t, young.Add(e.accounts.UpdateOp(k, update.Add("balance", 1))))
+		}
+		require.ErrorIs(t, young.Commit(ctx), unit.ErrLocked)
+	}
+	// Now the cancelled request (if it was cancelled) reaches the
+	// server.
+	close(h.release)
+	h.late.Wait()
+	require.True(t, h.taken.Load(), "the transport held the lock write of %s", accountID(1))
+	t.Logf("%s: lock writes cancelled and sent late: %d (landed %d)", via, h.held.Load(), h.landed.Load())
+	assert.Zero(t, lockedBy(t, e, young.ID()), "%s: items left locked by the rolled-back unit", via)
+
+	require.NoError(t, old.Rollback(ctx))
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
+	n, err := unit.Recover(ctx, e.c, e.coord)
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing left for recovery")
 }
 
 // lockedBy counts the accounts that hold the lock of unit id.
