@@ -162,16 +162,19 @@ func lockedBy(t *testing.T, e *env, id string) int {
 // and GetAll every account. Once every unit ended, no item may hold a
 // lock, the total is the one units never change, and no read showed a
 // committed unit half applied (some of its writes and not others). It
-// runs 2.5 s on the wall clock (30 s with OPTIMIST_LONG=1): a soak of
-// real concurrency, not a test of the library's timing.
+// runs 1.5 s on the wall clock, and on until every path was taken at
+// least once (see loadCases), whatever the machine's load; 30 s with
+// OPTIMIST_LONG=1: a soak of real concurrency, not a test of the
+// library's timing.
 func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t, 3*time.Minute)
 	const accounts, balance, workers, readers = 16, 100, 10, 2
-	run := 2500 * time.Millisecond // hundreds of units; make test-long runs it longer
+	run := 1500 * time.Millisecond // about a hundred units when the machine is quiet
 	if ddbtest.Long() {
 		run = 30 * time.Second
 	}
+	var seen loadCases
 	e.seed(t, accounts, balance)
 	keys := make([]Account, accounts)
 	for i := range keys {
@@ -185,13 +188,19 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 	readTable, err := mapper.NewTable[Account](rc, e.accounts.Name())
 	require.NoError(t, err)
 	stop := time.Now().Add(run)
+	// Past stop, on until every path was taken, for at most half a minute
+	// more: then seen.all fails the test.
+	more := func() bool {
+		now := time.Now()
+		return now.Before(stop) || (!seen.all() && now.Before(stop.Add(30*time.Second)))
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for time.Now().Before(stop) {
+			for more() {
 				u, err := unit.Begin(ctx, e.c, unit.Coordinator(e.coord), unit.Wait(50*time.Millisecond))
 				if !assert.NoError(t, err) {
 					return
@@ -215,6 +224,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 					assert.ErrorIs(t, err, unit.ErrLocked)
 					assert.NoError(t, u.Rollback(ctx))
 					rolledBack.Add(1)
+					seen.lockedAtGetAll.Add(1)
 					continue
 				}
 				amount := int64(1 + rng.IntN(5))
@@ -230,6 +240,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					assert.NoError(t, u.Rollback(ctx))
 					rolledBack.Add(1)
+					seen.rolledBack.Add(1)
 					continue
 				}
 				if err := u.Commit(ctx); err != nil {
@@ -238,6 +249,11 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 					continue
 				}
 				committed.Add(1)
+				if lockAll {
+					seen.committedLockAll.Add(1)
+				} else {
+					seen.committedAtCommit.Add(1)
+				}
 			}
 		}()
 	}
@@ -245,7 +261,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(stop) {
+			for more() {
 				var sum int64
 				var n int
 				if r == 0 {
@@ -281,6 +297,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 					}
 				}
 				reads.Add(1)
+				seen.reads[r].Add(1)
 				if n != accounts || sum != accounts*balance {
 					halfSeen.Add(1)
 				}
@@ -299,14 +316,29 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 	assert.Zero(t, halfSeen.Load(), "reads that showed a committed unit half applied")
 	assert.Less(t, busy.Load(), max(reads.Load()/10, 1), "reads given up as busy (ErrLocked) are rare")
 	assert.Zero(t, locked, "items left locked after every unit ended")
-	assert.Positive(t, committed.Load())
-	assert.Positive(t, rolledBack.Load())
+	assert.True(t, seen.all(), "every path taken: %d refused at GetAll, %d rolled back, %d and %d committed (all locked first, destination locked by Commit), %d and %d reads (Scan, GetAll)",
+		seen.lockedAtGetAll.Load(), seen.rolledBack.Load(), seen.committedLockAll.Load(), seen.committedAtCommit.Load(), seen.reads[0].Load(), seen.reads[1].Load())
 	var total int64
 	for a, err := range e.accounts.Scan(ctx) {
 		require.NoError(t, err)
 		total += a.Balance
 	}
 	assert.Equal(t, int64(accounts*balance), total)
+}
+
+// loadCases counts the paths of TestUnitsUnderLoadLeaveNoLock that its
+// short run must take at least once: a unit refused at its GetAll (it met
+// an older unit's lock), one rolled back by its caller, a committed unit
+// that locked all it wrote, one whose destination only Commit locked, and
+// a read of each reader (Scan, GetAll).
+type loadCases struct {
+	lockedAtGetAll, rolledBack, committedLockAll, committedAtCommit atomic.Int64
+	reads                                                           [2]atomic.Int64
+}
+
+func (c *loadCases) all() bool {
+	return c.lockedAtGetAll.Load() > 0 && c.rolledBack.Load() > 0 && c.committedLockAll.Load() > 0 &&
+		c.committedAtCommit.Load() > 0 && c.reads[0].Load() > 0 && c.reads[1].Load() > 0
 }
 
 // readCounter counts a reader's TransactGetItems calls and GetItem calls:
