@@ -446,7 +446,7 @@ func (w *isoWorld) plainLoop(ctx context.Context, rng *rand.Rand, stop <-chan st
 		select {
 		case <-stop:
 			return
-		case <-time.After(time.Duration(5+rng.IntN(20)) * time.Millisecond):
+		case <-time.After(time.Duration(5+rng.IntN(20)) * time.Millisecond): // wall clock: TestRealClockReaderIsolation's pace
 		}
 		w.readGet(ctx, rng)
 		id := w.stable[rng.IntN(len(w.stable))]
@@ -762,7 +762,7 @@ func (w *isoWorld) recoverLoop(ctx context.Context, stop <-chan struct{}) {
 			w.note("recover-error", "%v", err)
 		}
 		if n == 0 {
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // wall clock: TestRealClockReaderIsolation's pace
 		}
 	}
 }
