@@ -364,7 +364,12 @@ func testCrashAtEveryStep(t *testing.T) {
 		for _, p := range rep.bad {
 			t.Errorf("k=%d: reader: %s", k, p)
 		}
-		require.Positive(t, rep.after, "k=%d: the crashed unit's items were read", k)
+		if k > 0 && k < commit {
+			// Recover waited out the active unit's lease: the watcher, which
+			// does not sleep in the middle of a round, read once more before
+			// the bubble's time could move.
+			require.Positive(t, rep.after, "k=%d: the crashed unit's items were read", k)
+		}
 		during, after = during+rep.during, after+rep.after
 		snap, err := s.readAll(ctx)
 		require.NoError(t, err)

@@ -132,7 +132,6 @@ func cancelledLockWriteLandsLate(t *testing.T, via string) {
 	// server.
 	close(h.release)
 	h.late.Wait()
-	require.True(t, h.taken.Load(), "the transport held the lock write of %s", accountID(1))
 	t.Logf("%s: lock writes cancelled and sent late: %d (landed %d)", via, h.held.Load(), h.landed.Load())
 	assert.Zero(t, lockedBy(t, e, young.ID()), "%s: items left locked by the rolled-back unit", via)
 
