@@ -294,8 +294,12 @@ func TestModifyTablesFairness(t *testing.T) {
 }
 
 // TestTurnsKeepFewItems: idle turns are kept only for an item that may
-// start the next call, and at most keepItems of them.
-func TestTurnsKeepFewItems(t *testing.T) {
+// start the next call, and at most keepItems of them. In a
+// testing/synctest bubble: synctest.Wait, not a wall-clock poll, lets the
+// waiter queue.
+func TestTurnsKeepFewItems(t *testing.T) { synctest.Test(t, testTurnsKeepFewItems) }
+
+func testTurnsKeepFewItems(t *testing.T) {
 	var ts turns
 	ctx := context.Background()
 	now := time.Now()
@@ -335,11 +339,11 @@ func TestTurnsKeepFewItems(t *testing.T) {
 		_, _, err := ts.take(waitCtx, "k")
 		waited <- err
 	}()
-	require.Eventually(t, func() bool {
-		ts.mu.Lock()
-		defer ts.mu.Unlock()
-		return ts.m["k"].n == 2
-	}, time.Second, time.Millisecond)
+	synctest.Wait() // the waiter queued
+	ts.mu.Lock()
+	queued := ts.m["k"].n
+	ts.mu.Unlock()
+	require.Equal(t, 2, queued)
 	tn.wrote(item, true, false, now)
 	ts.leave(tn) // the holder is done but has not let go of the slot yet
 	cancel()

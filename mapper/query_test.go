@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -50,7 +50,13 @@ type events struct {
 // projecting all attributes, read through a call-counting client.
 func newEvents(t *testing.T) *events {
 	t.Helper()
-	srv := dynamolocal.New(t)
+	return newEventsOn(t, dynamolocal.New(t))
+}
+
+// newEventsOn is newEvents on the server srv (dynamolocal.NewEngine for a
+// test in a testing/synctest bubble).
+func newEventsOn(t *testing.T, srv *dynamolocal.Server) *events {
+	t.Helper()
 	raw := srv.Client()
 	name := ddbtest.TableName(t)
 	ctx := context.Background()
@@ -429,20 +435,27 @@ func TestScan(t *testing.T) {
 		assert.Len(t, collect(t, e.table.Scan(e.ctx, mapper.Segments(1))), 40)
 	})
 
+	// In a testing/synctest bubble, on an engine of its own: synctest.Wait
+	// returns once every goroutine of the bubble has ended or is blocked,
+	// so a segment's goroutine left running would make its calls before
+	// the count is read again.
 	t.Run("stopping a parallel scan ends its goroutines", func(t *testing.T) {
-		e.calls.Reset()
-		n := 0
-		for _, err := range e.table.Scan(e.ctx, mapper.Segments(4), mapper.PageSize(1)) {
-			require.NoError(t, err)
-			if n++; n == 3 {
-				break
+		synctest.Test(t, func(t *testing.T) {
+			e := newEventsOn(t, dynamolocal.NewEngine(t, dynamolocal.WithoutListener()))
+			e.seed(t, 40)
+			n := 0
+			for _, err := range e.table.Scan(e.ctx, mapper.Segments(4), mapper.PageSize(1)) {
+				require.NoError(t, err)
+				if n++; n == 3 {
+					break
+				}
 			}
-		}
-		// The iterator waited for its goroutines: no call is made now.
-		calls := e.calls.Count("Scan")
-		time.Sleep(200 * time.Millisecond)
-		assert.Equal(t, calls, e.calls.Count("Scan"), "no Scan call after the loop stopped")
-		assert.Less(t, calls, int64(40), "the segments did not read on to the end")
+			// The iterator waited for its goroutines: no call is made now.
+			calls := e.calls.Count("Scan")
+			synctest.Wait()
+			assert.Equal(t, calls, e.calls.Count("Scan"), "no Scan call after the loop stopped")
+			assert.Less(t, calls, int64(40), "the segments did not read on to the end")
+		})
 	})
 
 	t.Run("an error in one segment ends the iteration", func(t *testing.T) {

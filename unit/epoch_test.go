@@ -71,7 +71,9 @@ func world(t *testing.T) []string {
 
 	a, err := pessimistic.New(e.c, locks, pessimistic.Owner("a"), pessimistic.LeaseDuration(lease))
 	require.NoError(t, err)
-	b, err := pessimistic.New(e.c, locks, pessimistic.Owner("b"))
+	// b polls every second, not every 100 ms (the default): it waits out a
+	// 10 s lease, and each poll is a call.
+	b, err := pessimistic.New(e.c, locks, pessimistic.Owner("b"), pessimistic.PollInterval(time.Second))
 	require.NoError(t, err)
 	defer b.Close()
 	held, err := a.Acquire(ctx, "job")

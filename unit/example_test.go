@@ -67,10 +67,14 @@ func Example() {
 		log.Fatal(err)
 	}
 	// 250 accounts of 10 each: more than a DynamoDB transaction can hold.
-	for i := range 250 {
-		if err := accounts.Put(ctx, &Account{ID: fmt.Sprintf("a%03d", i), Balance: 10}); err != nil {
-			log.Fatal(err)
-		}
+	// PutAll writes them 25 per call (BatchWriteItem, unconditioned: for
+	// data no one else is writing yet).
+	seed := make([]*Account, 250)
+	for i := range seed {
+		seed[i] = &Account{ID: fmt.Sprintf("a%03d", i), Balance: 10}
+	}
+	if err := accounts.PutAll(ctx, seed, mapper.Unversioned()); err != nil {
+		log.Fatal(err)
 	}
 
 	// Sweep every account's balance into a new account "pool".

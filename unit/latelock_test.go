@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -33,7 +34,10 @@ import (
 // at once, but the request is sent all the same, later, when release is
 // closed: what a request that left the client before the cancellation
 // does. A cancelled context never means that the request was not sent.
+// In a testing/synctest bubble, with the engine's in-memory transport as
+// base, the delay passes in virtual time.
 type lateTransport struct {
+	base    http.RoundTripper
 	match   string
 	delay   time.Duration
 	release chan struct{}
@@ -47,7 +51,7 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch dynamolocal.OpName(req) {
 	case "PutItem", "UpdateItem":
 	default:
-		return http.DefaultTransport.RoundTrip(req)
+		return h.base.RoundTrip(req)
 	}
 	body, err := io.ReadAll(req.Body)
 	if err != nil {
@@ -55,11 +59,11 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	if !bytes.Contains(body, []byte(h.match)) || !bytes.Contains(body, []byte(unitproto.Attr)) || !h.taken.CompareAndSwap(false, true) {
-		return http.DefaultTransport.RoundTrip(req)
+		return h.base.RoundTrip(req)
 	}
 	select {
 	case <-time.After(h.delay):
-		return http.DefaultTransport.RoundTrip(req)
+		return h.base.RoundTrip(req)
 	case <-req.Context().Done():
 	}
 	h.held.Add(1)
@@ -69,7 +73,7 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer h.late.Done()
 		<-h.release
 		later.Body = io.NopCloser(bytes.NewReader(body))
-		resp, err := http.DefaultTransport.RoundTrip(later)
+		resp, err := h.base.RoundTrip(later)
 		if err == nil {
 			if resp.StatusCode == http.StatusOK {
 				h.landed.Add(1)
@@ -87,49 +91,55 @@ func (h *lateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // be left on any item, even when the cancelled request reaches DynamoDB
 // after Rollback returned. Deterministic: the lock write of one item is
 // held until the unit gave up on it, and sent after Rollback returned.
+// Each case runs in a testing/synctest bubble on an engine of its own: the
+// transport's hold passes in virtual time.
 func TestCancelledLockWriteLandsLate(t *testing.T) {
 	for _, via := range []string{"GetAll", "Commit"} {
-		t.Run(via, func(t *testing.T) {
-			e := newEnv(t)
-			ctx := ctxT(t, time.Minute)
-			e.seed(t, 2, 100)
-			h := &lateTransport{match: `"` + accountID(1) + `"`, delay: 500 * time.Millisecond, release: make(chan struct{})}
-			late := dynamolocal.New(t).NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: h} })
-
-			// An older unit holds acct-0000.
-			old := begin(t, e, e.c)
-			_, err := unit.Get(ctx, old, e.accounts, Account{ID: accountID(0)})
-			require.NoError(t, err)
-
-			// A younger one locks both: it meets the older lock, gives up
-			// at once (wait-die) and cancels its lock write of acct-0001,
-			// which the transport holds.
-			young := begin(t, e, late)
-			keys := []Account{{ID: accountID(0)}, {ID: accountID(1)}}
-			if via == "GetAll" {
-				_, err = unit.GetAll(ctx, young, e.accounts, keys)
-				require.ErrorIs(t, err, unit.ErrLocked)
-				require.NoError(t, young.Rollback(ctx))
-			} else {
-				for _, k := range keys {
-					require.NoError(t, young.Add(e.accounts.UpdateOp(k, update.Add("balance", 1))))
-				}
-				require.ErrorIs(t, young.Commit(ctx), unit.ErrLocked)
-			}
-			// Now the cancelled request (if it was cancelled) reaches the
-			// server.
-			close(h.release)
-			h.late.Wait()
-			t.Logf("%s: lock writes cancelled and sent late: %d (landed %d)", via, h.held.Load(), h.landed.Load())
-			assert.Zero(t, lockedBy(t, e, young.ID()), "%s: items left locked by the rolled-back unit", via)
-
-			require.NoError(t, old.Rollback(ctx))
-			assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
-			n, err := unit.Recover(ctx, e.c, e.coord)
-			require.NoError(t, err)
-			assert.Zero(t, n, "nothing left for recovery")
-		})
+		t.Run(via, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { cancelledLockWriteLandsLate(t, via) }) })
 	}
+}
+
+func cancelledLockWriteLandsLate(t *testing.T, via string) {
+	srv := dynamolocal.NewEngine(t, dynamolocal.WithoutListener())
+	e := newEnvOn(t, srv)
+	ctx := ctxT(t, time.Minute)
+	e.seed(t, 2, 100)
+	h := &lateTransport{base: srv.Transport(), match: `"` + accountID(1) + `"`, delay: 500 * time.Millisecond, release: make(chan struct{})}
+	late := srv.NewClient(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: h} })
+
+	// An older unit holds acct-0000.
+	old := begin(t, e, e.c)
+	_, err := unit.Get(ctx, old, e.accounts, Account{ID: accountID(0)})
+	require.NoError(t, err)
+	time.Sleep(time.Millisecond) // begun later on the bubble's clock: younger
+
+	// A younger one locks both: it meets the older lock, gives up
+	// at once (wait-die) and cancels its lock write of acct-0001,
+	// which the transport holds.
+	young := begin(t, e, late)
+	keys := []Account{{ID: accountID(0)}, {ID: accountID(1)}}
+	if via == "GetAll" {
+		_, err = unit.GetAll(ctx, young, e.accounts, keys)
+		require.ErrorIs(t, err, unit.ErrLocked)
+		require.NoError(t, young.Rollback(ctx))
+	} else {
+		for _, k := range keys {
+			require.NoError(t, young.Add(e.accounts.UpdateOp(k, update.Add("balance", 1))))
+		}
+		require.ErrorIs(t, young.Commit(ctx), unit.ErrLocked)
+	}
+	// Now the cancelled request (if it was cancelled) reaches the
+	// server.
+	close(h.release)
+	h.late.Wait()
+	t.Logf("%s: lock writes cancelled and sent late: %d (landed %d)", via, h.held.Load(), h.landed.Load())
+	assert.Zero(t, lockedBy(t, e, young.ID()), "%s: items left locked by the rolled-back unit", via)
+
+	require.NoError(t, old.Rollback(ctx))
+	assert.Zero(t, lockedItems(t, e.c, e.accounts.Name()))
+	n, err := unit.Recover(ctx, e.c, e.coord)
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing left for recovery")
 }
 
 // lockedBy counts the accounts that hold the lock of unit id.
@@ -151,16 +161,19 @@ func lockedBy(t *testing.T, e *env, id string) int {
 // and GetAll every account. Once every unit ended, no item may hold a
 // lock, the total is the one units never change, and no read showed a
 // committed unit half applied (some of its writes and not others). It
-// runs 2.5 s on the wall clock (30 s with OPTIMIST_LONG=1): a soak of
-// real concurrency, not a test of the library's timing.
+// runs 1.5 s on the wall clock, and on until every path was taken at
+// least once (see loadCases), whatever the machine's load; 30 s with
+// OPTIMIST_LONG=1: a soak of real concurrency, not a test of the
+// library's timing.
 func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 	e := newEnv(t)
 	ctx := ctxT(t, 3*time.Minute)
 	const accounts, balance, workers, readers = 16, 100, 10, 2
-	run := 2500 * time.Millisecond // hundreds of units; make test-long runs it longer
+	run := 1500 * time.Millisecond // about a hundred units when the machine is quiet
 	if ddbtest.Long() {
 		run = 30 * time.Second
 	}
+	var seen loadCases
 	e.seed(t, accounts, balance)
 	keys := make([]Account, accounts)
 	for i := range keys {
@@ -174,13 +187,19 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 	readTable, err := mapper.NewTable[Account](rc, e.accounts.Name())
 	require.NoError(t, err)
 	stop := time.Now().Add(run)
+	// Past stop, on until every path was taken, for at most half a minute
+	// more: then seen.all fails the test.
+	more := func() bool {
+		now := time.Now()
+		return now.Before(stop) || (!seen.all() && now.Before(stop.Add(30*time.Second)))
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
-			for time.Now().Before(stop) {
+			for more() {
 				u, err := unit.Begin(ctx, e.c, unit.Coordinator(e.coord), unit.Wait(50*time.Millisecond))
 				if !assert.NoError(t, err) {
 					return
@@ -204,6 +223,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 					assert.ErrorIs(t, err, unit.ErrLocked)
 					assert.NoError(t, u.Rollback(ctx))
 					rolledBack.Add(1)
+					seen.lockedAtGetAll.Add(1)
 					continue
 				}
 				amount := int64(1 + rng.IntN(5))
@@ -219,6 +239,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					assert.NoError(t, u.Rollback(ctx))
 					rolledBack.Add(1)
+					seen.rolledBack.Add(1)
 					continue
 				}
 				if err := u.Commit(ctx); err != nil {
@@ -227,6 +248,11 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 					continue
 				}
 				committed.Add(1)
+				if lockAll {
+					seen.committedLockAll.Add(1)
+				} else {
+					seen.committedAtCommit.Add(1)
+				}
 			}
 		}()
 	}
@@ -234,7 +260,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(stop) {
+			for more() {
 				var sum int64
 				var n int
 				if r == 0 {
@@ -270,6 +296,7 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 					}
 				}
 				reads.Add(1)
+				seen.reads[r].Add(1)
 				if n != accounts || sum != accounts*balance {
 					halfSeen.Add(1)
 				}
@@ -288,14 +315,29 @@ func TestUnitsUnderLoadLeaveNoLock(t *testing.T) {
 	assert.Zero(t, halfSeen.Load(), "reads that showed a committed unit half applied")
 	assert.Less(t, busy.Load(), max(reads.Load()/10, 1), "reads given up as busy (ErrLocked) are rare")
 	assert.Zero(t, locked, "items left locked after every unit ended")
-	assert.Positive(t, committed.Load())
-	assert.Positive(t, rolledBack.Load())
+	assert.True(t, seen.all(), "every path taken: %d refused at GetAll, %d rolled back, %d and %d committed (all locked first, destination locked by Commit), %d and %d reads (Scan, GetAll)",
+		seen.lockedAtGetAll.Load(), seen.rolledBack.Load(), seen.committedLockAll.Load(), seen.committedAtCommit.Load(), seen.reads[0].Load(), seen.reads[1].Load())
 	var total int64
 	for a, err := range e.accounts.Scan(ctx) {
 		require.NoError(t, err)
 		total += a.Balance
 	}
 	assert.Equal(t, int64(accounts*balance), total)
+}
+
+// loadCases counts the paths of TestUnitsUnderLoadLeaveNoLock that its
+// short run must take at least once: a unit refused at its GetAll (it met
+// an older unit's lock), one rolled back by its caller, a committed unit
+// that locked all it wrote, one whose destination only Commit locked, and
+// a read of each reader (Scan, GetAll).
+type loadCases struct {
+	lockedAtGetAll, rolledBack, committedLockAll, committedAtCommit atomic.Int64
+	reads                                                           [2]atomic.Int64
+}
+
+func (c *loadCases) all() bool {
+	return c.lockedAtGetAll.Load() > 0 && c.rolledBack.Load() > 0 && c.committedLockAll.Load() > 0 &&
+		c.committedAtCommit.Load() > 0 && c.reads[0].Load() > 0 && c.reads[1].Load() > 0
 }
 
 // readCounter counts a reader's TransactGetItems calls and GetItem calls:

@@ -87,6 +87,8 @@ func TestLocks(t *testing.T) {
 		assert.NoError(t, err)
 		waiting <- lease
 	}()
+	// Polls on the wall clock here: the command reaches the server through
+	// its endpoint, a socket, so this test cannot run in a synctest bubble.
 	require.Eventually(t, func() bool {
 		info, err := worker.Inspect(ctx, "queue")
 		require.NoError(t, err)

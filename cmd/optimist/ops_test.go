@@ -136,7 +136,10 @@ func TestReleaseIsFencedOnTheHolderShown(t *testing.T) {
 	old, err := dead.Acquire(ctx, "job")
 	require.NoError(t, err)
 	dead.Close()
-	live, err := pessimistic.New(srv.Client(), table, pessimistic.Owner("live"))
+	// A short heartbeat: the holder removed by -force below finds out at
+	// its next one, waited on the wall clock (the command reaches the
+	// server through its endpoint, a socket, so no testing/synctest bubble).
+	live, err := pessimistic.New(srv.Client(), table, pessimistic.Owner("live"), pessimistic.Heartbeat(100*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(live.Close)
 	var lease *pessimistic.Lease

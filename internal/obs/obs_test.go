@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -29,7 +30,11 @@ func TestNoObserver(t *testing.T) {
 	Point(ctx, nil, observe.Event{})
 }
 
-func TestSpan(t *testing.T) {
+// TestSpan runs in a testing/synctest bubble: the span's duration is the
+// bubble's time, moved by exactly the millisecond slept.
+func TestSpan(t *testing.T) { synctest.Test(t, testSpan) }
+
+func testSpan(t *testing.T) {
 	var got []observe.Event
 	var ctxs []context.Context
 	o := observe.Func(func(ctx context.Context, e observe.Event) {
@@ -59,7 +64,7 @@ func TestSpan(t *testing.T) {
 	assert.Equal(t, 2.5, end.Capacity)
 	assert.Equal(t, "TransactWriteItems", end.Op)
 	assert.Equal(t, 3, end.Attempt)
-	assert.GreaterOrEqual(t, end.Duration, time.Millisecond)
+	assert.Equal(t, time.Millisecond, end.Duration)
 	assert.Equal(t, end.Duration, end.Time.Sub(got[0].Time))
 }
 
@@ -72,7 +77,11 @@ func (tagger) Observe(ctx context.Context, e observe.Event) context.Context {
 	return ctx
 }
 
-func TestValues(t *testing.T) {
+// TestValues runs in a testing/synctest bubble: the second a missed
+// cancellation would be given passes in virtual time.
+func TestValues(t *testing.T) { synctest.Test(t, testValues) }
+
+func testValues(t *testing.T) {
 	values := context.WithValue(context.Background(), key{}, "v")
 	cancel, stop := context.WithCancel(context.Background())
 	ctx := Values(cancel, values)
