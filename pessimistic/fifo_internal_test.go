@@ -174,6 +174,8 @@ func TestFIFOPace(t *testing.T) {
 	assert.Equal(t, []time.Duration{8 * ms, 2 * ms}, []time.Duration{p, d}, "the first turn")
 	p, d = nextPace(p, d, 12*ms, 2)
 	assert.Equal(t, []time.Duration{10 * ms, 3 * ms}, []time.Duration{p, d}, "the mean of two")
+	p, _ = nextPace(10*ms, ms, time.Second, 3)
+	assert.Equal(t, 10*ms+14*ms/3, p, "in the mean, a turn counts for twice the pace and four spreads at most")
 	p, d = nextPace(10*ms, ms, 12*ms, 16)
 	assert.Equal(t, []time.Duration{10*ms + 125*time.Microsecond, ms + 62500*time.Nanosecond}, []time.Duration{p, d}, "a sixteenth of a turn")
 	p, _ = nextPace(10*ms, ms, time.Second, 16)

@@ -154,22 +154,26 @@ func (q *fifoQueue) step(floor time.Duration) time.Duration {
 
 // nextPace folds the turn of the n-th release into the queue's pace: the
 // mean of the turns so far up to the sixteenth, then a slow moving
-// average, in which a turn counts for at most four spreads (or half the
-// pace) beyond the pace. Every waiter times its read by the pace it last
-// read, times its place, so a pace that moves fast, or jumps with one
-// stalled holder, moves the reads of waiters that read it a few releases
-// apart by different amounts.
+// average. A turn counts for at most twice the pace and four spreads in
+// the mean, and half a pace or four spreads beyond it in the moving
+// average: every waiter times its read by the pace it last read, times
+// its place, so a pace that moves fast, or jumps with one stalled holder,
+// moves the reads of waiters that read it a few releases apart by
+// different amounts. (A lock's first turns, a fresh lock's, can be far
+// from its usual ones: the cap in the mean lets the pace double per turn.)
 func nextPace(pace, dev, sample time.Duration, n int64) (time.Duration, time.Duration) {
 	w := time.Duration(min(max(n, 1), 16))
-	if w == 16 {
+	switch {
+	case w == 1:
+		return sample, sample / 4
+	case w < 16:
+		sample = min(sample, 2*pace+4*dev)
+	default:
 		sample = min(sample, pace+max(4*dev, pace/2))
 	}
 	d := sample - pace
 	if d < 0 {
 		d = -d
-	}
-	if w == 1 {
-		return sample, sample / 4
 	}
 	return ((w-1)*pace + sample) / w, ((w-1)*dev + d) / w
 }
