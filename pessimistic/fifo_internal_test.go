@@ -113,8 +113,6 @@ func testFIFOReadTiming(t *testing.T) {
 	around(step, place{known: true, ahead: 1}, 9, 0, "late: the next in line reads every step")
 	around(step<<2, place{known: true, ahead: 1}, 9, 2, "each read that saw the same head doubles the pause")
 	around(5*hold/2, place{known: true, ahead: 1}, 9, 4, "but it stays within half of what the head has held so far")
-	around(2*5*hold, place{known: true, ahead: 3}, 9, 0, "late, further back, a pace of few turns: reads when it could be next if each ahead held as long as the head has")
-	q.paceN = 16
 	around(2*per, place{known: true, ahead: 3}, 9, 0, "late, further back: reads when it could be next at the earliest")
 
 	q.waiting[5] = true // another waiter of this Locker is ahead: its reads wake us

@@ -124,17 +124,7 @@ func (q *fifoQueue) turnDue(ahead int, mine int64, floor time.Duration) time.Tim
 			turn = sched
 		}
 	}
-	// Late (the head has had more than its turn): were the head to change
-	// now, the others ahead of us would take a turn each, at the earliest.
-	// While the pace counts fewer than sixteen turns (a fresh lock's first
-	// turns may be far from its usual ones), as long as the head has held
-	// so far if that is longer: once it counts more, one slow holder says
-	// little of the next ones.
-	now := time.Now()
-	if held := now.Sub(q.headSince); held > per && q.paceN < 16 {
-		others = time.Duration(ahead-1) * held
-	}
-	if later := now.Add(others); later.After(turn) {
+	if later := time.Now().Add(others); later.After(turn) {
 		turn = later
 	}
 	return turn
