@@ -38,8 +38,8 @@ type record struct {
 	parse   func(map[string]types.AttributeValue) holder
 	// item is set for an item lock: events name the item's key.
 	item bool
-	// holds is set for a FIFO queue entry: its release records how long
-	// it held the lock (remove ends with a SET clause).
+	// holds is set for a FIFO queue entry: its release folds its turn
+	// into the queue's pace (remove ends with a SET clause).
 	holds bool
 	// released, if set, is given the item as the release left it (a FIFO
 	// queue hands it to this Locker's waiters: the next in line may be one
