@@ -17,24 +17,33 @@ import (
 // cirello-io/dynamolock/v2, the lease lock most Go projects on DynamoDB
 // use. The module itself cannot be added to go.mod: the Go module proxy
 // available here refuses every version of it (403). The model follows
-// the protocol its documentation and source describe, call for call,
-// with its defaults:
+// the protocol of v2.2.0's source, call for call, with its defaults
+// (checked against v2/client.go and v2/client_heartbeat.go; the names
+// below are dynamolock's functions):
 //
-//   - a lock is one item: owner, lease duration, and a record version
-//     (RVN) that every write replaces; a released lock keeps its item,
-//     marked released (the default; WithDeleteLockOnRelease deletes it);
-//   - Acquire reads the item (a consistent GetItem) before every try. A
-//     missing or released item is taken with a PutItem conditioned on it
-//     being missing or released; a held one is watched: the waiter reads
-//     it again every refresh period (1 s), and takes it over with a
-//     PutItem conditioned on the RVN it saw, once that RVN has stayed the
-//     same for the lease (20 s) on its own clock. A refused PutItem is
-//     one more refresh period of waiting. A waiter gives up after the
-//     lease plus 1 s of seeing the lock held (the bench then asks again);
-//   - one heartbeat loop per client renews every lock it holds every
-//     5 s: an UpdateItem of a new RVN, conditioned on owner and RVN;
-//   - Release is an UpdateItem that marks the item released, conditioned
-//     on owner and RVN.
+//   - a lock is one item: ownerName, leaseDuration (a Go duration string)
+//     and a recordVersionNumber that every write replaces; a released lock
+//     keeps its item, marked isReleased = "1" (the default: releaseLock
+//     calls updateLock; only WithDeleteLockOnRelease deletes it);
+//   - Acquire (acquireLock, storeLock) reads the item with a consistent
+//     GetItem before every try. A missing or released item is taken with a
+//     PutItem conditioned on it being missing or released
+//     (upsertAndMonitorNewOrReleasedLock); a held one is watched: the
+//     waiter reads it again every refresh period (1 s), and takes it over
+//     with a PutItem conditioned on the record version it saw
+//     (upsertAndMonitorExpiredLock), once that version has stayed the same
+//     for the lease (20 s) on its own clock. A refused PutItem is one more
+//     refresh period of waiting (storeLock returns no lock and no error,
+//     without looking at the time). A waiter gives up after the lease of
+//     the first holder it saw plus 1 s (additionalTimeToWaitForLock's
+//     default), counted from the start of Acquire (the bench then asks
+//     again);
+//   - one heartbeat loop per client renews every lock it holds every 5 s
+//     (heartbeat, SendHeartbeatWithContext): an UpdateItem that sets a new
+//     record version and the lease duration, conditioned on the key
+//     existing, the record version and the owner;
+//   - Release (releaseLock, updateLock) is an UpdateItem that sets
+//     isReleased, on the same condition.
 type modelLocker struct {
 	client  lockModelClient
 	table   string
@@ -103,16 +112,16 @@ func (m *modelLocker) acquire(ctx context.Context, name string) (lk *modelLock, 
 		}
 		rvn := newModelRVN()
 		item := m.key(name)
-		item["owner"] = &types.AttributeValueMemberS{Value: m.owner}
+		item["ownerName"] = &types.AttributeValueMemberS{Value: m.owner}
 		item["leaseDuration"] = &types.AttributeValueMemberS{Value: m.lease.String()}
-		item["rvn"] = &types.AttributeValueMemberS{Value: rvn}
+		item["recordVersionNumber"] = &types.AttributeValueMemberS{Value: rvn}
 		put := &dynamodb.PutItemInput{TableName: aws.String(m.table), Item: item}
 		_, released := out.Item["isReleased"]
-		cur, _ := out.Item["rvn"].(*types.AttributeValueMemberS)
+		cur, _ := out.Item["recordVersionNumber"].(*types.AttributeValueMemberS)
 		switch {
 		case out.Item == nil || released:
 			put.ConditionExpression = aws.String("attribute_not_exists(pk) OR (attribute_exists(pk) AND isReleased = :t)")
-			put.ExpressionAttributeValues = map[string]types.AttributeValue{":t": &types.AttributeValueMemberBOOL{Value: true}}
+			put.ExpressionAttributeValues = map[string]types.AttributeValue{":t": &types.AttributeValueMemberS{Value: "1"}}
 		case watching == nil:
 			lease := m.lease
 			if s, ok := out.Item["leaseDuration"].(*types.AttributeValueMemberS); ok {
@@ -124,7 +133,7 @@ func (m *modelLocker) acquire(ctx context.Context, name string) (lk *modelLock, 
 			wait += lease
 			put = nil
 		case watching.rvn == cur.Value && time.Since(watching.lookup) > watching.lease:
-			put.ConditionExpression = aws.String("attribute_exists(pk) AND rvn = :r")
+			put.ConditionExpression = aws.String("attribute_exists(pk) AND recordVersionNumber = :r")
 			put.ExpressionAttributeValues = map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: watching.rvn}}
 		default:
 			if watching.rvn != cur.Value {
@@ -146,7 +155,7 @@ func (m *modelLocker) acquire(ctx context.Context, name string) (lk *modelLock, 
 				return nil, tries, err
 			}
 		}
-		if time.Since(start) > wait {
+		if put == nil && time.Since(start) > wait { // (a refused PutItem waits a refresh period, whatever the time)
 			return nil, tries, errModelTimeout
 		}
 		select {
@@ -159,7 +168,7 @@ func (m *modelLocker) acquire(ctx context.Context, name string) (lk *modelLock, 
 
 // ownedBy is the condition of the holder's writes.
 func (m *modelLocker) ownedBy(rvn string) (*string, map[string]types.AttributeValue) {
-	return aws.String("attribute_exists(pk) AND rvn = :r AND #o = :o"), map[string]types.AttributeValue{
+	return aws.String("attribute_exists(pk) AND recordVersionNumber = :r AND #o = :o"), map[string]types.AttributeValue{
 		":r": &types.AttributeValueMemberS{Value: rvn}, ":o": &types.AttributeValueMemberS{Value: m.owner}}
 }
 
@@ -171,10 +180,10 @@ func (m *modelLocker) release(ctx context.Context, lk *modelLock) error {
 	lk.mu.Lock()
 	defer lk.mu.Unlock()
 	cond, vals := m.ownedBy(lk.rvn)
-	vals[":t"] = &types.AttributeValueMemberBOOL{Value: true}
+	vals[":t"] = &types.AttributeValueMemberS{Value: "1"}
 	_, err := m.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(m.table), Key: m.key(lk.name),
 		UpdateExpression: aws.String("SET isReleased = :t"), ConditionExpression: cond,
-		ExpressionAttributeNames: map[string]string{"#o": "owner"}, ExpressionAttributeValues: vals})
+		ExpressionAttributeNames: map[string]string{"#o": "ownerName"}, ExpressionAttributeValues: vals})
 	return err
 }
 
@@ -202,8 +211,8 @@ func (m *modelLocker) heartbeats() {
 			vals[":n"] = &types.AttributeValueMemberS{Value: rvn}
 			vals[":l"] = &types.AttributeValueMemberS{Value: m.lease.String()}
 			_, err := m.client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(m.table), Key: m.key(lk.name),
-				UpdateExpression: aws.String("SET rvn = :n, leaseDuration = :l"), ConditionExpression: cond,
-				ExpressionAttributeNames: map[string]string{"#o": "owner"}, ExpressionAttributeValues: vals})
+				UpdateExpression: aws.String("SET recordVersionNumber = :n, leaseDuration = :l"), ConditionExpression: cond,
+				ExpressionAttributeNames: map[string]string{"#o": "ownerName"}, ExpressionAttributeValues: vals})
 			if err == nil {
 				lk.rvn = rvn
 			}

@@ -96,30 +96,30 @@
 //
 // Waiters read the queue with one consistent GetItem, about when their
 // turn is due: a waiter sleeps until its turn is expected, by its place
-// and the pace of the queue (a waiter ten places back sleeps about ten
-// hand-overs), reads, and sleeps again by what it read. A hand-over is
-// the last holders' own measure of their holds, which each release leaves
-// in the record (a duration, not a time: no clocks are compared), plus
-// what the waiter measures itself: a round trip of its calls, how late
-// its sleeps wake, and the next one's delay in noticing its turn; before
-// any release was recorded, the waiter reads at doubling intervals, from
-// PollInterval, until the head changes. When the head is later than
-// expected, the next in line reads again after a step (the spread of the
-// holds, at least an eighth of a hold), then at doubling intervals, never
-// longer than half of what the head has held so far: about two reads a
-// wait, a few more for a fresh lock or a late holder (PollInterval does
-// not bound the sleeps). Waiters share what they read with the other
-// waiters of their Locker: a release answers with the queue as it left
-// it, so the lock passes to a waiter of the same Locker at no extra call,
-// and those behind a waiter of their own Locker are woken by its reads. An
-// entry whose record version stayed the same for its lease, on the
-// observer's own clock, is abandoned (a crashed holder or waiter): it is
-// removed, on the condition that it still holds that version (up to 50 in
-// one UpdateItem), and skipped. However long its expected turn, a waiter
-// reads again when an entry ahead could first be seen abandoned, so a dead
-// head is taken over between one and two leases after its last heartbeat
-// (see below). With Wait(0) the queue is read first and nothing is
-// written when anyone is ahead.
+// and the pace of the queue (ten places back, about ten turns), reads, and
+// sleeps again by what it read. Each release folds its turn (its hold and
+// a round trip: durations on its own clock, so no clocks are compared)
+// into a pace kept in the record, the mean of the first turns then a slow
+// moving average, so the waiters of every Locker time their reads alike: a
+// turn is the pace and two steps (a step: the spread of the turns, at
+// least an eighth of the pace and PollInterval/20); a Locker keeps to the
+// schedule of its last turn, a turn per ticket after it, so one holder's
+// deviation does not move every turn behind it. When the head is late, the
+// next in line reads again after a step, then at doubling intervals, never
+// longer than half of what the head has held so far (with no pace known
+// yet, all read so, from PollInterval): about one read a wait, more for a
+// late holder (PollInterval does not bound the sleeps). Waiters share what
+// they read with the other waiters of their Locker: a release answers with
+// the queue as it left it, so the lock passes to a waiter of the same
+// Locker at no extra call, and those behind a waiter of their own Locker
+// are woken by its reads. An entry whose record version stayed the same
+// for its lease, on the observer's own clock, is abandoned (a crashed
+// holder or waiter): it is removed, on the condition that it still holds
+// that version (up to 50 in one UpdateItem), and skipped. However long its
+// expected turn, a waiter reads again when an entry ahead could first be
+// seen abandoned, so a dead head is taken over between one and two leases
+// after its last heartbeat (see below). With Wait(0) the queue is read
+// first and nothing is written when anyone is ahead.
 //
 // Do not use one lock name both with and without FIFO.
 //

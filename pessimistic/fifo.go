@@ -32,10 +32,13 @@ const (
 	entryRvn         = "r"
 	entryLease       = "l"
 	entryData        = "d" // B: the waiter's Data, if any
-	// How long the last holder to release held the lock (µs, on its own
-	// clock), and its ticket: the pace of the queue, for the waiters.
-	attrHeld   = "heldUs"
-	attrHeldBy = "heldBy"
+	// The pace of the queue, for the waiters to time their reads by: a
+	// moving average of how long a turn takes (µs; each release adds its
+	// hold and its round trip, measured on its own clock), and of the
+	// distance of a turn from it.
+	attrPace    = "paceUs"
+	attrPaceDev = "paceDevUs"
+	attrPaceN   = "paceN" // how many releases it counts, up to 16
 )
 
 // MaxQueue is how many waiters a FIFO lock's queue holds; Acquire with
@@ -125,6 +128,8 @@ func (w *fifoWait) await(ctx context.Context) (*Lease, error) {
 				prev = &holder{owner: pred.owner, token: pred.token}
 			}
 			w.lease.headAt = time.Now()
+			w.lease.pace, w.lease.paceDev, w.lease.paceN, w.lease.rtt = w.q.paceNow()
+			w.q.turnCame(w.ticket)
 			w.lease.observeHeld(ctx, "Acquire", looks, prev)
 			return w.lease, nil // at the head of the queue
 		case len(p.abandoned) > 0 && w.q.startRemoving():

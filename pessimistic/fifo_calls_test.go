@@ -132,22 +132,29 @@ func contendedFIFO(t *testing.T, rounds int, section, rtt time.Duration) (callsP
 }
 
 // TestFIFOCallsPerAcquisition: with 8 contenders taking the lock in turn,
-// an acquisition costs about 4 calls in all (the join, the release, and
-// the reads of the queue while waiting, about two per waiter), whether the
-// critical sections are about as long as a call or much longer; before
-// waiters counted the round trips and their delay in noticing a turn, it
-// cost 7 to 12.
+// an acquisition costs the join, the release and about one read of the
+// queue: every waiter times its read by the pace the releases keep in the
+// record and by its Locker's schedule. With sections about as long as a
+// call, 3.0 calls per acquisition (before the pace was shared, 3.75; before
+// waiters counted round trips and their delay in noticing a turn, 10.5 to
+// 11.3); with sections of 50 ms ±25%, whose holders overrun a turn now and
+// then, 3.5 to 4.1 (before, 3.9 to 4.25, and 7.1 to 7.2): the bound there
+// leaves room for the runs' spread (the order in which the bubble runs the
+// contenders varies), the first case holds the line.
 func TestFIFOCallsPerAcquisition(t *testing.T) {
-	for _, tc := range []struct{ section, rtt time.Duration }{
-		{2 * time.Millisecond, time.Millisecond},
-		{50 * time.Millisecond, 5 * time.Millisecond},
+	for _, tc := range []struct {
+		section, rtt   time.Duration
+		calls, perWait float64
+	}{
+		{2 * time.Millisecond, time.Millisecond, 3.1, 1.1},
+		{50 * time.Millisecond, 5 * time.Millisecond, 4.4, 2.4},
 	} {
 		t.Run(fmt.Sprintf("section %v, round trip %v", tc.section, tc.rtt), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				calls, reads := contendedFIFO(t, 16, tc.section, tc.rtt)
 				t.Logf("%.2f calls per acquisition, %.2f reads per acquisition that waited", calls, reads)
-				assert.LessOrEqual(t, calls, 5.0, "calls per acquisition")
-				assert.LessOrEqual(t, reads, 3.0, "reads per wait")
+				assert.LessOrEqual(t, calls, tc.calls, "calls per acquisition")
+				assert.LessOrEqual(t, reads, tc.perWait, "reads per wait")
 			})
 		})
 	}

@@ -73,9 +73,8 @@ func testFIFOBehindManyAbandonedEntries(t *testing.T) {
 }
 
 // TestFIFOReadTiming (in a testing/synctest bubble, for its clock): when
-// a waiter reads the queue again, by the
-// estimate of how long each head holds (see pause): about once per
-// hand-over ahead of it, with no cap at PollInterval.
+// a waiter reads the queue again, by the queue's pace (see pause): about
+// once per turn ahead of it, with no cap at PollInterval.
 func TestFIFOReadTiming(t *testing.T) { synctest.Test(t, testFIFOReadTiming) }
 
 func testFIFOReadTiming(t *testing.T) {
@@ -85,14 +84,17 @@ func testFIFOReadTiming(t *testing.T) {
 	q := newFIFOQueue()
 	const hold, spread, rtt = 20 * time.Millisecond, 6 * time.Millisecond, time.Millisecond
 	q.hold, q.spread, q.rtt, q.headSince = hold, spread, rtt, time.Now()
-	step := spread // the spread: more than an eighth of the hold, a round trip, and the floor of PollInterval/20
-	per := hold + 2*rtt + step*3/2
-	require.Equal(t, per, q.handOver(o.PollInterval/20), "a hand-over: the hold, a round trip, the next one's delay in noticing and a margin")
+	step := spread // the spread: more than an eighth of the pace, a round trip, and the floor of PollInterval/20
+	per := hold + 2*step
+	require.Equal(t, per, q.handOver(o.PollInterval/20), "a turn: the pace (a hold and a round trip) and a margin of two steps")
 	around := func(want time.Duration, p place, mine int64, misses int, msg string) {
 		t.Helper()
-		for range 20 { // the pause has ±10% of jitter
+		for range 20 { // the pause has up to 10% of jitter
 			got := q.pause(p, mine, misses, o)
 			require.GreaterOrEqual(t, got, want-want/10, msg)
+			if q.hold > 0 {
+				require.GreaterOrEqual(t, got, want, msg+": with a pace known, never early")
+			}
 			require.LessOrEqual(t, got, want+want/10+1, msg)
 		}
 	}
@@ -129,4 +131,53 @@ func testFIFOReadTiming(t *testing.T) {
 	assert.Equal(t, []time.Duration{8 * time.Millisecond, 2 * time.Millisecond}, []time.Duration{h, sp}, "the first sample")
 	h, sp = nextHold(h, sp, 12*time.Millisecond)
 	assert.Equal(t, []time.Duration{9 * time.Millisecond, 2500 * time.Microsecond}, []time.Duration{h, sp}, "a moving average of holds and of their distance from it")
+}
+
+// TestFIFOSchedule (in a testing/synctest bubble, for its clock): a waiter
+// keeps to the schedule of its Locker's last turn, a turn per ticket after
+// it, rather than to the head's estimated start; not when the two are more
+// than two turns apart (the schedule is stale).
+func TestFIFOSchedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o, err := defaultOptions().resolve(nil)
+		require.NoError(t, err)
+		floor := o.PollInterval / 20
+		q := newFIFOQueue()
+		q.hold, q.spread, q.headSince = 20*time.Millisecond, 6*time.Millisecond, time.Now()
+		per := q.handOver(floor)
+		assert.Equal(t, time.Now().Add(7*per), q.turnDue(7, 18, floor), "no turn of this Locker yet: from the head")
+
+		planned := time.Now().Add(-3 * time.Millisecond)
+		q.plan(10, planned)
+		q.turnCame(10)
+		assert.Equal(t, planned, q.lastTurn, "the turn came as planned: the schedule keeps the plan, not the grant")
+		assert.Equal(t, q.lastTurn.Add(8*per), q.turnDue(7, 18, floor), "eight tickets after the last turn: eight turns after it")
+		assert.Equal(t, time.Now().Add(7*per), q.turnDue(7, 30, floor), "twenty tickets after it, but seven ahead: the schedule is stale")
+
+		q.plan(11, time.Now().Add(time.Second))
+		q.turnCame(11)
+		assert.Equal(t, time.Now(), q.lastTurn, "woken before its plan (a release by a waiter of its Locker): the turn came now")
+		q.turnCame(9)
+		assert.Equal(t, int64(11), q.lastTicket, "an older ticket does not move the schedule back")
+		q.leave(10)
+		q.leave(11)
+		assert.Empty(t, q.plans, "a waiter's plan goes when it leaves")
+	})
+}
+
+// TestFIFOPace: the pace that releases keep in the record is the mean of
+// the first sixteen turns, then a slow moving average in which one long
+// turn counts for little.
+func TestFIFOPace(t *testing.T) {
+	ms := time.Millisecond
+	p, d := nextPace(0, 0, 8*ms, 1)
+	assert.Equal(t, []time.Duration{8 * ms, 2 * ms}, []time.Duration{p, d}, "the first turn")
+	p, d = nextPace(p, d, 12*ms, 2)
+	assert.Equal(t, []time.Duration{10 * ms, 3 * ms}, []time.Duration{p, d}, "the mean of two")
+	p, _ = nextPace(10*ms, ms, time.Second, 3)
+	assert.Equal(t, 10*ms+14*ms/3, p, "in the mean, a turn counts for twice the pace and four spreads at most")
+	p, d = nextPace(10*ms, ms, 12*ms, 16)
+	assert.Equal(t, []time.Duration{10*ms + 125*time.Microsecond, ms + 62500*time.Nanosecond}, []time.Duration{p, d}, "a sixteenth of a turn")
+	p, _ = nextPace(10*ms, ms, time.Second, 16)
+	assert.Equal(t, 10*ms+5*ms/16, p, "a stalled holder counts as half a pace beyond it at most")
 }

@@ -86,18 +86,22 @@ type fifoQueue struct {
 	obs       map[string]observed // entry id → its record version, and since when
 	head      int64               // the head's ticket, as last seen
 	headSince time.Time           // when that head's turn began, as well as can be told
-	hold      time.Duration       // how long a head holds, a moving average (0: not known yet)
+	hold      time.Duration       // how long a turn takes: the record's pace, or a moving average of the changes of the head seen (0: not known yet)
 	removing  bool                // a waiter is removing abandoned entries
 	waiting   map[int64]bool      // the tickets of this Locker's waiters
 	gone      holder              // the last entry removed without releasing, as the record says
-	heldBy    int64               // the ticket of the last release whose hold was taken as a sample
-	spread    time.Duration       // how far a hold is from hold, on average
-	oversleep time.Duration       // how much later than asked a waiter wakes, on average
+	spread    time.Duration       // how far a turn is from hold, on average
 	rtt       time.Duration       // the round trip of this Locker's calls to the queue, a moving average
+	plans     map[int64]time.Time // ticket → when its waiter planned its next read
+	paceN     int64               // how many releases the record's pace counts (hold and spread are the record's pace when set)
+	// When the turn of this Locker's last waiter to reach the head came
+	// (its read as planned, or the grant if sooner), and its ticket.
+	lastTurn   time.Time
+	lastTicket int64
 }
 
 func newFIFOQueue() *fifoQueue {
-	return &fifoQueue{news: make(chan struct{}), obs: map[string]observed{}, waiting: map[int64]bool{}}
+	return &fifoQueue{news: make(chan struct{}), obs: map[string]observed{}, waiting: map[int64]bool{}, plans: map[int64]time.Time{}}
 }
 
 // publish takes a snapshot of the queue, from a read or join sent at sent
@@ -130,16 +134,14 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 		q.rtt = nextRTT(q.rtt, rtt)
 	}
 	q.observe(es, now)
-	// The last holder's own measure of its hold, new since the last
-	// sample: the best sample there is (the time between changes of the
-	// head, as seen, is off by up to half the time between reads, and a
-	// waiter far back reads seldom).
-	heldUs, _ := attrs.Int64(item[attrHeld])
-	held := time.Duration(heldUs) * time.Microsecond
-	heldBy, _ := attrs.Int64(item[attrHeldBy])
-	reported := heldBy > q.heldBy && held > 0
-	if reported {
-		q.heldBy = heldBy
+	// The pace the releases keep in the record: every waiter of every
+	// Locker times its reads by the same figures.
+	paceUs, _ := attrs.Int64(item[attrPace])
+	devUs, _ := attrs.Int64(item[attrPaceDev])
+	recorded := paceUs > 0
+	if recorded {
+		q.hold, q.spread = time.Duration(paceUs)*time.Microsecond, time.Duration(devUs)*time.Microsecond
+		q.paceN, _ = attrs.Int64(item[attrPaceN])
 	}
 	if !moved && q.head != 0 && len(es) > 0 && es[0].token > q.head {
 		// served heads changed since the old head's turn began, at about
@@ -152,24 +154,19 @@ func (q *fifoQueue) take(item map[string]types.AttributeValue, sent time.Time, m
 			changed = guess
 		}
 	}
+	if !recorded && len(es) > 0 && q.head != 0 && es[0].token > q.head {
+		// Tickets are handed out one by one, so every ticket between
+		// the old head and the new one was served (or given up) since
+		// the old head was first seen.
+		served := es[0].token - q.head
+		sample := max(changed.Sub(q.headSince), 0) / time.Duration(served)
+		q.hold, q.spread = nextHold(q.hold, q.spread, sample)
+	}
 	switch {
 	case len(es) == 0:
 		q.head, q.headSince = 0, changed
 	case es[0].token > q.head:
-		switch {
-		case reported:
-			q.hold, q.spread = nextHold(q.hold, q.spread, held)
-		case q.head != 0:
-			// Tickets are handed out one by one, so every ticket between
-			// the old head and the new one was served (or given up) since
-			// the old head was first seen.
-			served := es[0].token - q.head
-			sample := max(changed.Sub(q.headSince), 0) / time.Duration(served)
-			q.hold, q.spread = nextHold(q.hold, q.spread, sample)
-		}
 		q.head, q.headSince = es[0].token, changed
-	case reported && q.hold == 0:
-		q.hold, q.spread = nextHold(0, 0, held) // a first estimate, from a join or read
 	}
 	q.entries, q.sent, q.at = es, sent, now
 	q.gone = holder{}
@@ -244,6 +241,34 @@ func (q *fifoQueue) look(mine int64) place {
 	return p
 }
 
+// paceNow returns the queue's pace as last read, and the round trip.
+func (q *fifoQueue) paceNow() (pace, dev time.Duration, n int64, rtt time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.hold, q.spread, q.paceN, q.rtt
+}
+
+func (q *fifoQueue) plan(ticket int64, at time.Time) {
+	q.mu.Lock()
+	q.plans[ticket] = at
+	q.mu.Unlock()
+}
+
+// turnCame notes that the waiter with ticket is at the head now: its turn
+// came when it planned to read, or now if sooner.
+func (q *fifoQueue) turnCame(ticket int64) {
+	now := time.Now()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	at, ok := q.plans[ticket]
+	if !ok || at.After(now) {
+		at = now
+	}
+	if ticket > q.lastTicket {
+		q.lastTurn, q.lastTicket = at, ticket
+	}
+}
+
 func (q *fifoQueue) headTicket() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -262,6 +287,7 @@ func (q *fifoQueue) leave(ticket int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.waiting, ticket)
+	delete(q.plans, ticket)
 	close(q.news)
 	q.news = make(chan struct{})
 }
@@ -296,7 +322,6 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 		case <-sctx.Done():
 		}
 	})
-	start := time.Now()
 	err := retry.Sleep(sctx, d)
 	select {
 	case <-woken:
@@ -306,14 +331,5 @@ func (q *fifoQueue) sleep(ctx context.Context, d time.Duration, news <-chan stru
 	if err != nil {
 		return false, ctx.Err()
 	}
-	// How much later than asked the waiter woke (a busy machine's
-	// scheduler): it delays every hand-over too. A sample is taken as at
-	// most twice the average and a millisecond: one long stall is not how
-	// late the waiters wake, and every waiter k places back would read k
-	// times that late.
-	over := max(time.Since(start)-d, 0)
-	q.mu.Lock()
-	q.oversleep = nextRTT(q.oversleep, min(over, 2*q.oversleep+time.Millisecond))
-	q.mu.Unlock()
 	return true, nil
 }

@@ -37,8 +37,8 @@ type record struct {
 	parse   func(map[string]types.AttributeValue) holder
 	// item is set for an item lock: events name the item's key.
 	item bool
-	// holds is set for a FIFO queue entry: its release records how long
-	// it held the lock (remove ends with a SET clause).
+	// holds is set for a FIFO queue entry: its release folds its turn
+	// into the queue's pace (remove ends with a SET clause).
 	holds bool
 	// released, if set, is given the item as the release left it (a FIFO
 	// queue hands it to this Locker's waiters: the next in line may be one
@@ -91,6 +91,10 @@ type Lease struct {
 	next      int64       // a FIFO release's hand-over: the next holder's ticket
 	prev      *holder     // set once, before the lease is returned: the holder it took over from (nil: none)
 	headAt    time.Time   // FIFO: when it found itself at the head (set once, before the lease is returned)
+	// FIFO: the queue's pace as the record stated it then, and the
+	// waiter's round trip (set with headAt).
+	pace, paceDev, rtt time.Duration
+	paceN              int64 // how many releases the pace counts
 
 	state    sync.Mutex // guards the fields below, never held across a call
 	released bool
@@ -549,12 +553,15 @@ func (s *Lease) releaseWrite(cur string) *plan.Write {
 		w.Actions = append(w.Actions, set(plan.Top(attrTTL), s.o.ttlValue()))
 	}
 	if r.holds && !s.headAt.IsZero() {
-		// A FIFO holder leaves how long it held (a duration on its own
-		// clock, not a time: no clocks are compared) and its ticket, for
-		// the waiters to time their reads by.
+		// A FIFO holder folds its turn (how long it held and a round
+		// trip: durations on its own clock, not times, so no clocks are
+		// compared) into the queue's pace. It holds the lock, so no other
+		// release changed the pace since it read it.
+		pace, dev := nextPace(s.pace, s.paceDev, max(time.Since(s.headAt), 0)+s.rtt, s.paceN+1)
 		w.Actions = append(w.Actions,
-			set(plan.Top(attrHeld), attrs.N(max(time.Since(s.headAt), 0).Microseconds())),
-			set(plan.Top(attrHeldBy), attrs.N(s.token)))
+			set(plan.Top(attrPace), attrs.N(max(pace.Microseconds(), 1))),
+			set(plan.Top(attrPaceDev), attrs.N(dev.Microseconds())),
+			set(plan.Top(attrPaceN), attrs.N(min(s.paceN+1, 16))))
 	}
 	return w
 }
