@@ -295,15 +295,12 @@ func (co Coordinator) CheckTable(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(co.Table)})
+	def := &tabledef.Def{Name: co.Table, Hash: tabledef.Key{Name: RecID, Type: types.ScalarAttributeTypeS}}
+	_, diffs, err := tabledef.Check(ctx, d, def)
 	if err != nil {
 		return fmt.Errorf("unit: describing %s: %w", co.Table, err)
 	}
-	if out.Table == nil {
-		return fmt.Errorf("%w: %s: DescribeTable returned no table", ErrNotCoordinator, co.Table)
-	}
-	def := &tabledef.Def{Name: co.Table, Hash: tabledef.Key{Name: RecID, Type: types.ScalarAttributeTypeS}}
-	if diffs := tabledef.Compare(out.Table, def, false); len(diffs) > 0 {
+	if len(diffs) > 0 {
 		return fmt.Errorf("%w: %s: %s; a coordinator table's key is the hash key %q of type S alone (made by unit.CreateTable)",
 			ErrNotCoordinator, co.Table, tabledef.Text(diffs), RecID)
 	}
