@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/tabledef"
 )
@@ -54,9 +52,9 @@ func (t *Table[T]) Check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := dc.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: t.nameP})
+	_, diffs, err := tabledef.Check(ctx, dc, d)
 	if err != nil {
 		return fmt.Errorf("mapper: Check of %s: DescribeTable: %w", t.name, err)
 	}
-	return t.s.mismatch(t.name, tabledef.Compare(out.Table, d, false))
+	return t.s.mismatch(t.name, diffs)
 }

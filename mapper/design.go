@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
@@ -82,11 +81,11 @@ func (d Design) Check(ctx context.Context, c TableClient) error {
 	if err != nil {
 		return err
 	}
-	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &d.Table})
+	_, diffs, err := tabledef.Check(ctx, c, def)
 	if err != nil {
 		return fmt.Errorf("mapper: Check of %s: DescribeTable: %w", d.Table, err)
 	}
-	return s.mismatch(d.Table, tabledef.Compare(out.Table, def, false))
+	return s.mismatch(d.Table, diffs)
 }
 
 // designRow stands for the design in a schema that has no struct type.

@@ -2,10 +2,13 @@ package pessimistic
 
 import (
 	"context"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 	"github.com/optimist-dynamo/optimist/internal/retry"
 )
@@ -56,6 +59,51 @@ func claim(ctx context.Context, c recordClient, req *plan.Request,
 		return claimed{item: res.Item}, nil
 	}
 	return claimed{}, res.Err
+}
+
+// acquireRequest is the lease lock's acquisition (Locker.Acquire's one
+// write): the record rec is taken for o.Owner with the fresh record version
+// rvn when it has no holder, or, with takeover set, when its holder's
+// record version is still takeover (a lease that ran out unrenewed).
+func acquireRequest(rec *record, o Options, rvn, takeover string) *plan.Request {
+	cond := "attribute_not_exists(#o)"
+	// prevOwner and prevToken keep the holder this write replaces (NULL:
+	// none; SET reads the item as it was), so that the answer (ALL_NEW)
+	// tells a takeover from a plain acquisition.
+	set := "SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one, #po = if_not_exists(#o, :null), #pt = if_not_exists(#f, :zero)"
+	values := map[string]types.AttributeValue{
+		":o":    attrs.S(o.Owner),
+		":r":    attrs.S(rvn),
+		":l":    attrs.N(o.LeaseDuration.Milliseconds()),
+		":t":    o.ttlValue(),
+		":base": attrs.N(time.Now().UnixMilli()),
+		":one":  attrs.N(1),
+		":null": &types.AttributeValueMemberNULL{Value: true},
+		":zero": attrs.N(0),
+	}
+	if takeover != "" {
+		cond += " OR #r = :stale"
+		values[":stale"] = attrs.S(takeover)
+	}
+	if o.Data != nil {
+		set += ", #d = :d"
+		values[":d"] = &types.AttributeValueMemberB{Value: o.Data}
+	} else {
+		set += " REMOVE #d" // a previous holder's
+	}
+	return rawUpdate(&dynamodb.UpdateItemInput{
+		TableName: rec.table,
+		Key:       rec.key,
+		// The fence starts from the wall clock in milliseconds, so that if
+		// TTL ever deletes a long-abandoned lock, the tokens of its next
+		// life are still higher than those of its last (they grow by one
+		// per acquisition, far slower than the clock).
+		UpdateExpression:    aws.String(set),
+		ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData,
+			"#po": attrPrevOwner, "#pt": attrPrevToken},
+		ExpressionAttributeValues: values,
+	})
 }
 
 // rawUpdate is an UpdateItem the package writes by hand (its update

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
@@ -358,44 +357,7 @@ func (l *Locker) tryAcquire(ctx context.Context, name string, parent context.Con
 	rec := l.lockRecord(name)
 	rvn := newRvn()
 	now := time.Now()
-	cond := "attribute_not_exists(#o)"
-	// prevOwner and prevToken keep the holder this write replaces (NULL:
-	// none; SET reads the item as it was), so that the answer (ALL_NEW)
-	// tells a takeover from a plain acquisition.
-	set := "SET #o = :o, #r = :r, #l = :l, #t = :t, #f = if_not_exists(#f, :base) + :one, #po = if_not_exists(#o, :null), #pt = if_not_exists(#f, :zero)"
-	values := map[string]types.AttributeValue{
-		":o":    attrs.S(o.Owner),
-		":r":    attrs.S(rvn),
-		":l":    attrs.N(o.LeaseDuration.Milliseconds()),
-		":t":    o.ttlValue(),
-		":base": attrs.N(time.Now().UnixMilli()),
-		":one":  attrs.N(1),
-		":null": &types.AttributeValueMemberNULL{Value: true},
-		":zero": attrs.N(0),
-	}
-	if takeover != "" {
-		cond += " OR #r = :stale"
-		values[":stale"] = attrs.S(takeover)
-	}
-	if o.Data != nil {
-		set += ", #d = :d"
-		values[":d"] = &types.AttributeValueMemberB{Value: o.Data}
-	} else {
-		set += " REMOVE #d" // a previous holder's
-	}
-	res, err := claim(ctx, l.client, rawUpdate(&dynamodb.UpdateItemInput{
-		TableName: rec.table,
-		Key:       rec.key,
-		// The fence starts from the wall clock in milliseconds, so that if
-		// TTL ever deletes a long-abandoned lock, the tokens of its next
-		// life are still higher than those of its last (they grow by one
-		// per acquisition, far slower than the clock).
-		UpdateExpression:    aws.String(set),
-		ConditionExpression: aws.String(cond),
-		ExpressionAttributeNames: map[string]string{"#o": attrOwner, "#r": attrRvn, "#l": attrLease, "#t": attrTTL, "#f": attrFence, "#d": attrData,
-			"#po": attrPrevOwner, "#pt": attrPrevToken},
-		ExpressionAttributeValues: values,
-	}), rec.read, func(item map[string]types.AttributeValue) bool {
+	res, err := claim(ctx, l.client, acquireRequest(rec, o, rvn, takeover), rec.read, func(item map[string]types.AttributeValue) bool {
 		h := holderOf(item)
 		return h.owner == o.Owner && h.rvn == rvn
 	})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
@@ -76,14 +74,13 @@ func lockTableDef(name string) *tabledef.Def {
 // the comparison mapper.CreateTable and Table.Check make (package
 // tabledef).
 func checkTable(ctx context.Context, c ddbapi.Describer, name string, g *replica.Guard) error {
-	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	desc, diffs, err := tabledef.Check(ctx, c, lockTableDef(name))
 	if err != nil {
 		return fmt.Errorf("pessimistic: describe lock table %s: %w", name, err)
 	}
-	diffs := tabledef.Compare(out.Table, lockTableDef(name), false)
 	if len(diffs) == 0 {
 		// The same answer says whether the table is global.
-		g.Learn(out.Table)
+		g.Learn(desc)
 		if err := g.Check(ctx, c); err != nil {
 			return fmt.Errorf("pessimistic: lock table %s: %w", name, err)
 		}

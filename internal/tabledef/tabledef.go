@@ -256,6 +256,23 @@ func gsisActive(t *types.TableDescription) bool {
 	return true
 }
 
+// Check describes the table d names (one DescribeTable) and compares it
+// with d's keys and key types (Compare without projections): the check of
+// an existing table that mapper, pessimistic's lock table and unit's
+// coordinator table make. It returns the description too, for a caller
+// that learns more from it (whether the table is global). DescribeTable's
+// error is returned as it is, for the caller to wrap in its own words.
+func Check(ctx context.Context, c ddbapi.Describer, d *Def) (*types.TableDescription, []Diff, error) {
+	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(d.Name)})
+	if err != nil {
+		return nil, nil, err
+	}
+	if out.Table == nil {
+		return nil, nil, errors.New("DescribeTable returned no table")
+	}
+	return out.Table, Compare(out.Table, d, false), nil
+}
+
 // Compare lists the differences between the table desc and d: the key
 // schema and key types of the table and of each index d names (an index of
 // the table that d does not name is no difference), and, if projections,

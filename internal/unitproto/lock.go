@@ -1,13 +1,13 @@
 // Package unitproto is the protocol of units of work (package unit) that
 // package mapper, txn and pessimistic share: the lock a unit keeps inside
 // each item it holds (lock.go), the unit's record and the pages of its
-// item list, owned by [Coordinator] (record.go, refs.go), a unit's own
+// item list, owned by [Coordinator], with the coordinator's scan
+// ([Coordinator.Records]) (record.go, refs.go), a unit's own
 // side of both, [Holder], through which package unit meets the protocol
 // (holder.go), the one judgement of a unit's state and what to do about
 // its locks ([Fate], [Coordinator.Judge] with a [Memory] its caller owns:
 // judge.go), how anyone rolls one item forward or back ([Finish]:
-// finish.go), recovery and the coordinator's scan ([Coordinator.Recover],
-// [Coordinator.Records]: recover.go), how a reader shows a locked item in
+// finish.go), recovery ([Coordinator.Recover]: recover.go), how a reader shows a locked item in
 // its last committed state ([Resolve], [Snapshot]: resolve.go), and the
 // few functions through which the other packages meet all this
 // (seams.go). It keeps no state of its own: what a party remembers is

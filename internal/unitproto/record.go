@@ -3,6 +3,7 @@ package unitproto
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
+	"github.com/optimist-dynamo/optimist/internal/errs"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
@@ -145,6 +147,70 @@ func ReadRecord(ctx context.Context, c ddbapi.Getter, coord, id string) (Record,
 // Read reads unit id's record with one consistent GetItem.
 func (co Coordinator) Read(ctx context.Context, id string) (Record, error) {
 	return ReadRecord(ctx, co.c, co.Table, id)
+}
+
+// scan reads every item of the coordinator table (one consistent Scan,
+// following its pages) and calls fn with each unit's record, or with the
+// id of each page of a unit's item list, until fn returns false. An item
+// that is neither a unit's record nor a page of one ends it with
+// ErrNotCoordinator. records projects the records' attributes, and tells
+// a page by its id alone (an item-list page's references can be large).
+//
+// No filter: a filter saves no read capacity (DynamoDB charges for every
+// item scanned), and each item is checked to be a unit's record or page,
+// so that a table of another kind is refused.
+func (co Coordinator) scan(ctx context.Context, records bool, fn func(id string, page bool, rec Record) bool) error {
+	in := &dynamodb.ScanInput{TableName: aws.String(co.Table), ConsistentRead: aws.Bool(true)}
+	if records {
+		in.ProjectionExpression = aws.String("#id, #st, #o, #s, #l, #b, #f")
+		in.ExpressionAttributeNames = map[string]string{"#id": RecID, "#st": RecState, "#o": RecOwner, "#s": RecStarted,
+			"#l": RecLease, "#b": RecBeat, "#f": RecFinished}
+	}
+	sc, ok := co.c.(ddbapi.Scanner)
+	if !ok {
+		return fmt.Errorf("%w: scanning %s needs a client with Scan", errs.ErrInvalidOption, co.Table)
+	}
+	for {
+		out, err := sc.Scan(ctx, in)
+		if err != nil {
+			return fmt.Errorf("scanning %s: %w", co.Table, err)
+		}
+		for _, it := range out.Items {
+			id, _ := it[RecID].(*types.AttributeValueMemberS)
+			_, isRecord := it[RecState]
+			isPage := false
+			if id != nil && !isRecord {
+				_, isPage = it[RecItems]
+				isPage = isPage || records && strings.Contains(id.Value, "#")
+			}
+			if id == nil || !isPage && !isRecord {
+				return fmt.Errorf("%w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, co.Table)
+			}
+			rec := ParseRecord(it)
+			rec.ID = id.Value
+			if !fn(id.Value, isPage, rec) {
+				return nil
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// Records returns the units' records in the coordinator table, in the
+// order of its Scan, finished or not, skipping the pages of their item
+// lists (see [Coordinator.scan]); an error ends the sequence.
+func (co Coordinator) Records(ctx context.Context) func(yield func(Record, error) bool) {
+	return func(yield func(Record, error) bool) {
+		err := co.scan(ctx, true, func(_ string, page bool, rec Record) bool {
+			return page || yield(rec, nil)
+		})
+		if err != nil {
+			yield(Record{}, err)
+		}
+	}
 }
 
 // SetState moves a unit's record from active to state (committed or

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/optimist-dynamo/optimist/internal/ddbapi"
@@ -100,70 +98,6 @@ func (r *recovery) scan(ctx context.Context) (watch []pending, strays []string, 
 		return nil, nil, fmt.Errorf("unit: Recover: %w", err)
 	}
 	return watch, strays, nil
-}
-
-// scan reads every item of the coordinator table (one consistent Scan,
-// following its pages) and calls fn with each unit's record, or with the
-// id of each page of a unit's item list, until fn returns false. An item
-// that is neither a unit's record nor a page of one ends it with
-// ErrNotCoordinator. records projects the records' attributes, and tells
-// a page by its id alone (an item-list page's references can be large).
-//
-// No filter: a filter saves no read capacity (DynamoDB charges for every
-// item scanned), and each item is checked to be a unit's record or page,
-// so that a table of another kind is refused.
-func (co Coordinator) scan(ctx context.Context, records bool, fn func(id string, page bool, rec Record) bool) error {
-	in := &dynamodb.ScanInput{TableName: aws.String(co.Table), ConsistentRead: aws.Bool(true)}
-	if records {
-		in.ProjectionExpression = aws.String("#id, #st, #o, #s, #l, #b, #f")
-		in.ExpressionAttributeNames = map[string]string{"#id": RecID, "#st": RecState, "#o": RecOwner, "#s": RecStarted,
-			"#l": RecLease, "#b": RecBeat, "#f": RecFinished}
-	}
-	sc, ok := co.c.(ddbapi.Scanner)
-	if !ok {
-		return fmt.Errorf("%w: scanning %s needs a client with Scan", errs.ErrInvalidOption, co.Table)
-	}
-	for {
-		out, err := sc.Scan(ctx, in)
-		if err != nil {
-			return fmt.Errorf("scanning %s: %w", co.Table, err)
-		}
-		for _, it := range out.Items {
-			id, _ := it[RecID].(*types.AttributeValueMemberS)
-			_, isRecord := it[RecState]
-			isPage := false
-			if id != nil && !isRecord {
-				_, isPage = it[RecItems]
-				isPage = isPage || records && strings.Contains(id.Value, "#")
-			}
-			if id == nil || !isPage && !isRecord {
-				return fmt.Errorf("%w: %s holds an item that is neither a unit's record nor a page of one", ErrNotCoordinator, co.Table)
-			}
-			rec := ParseRecord(it)
-			rec.ID = id.Value
-			if !fn(id.Value, isPage, rec) {
-				return nil
-			}
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-}
-
-// Records returns the units' records in the coordinator table, in the
-// order of its Scan, finished or not, skipping the pages of their item
-// lists (see [Coordinator.scan]); an error ends the sequence.
-func (co Coordinator) Records(ctx context.Context) func(yield func(Record, error) bool) {
-	return func(yield func(Record, error) bool) {
-		err := co.scan(ctx, true, func(_ string, page bool, rec Record) bool {
-			return page || yield(rec, nil)
-		})
-		if err != nil {
-			yield(Record{}, err)
-		}
-	}
 }
 
 // finishStrays finishes pages whose unit is finished (or whose record
@@ -295,15 +229,12 @@ func (co Coordinator) CheckTable(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	out, err := d.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(co.Table)})
+	def := &tabledef.Def{Name: co.Table, Hash: tabledef.Key{Name: RecID, Type: types.ScalarAttributeTypeS}}
+	_, diffs, err := tabledef.Check(ctx, d, def)
 	if err != nil {
 		return fmt.Errorf("unit: describing %s: %w", co.Table, err)
 	}
-	if out.Table == nil {
-		return fmt.Errorf("%w: %s: DescribeTable returned no table", ErrNotCoordinator, co.Table)
-	}
-	def := &tabledef.Def{Name: co.Table, Hash: tabledef.Key{Name: RecID, Type: types.ScalarAttributeTypeS}}
-	if diffs := tabledef.Compare(out.Table, def, false); len(diffs) > 0 {
+	if len(diffs) > 0 {
 		return fmt.Errorf("%w: %s: %s; a coordinator table's key is the hash key %q of type S alone (made by unit.CreateTable)",
 			ErrNotCoordinator, co.Table, tabledef.Text(diffs), RecID)
 	}
