@@ -154,32 +154,20 @@ func (s *scanner) batchTables() batchWriteTables {
 // which encoding/json reads (see decode).
 func (in *batchWriteInput) decodeFast(body []byte) bool {
 	s := scanner{b: body, ok: true}
-	s.byte('{')
-	var seen [3]bool
-	for n := 0; s.ok && s.peek() != '}'; n++ {
-		if n > 0 {
-			s.byte(',')
-		}
-		name := s.text()
-		s.byte(':')
-		var i int
-		switch name {
+	s.members(func(name []byte) bool {
+		switch string(name) {
 		case "RequestItems":
 			in.RequestItems = s.batchTables()
 		case "ReturnConsumedCapacity":
-			i, in.ReturnConsumedCapacity = 1, s.text()
+			in.ReturnConsumedCapacity = s.text()
 		case "ReturnItemCollectionMetrics":
-			i, in.ReturnItemCollectionMetrics = 2, s.text()
+			in.ReturnItemCollectionMetrics = s.text()
 		default:
-			s.ok = false
+			return false
 		}
-		if seen[i] {
-			s.ok = false
-		}
-		seen[i] = true
-	}
-	s.byte('}')
-	return s.ok && s.i == len(body)
+		return true
+	})
+	return s.whole()
 }
 
 // batchWrite is one checked request of a BatchWriteItem.

@@ -168,11 +168,16 @@ func (s *scanner) list(depth int) []types.AttributeValue {
 	return out
 }
 
-// fields reads a map's members; a name given twice is left to the general
-// reading.
+// fields reads a map's members.
 func (s *scanner) fields(depth int) map[string]types.AttributeValue {
+	return object(s, func() types.AttributeValue { return s.value(depth + 1) })
+}
+
+// object reads a JSON object whose values read reads; a name given twice
+// is left to the general reading.
+func object[V any](s *scanner, read func() V) map[string]V {
 	s.byte('{')
-	out := map[string]types.AttributeValue{}
+	out := map[string]V{}
 	for s.ok && s.peek() != '}' {
 		if len(out) > 0 {
 			s.byte(',')
@@ -182,7 +187,7 @@ func (s *scanner) fields(depth int) map[string]types.AttributeValue {
 		if _, dup := out[k]; dup {
 			s.ok = false
 		}
-		out[k] = s.value(depth + 1)
+		out[k] = read()
 	}
 	s.byte('}')
 	return out
@@ -228,19 +233,5 @@ func fastItem(b []byte) (item, bool) {
 
 // item reads an object of attribute values.
 func (s *scanner) item() item {
-	s.byte('{')
-	out := item{}
-	for s.ok && s.peek() != '}' {
-		if len(out) > 0 {
-			s.byte(',')
-		}
-		k := s.text()
-		s.byte(':')
-		if _, dup := out[k]; dup {
-			s.ok = false
-		}
-		out[k] = av{v: s.value(0)}
-	}
-	s.byte('}')
-	return out
+	return object(s, func() av { return av{v: s.value(0)} })
 }

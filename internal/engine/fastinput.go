@@ -53,25 +53,8 @@ func (s *scanner) boolPtr() *bool {
 	return &b
 }
 
-// textMap reads an object of strings; a name given twice is left to the
-// general reading.
-func (s *scanner) textMap() map[string]string {
-	s.byte('{')
-	out := map[string]string{}
-	for s.ok && s.peek() != '}' {
-		if len(out) > 0 {
-			s.byte(',')
-		}
-		k := s.text()
-		s.byte(':')
-		if _, dup := out[k]; dup {
-			s.ok = false
-		}
-		out[k] = s.text()
-	}
-	s.byte('}')
-	return out
-}
+// textMap reads an object of strings.
+func (s *scanner) textMap() map[string]string { return object(s, s.text) }
 
 // maxFastDigits bounds the digits of an integer intPtr reads: any such
 // integer fits an int. Longer ones take the general path, which refuses
