@@ -15,6 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/optimist-dynamo/optimist/internal/attrs"
+	"github.com/optimist-dynamo/optimist/internal/ddbapi"
 	"github.com/optimist-dynamo/optimist/internal/plan"
 )
 
@@ -46,11 +47,11 @@ func mapValue(item map[string]types.AttributeValue, attr, key string) types.Attr
 // readQueue reads the lock's record (consistently) into q.
 func (l *Locker) readQueue(ctx context.Context, name string, q *fifoQueue) error {
 	sent := time.Now()
-	out, err := l.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: l.tableP, Key: l.key(name, lockSK), ConsistentRead: aws.Bool(true)})
+	item, err := ddbapi.ReadItem(ctx, l.client, l.tableP, l.key(name, lockSK))
 	if err != nil {
 		return fmt.Errorf("pessimistic: acquire %q: reading the queue: %w", name, err)
 	}
-	q.publish(out.Item, sent)
+	q.publish(item, sent)
 	return nil
 }
 
